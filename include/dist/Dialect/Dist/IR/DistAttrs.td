@@ -1,0 +1,112 @@
+//===- DistAttrs.td - dist dialect attributes --------------*- tablegen -*-===//
+
+#ifndef DIST_DIALECT_DIST_IR_DISTATTRS_TD
+#define DIST_DIALECT_DIST_IR_DISTATTRS_TD
+
+include "dist/Dialect/Dist/IR/DistBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+def Dist_AxisListParameter : ArrayRefParameter<"::mlir::StringAttr",
+    "list of mesh axis names">;
+
+def Dist_DimShardingAttr : Dist_Attr<"DimSharding", "dim"> {
+  let summary = "The mesh axes that split one tensor dimension";
+  let description = [{
+    The ordered list of mesh axes that split one dimension of a tensor. The
+    first axis is the major one: with axes `{a, b}` of sizes 2 and 4, the
+    dimension is cut into 8 blocks and the rank at coordinates `(i, j)` holds
+    block `i * 4 + j`. An empty list means the dimension is not split.
+
+    Inside `#dist.sharding` it is written as `{a, b}`; on its own as
+    `#dist.dim<{a, b}>`.
+
+    **Constraints**
+    - No axis appears twice.
+  }];
+  let parameters = (ins Dist_AxisListParameter:$axes);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    bool isSplit() const { return !getAxes().empty(); }
+    /// Parses/prints the `{a, b}` body shared with #dist.sharding.
+    static ::mlir::FailureOr<DimShardingAttr> parseBody(::mlir::AsmParser &parser);
+    void printBody(::mlir::AsmPrinter &printer) const;
+  }];
+}
+
+def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
+  let summary = "How a tensor is laid out over a device mesh";
+  // `}~]` stands for `}]`, which would end the TableGen code block.
+  let description = !subst("}~]", "}]", [{
+    Describes, for one tensor, the layout of its data over the mesh `@mesh`:
+
+    * `dims`: one entry per tensor dimension, listing the mesh axes that split
+      it (major to minor). A dimension with `{}` is whole on every rank.
+    * `partial`: mesh axes over which the tensor is *partial*: the true value
+      is the `kind` reduction (sum by default) of what the ranks along those
+      axes hold. This is the state of a row-parallel matmul's output, or of a
+      gradient before its all-reduce. Keeping it lets a reduction happen once
+      and as late as possible.
+    * Mesh axes used nowhere replicate the tensor.
+
+    ```mlir
+    // Rows split over "dp", columns whole, replicated over "mp".
+    #dist.sharding<@mesh_2x4, [{dp}, {}~]>
+    // Replicated scalar.
+    #dist.sharding<@mesh_2x4, []>
+    // Columns split over "mp"; pending sum over "dp".
+    #dist.sharding<@mesh_2x4, [{}, {mp}~], partial = sum{dp}>
+    // Rows split over both axes: 8 blocks, rank (i, j) holds block 4*i + j.
+    #dist.sharding<@mesh_2x4, [{dp, mp}, {}~]>
+    ```
+
+    Uneven splits are rejected: a static dimension must be divisible by the
+    product of the sizes of the axes that split it. (Padding is not implied,
+    so no rank can silently lose rows.) Dynamic dimensions are checked by the
+    partitioner when their size becomes known.
+
+    **Constraints**
+    - Each mesh axis is used at most once over all dims and `partial`.
+    - `partial` is empty when written without a kind; the kind is one of
+      sum, max, min, prod, avg.
+    - Checked where the attribute is attached to a value (it has no access to
+      the mesh on its own): `@mesh` names a `dist.mesh`, every axis exists in
+      it, the number of dims equals the tensor's rank, and every static dim is
+      divisible by the product of the sizes of its axes.
+  }]);
+  let parameters = (ins
+    "::mlir::FlatSymbolRefAttr":$mesh,
+    ArrayRefParameter<"DimShardingAttr", "per-dimension split axes">:$dims,
+    Dist_AxisListParameter:$partialAxes,
+    DefaultValuedParameter<"ReductionKind", "ReductionKind::sum">:$partialKind
+  );
+  let builders = [
+    AttrBuilderWithInferredContext<(ins
+        "::mlir::FlatSymbolRefAttr":$mesh,
+        "::llvm::ArrayRef<DimShardingAttr>":$dims,
+        CArg<"::llvm::ArrayRef<::mlir::StringAttr>", "{}">:$partialAxes,
+        CArg<"ReductionKind", "ReductionKind::sum">:$partialKind), [{
+      return $_get(mesh.getContext(), mesh, dims, partialAxes, partialKind);
+    }]>
+  ];
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getRank() const { return getDims().size(); }
+    bool isPartial() const { return !getPartialAxes().empty(); }
+    /// True if no dim is split and nothing is partial.
+    bool isReplicated() const;
+    /// The axes that split dim `dim` (empty if it is whole).
+    ::llvm::ArrayRef<::mlir::StringAttr> getDimAxes(int64_t dim) const {
+      return getDims()[dim].getAxes();
+    }
+    /// Builds a sharding from plain axis-name lists.
+    static ShardingAttr get(::mlir::MLIRContext *context,
+                            ::llvm::StringRef mesh,
+                            ::llvm::ArrayRef<::llvm::SmallVector<::llvm::StringRef>> dims,
+                            ::llvm::ArrayRef<::llvm::StringRef> partialAxes = {},
+                            ReductionKind partialKind = ReductionKind::sum);
+  }];
+}
+
+#endif // DIST_DIALECT_DIST_IR_DISTATTRS_TD

@@ -1,0 +1,101 @@
+//===- DistBase.td - dist dialect definition ---------------*- tablegen -*-===//
+//
+// The dist dialect: device meshes, tensor shardings and the collectives that
+// move data between the shards of a distributed (SPMD) program.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_DIALECT_DIST_IR_DISTBASE_TD
+#define DIST_DIALECT_DIST_IR_DISTBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Dist_Dialect : Dialect {
+  let name = "dist";
+  let cppNamespace = "::mlir::dist";
+  let summary = "Device meshes, shardings and collectives for SPMD training programs";
+  let description = [{
+    The `dist` dialect describes how a single-device program is spread over a
+    logical mesh of devices, and holds the collectives of the per-rank (SPMD)
+    program that results.
+
+    * `dist.mesh` declares a named, static, n-dimensional mesh of devices with
+      named axes (`["dp", "mp"]`).
+    * `#dist.sharding` says, for one tensor, which mesh axes split each of its
+      dimensions, and over which axes the tensor is *partial*: every rank holds
+      a summand (or max/min/product operand) of the true value, a reduction
+      that is still pending.
+    * `dist.annotate` and the `dist.sharding` argument/result attribute of
+      functions are how a user pins shardings on a global program.
+    * The collectives (`dist.all_reduce`, `dist.all_gather`,
+      `dist.reduce_scatter`, `dist.all_to_all`, `dist.reduce`,
+      `dist.broadcast`, `dist.permute`) operate on the local tensors of a
+      partitioned program over the group of ranks spanned by some mesh axes.
+    * `dist.process_index` tells a rank where it sits in the mesh.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    void registerAttributes();
+
+    /// Name of the function argument/result attribute that holds a sharding.
+    static constexpr ::llvm::StringLiteral getShardingAttrName() {
+      return "dist.sharding";
+    }
+    /// Name of the discardable attribute that tags an op with its role in a
+    /// training step (forward, backward, optimizer, ...).
+    static constexpr ::llvm::StringLiteral getRoleAttrName() {
+      return "dist.role";
+    }
+  }];
+}
+
+class Dist_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Dist_Dialect, mnemonic, traits>;
+
+class Dist_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Dist_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Dist_ReductionSum  : I32EnumAttrCase<"sum", 0>;
+def Dist_ReductionMax  : I32EnumAttrCase<"max", 1>;
+def Dist_ReductionMin  : I32EnumAttrCase<"min", 2>;
+def Dist_ReductionProd : I32EnumAttrCase<"prod", 3>;
+def Dist_ReductionAvg  : I32EnumAttrCase<"avg", 4>;
+
+def Dist_ReductionKind : I32EnumAttr<"ReductionKind",
+    "how the values held by the ranks of a group are combined", [
+      Dist_ReductionSum, Dist_ReductionMax, Dist_ReductionMin,
+      Dist_ReductionProd, Dist_ReductionAvg]> {
+  let cppNamespace = "::mlir::dist";
+}
+
+def Dist_RoleForward   : I32EnumAttrCase<"forward", 0>;
+def Dist_RoleBackward  : I32EnumAttrCase<"backward", 1>;
+def Dist_RoleOptimizer : I32EnumAttrCase<"optimizer", 2>;
+def Dist_RoleLoss      : I32EnumAttrCase<"loss", 3>;
+def Dist_RoleLRSched   : I32EnumAttrCase<"lr_sched", 4>;
+def Dist_RoleDist      : I32EnumAttrCase<"dist", 5>;
+
+def Dist_Role : I32EnumAttr<"Role",
+    "the part of a training step an op belongs to (Paddle's OpRole)", [
+      Dist_RoleForward, Dist_RoleBackward, Dist_RoleOptimizer, Dist_RoleLoss,
+      Dist_RoleLRSched, Dist_RoleDist]> {
+  let cppNamespace = "::mlir::dist";
+  let genSpecializedAttr = 0;
+}
+
+def Dist_RoleAttr : EnumAttr<Dist_Dialect, Dist_Role, "role"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+#endif // DIST_DIALECT_DIST_IR_DISTBASE_TD

@@ -1,0 +1,358 @@
+//===- DistOps.td - dist dialect operations ----------------*- tablegen -*-===//
+
+#ifndef DIST_DIALECT_DIST_IR_DISTOPS_TD
+#define DIST_DIALECT_DIST_IR_DISTOPS_TD
+
+include "dist/Dialect/Dist/IR/DistAttrs.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Dist_AxisArrayAttr : TypedArrayAttrBase<StrAttr, "mesh axis names">;
+
+//===----------------------------------------------------------------------===//
+// dist.mesh
+//===----------------------------------------------------------------------===//
+
+def Dist_MeshOp : Dist_Op<"mesh", [Symbol]> {
+  let summary = "Declares a logical mesh of devices with named axes";
+  let description = [{
+    Declares a static n-dimensional mesh of devices. Each axis has a name and
+    a size; the number of devices is the product of the sizes. Ranks are laid
+    out row-major: on `[dp = 2, mp = 4]` the rank at coordinates `(i, j)` is
+    `4 * i + j`, so ranks that differ only in `mp` are neighbours.
+
+    A group of axes (`[mp]`, `[dp, mp]`) names the set of ranks that differ
+    only in those coordinates. The collectives act on such groups; within a
+    group, ranks are numbered by their coordinates along the group's axes in
+    the order given (the first axis is the major one).
+
+    ```mlir
+    dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+    dist.mesh @mesh_8 [dp = 8]
+    ```
+
+    A mesh without axes (`[]`) is a single device. Axis names must be unique
+    and every size at least 1.
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    Dist_AxisArrayAttr:$axis_names,
+    DenseI64ArrayAttr:$shape
+  );
+  let assemblyFormat = [{
+    $sym_name custom<MeshAxes>($axis_names, $shape) attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getRank() { return getShape().size(); }
+    /// Number of devices in the mesh.
+    int64_t getNumDevices();
+    /// Position of `axis` in the mesh, or std::nullopt if there is no such axis.
+    std::optional<int64_t> getAxisIndex(::llvm::StringRef axis);
+    /// Size of the axis named `axis`; the axis must exist.
+    int64_t getAxisSize(::llvm::StringRef axis);
+    /// Maps axis names to positions, failing (with an error through
+    /// `emitError`) on an unknown name.
+    ::mlir::FailureOr<::llvm::SmallVector<int64_t>>
+    getAxisIndices(::llvm::ArrayRef<::mlir::StringAttr> axes,
+                   ::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError);
+    /// Product of the sizes of `axes` (names must exist).
+    int64_t getGroupSize(::llvm::ArrayRef<::mlir::StringAttr> axes);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// dist.annotate
+//===----------------------------------------------------------------------===//
+
+def Dist_AnnotateOp : Dist_Op<"annotate", [
+    Pure, SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Pins the sharding of a tensor value";
+  // `}~]` stands for `}]`, which would end the TableGen code block.
+  let description = !subst("}~]", "}]", [{
+    The result is the operand, laid out as `sharding` says. This is how a user
+    constrains the sharding of a value in the middle of a global program;
+    function arguments and results carry the same information in their
+    `dist.sharding` attribute.
+
+    Lifecycle:
+    1. *User constraint*: written by the user (or imported from upstream's
+       `shard.shard`) on the global program.
+    2. *Completed*: `dist-propagate` gives every other value a sharding; the
+       annotation stays and fixes the layout of its result, so the operand may
+       differ and a reshard is needed between them.
+    3. *Partitioned*: `dist-partition` replaces it with the collectives that
+       take the operand's layout to the annotated one (none if equal).
+    4. *Gone*: no `dist.annotate` may remain in a per-rank program.
+
+    ```mlir
+    %y = dist.annotate %x as <@mesh_2x4, [{dp}, {}~]> : tensor<8x16xf32>
+    ```
+  }]);
+  let arguments = (ins AnyRankedTensor:$input, Dist_ShardingAttr:$sharding);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `as` $sharding attr-dict `:` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+class Dist_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : Dist_Op<mnemonic, !listconcat(traits, [
+        DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
+  code commonExtraClassDeclaration = [{
+    /// Number of ranks in the group spanned by the op's axes. The mesh must
+    /// exist (the op verified).
+    int64_t getGroupSize(::mlir::SymbolTableCollection &symbolTables);
+  }];
+  let extraClassDeclaration = commonExtraClassDeclaration;
+}
+
+def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce", [
+    Pure, SameOperandsAndResultType]> {
+  let summary = "Reduces a tensor over a group; every rank gets the result";
+  let description = [{
+    Every rank of each group (the ranks that differ only in `axes`) holds a
+    tensor of the same type; afterwards every rank holds the elementwise
+    `kind` reduction of all of them. `avg` is the sum divided by the group
+    size.
+
+    ```mlir
+    // mesh [mp = 4]; rank r holds x_r.   After: every rank holds x_0+x_1+x_2+x_3.
+    %s = dist.all_reduce %x on @mesh_4 [mp] sum : tensor<4x8xf32>
+    ```
+    Paddle: `c_allreduce_sum` (and `_max`, `_min`, `_prod`).
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$input,
+    FlatSymbolRefAttr:$mesh,
+    Dist_AxisArrayAttr:$axes,
+    Dist_ReductionKind:$kind
+  );
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh custom<AxisList>($axes) $kind attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather", [Pure]> {
+  let summary = "Concatenates the tensors of a group along one dimension";
+  let description = [{
+    Every rank of a group holds a block; afterwards every rank holds the
+    concatenation of the group's blocks along `dim`, in group order. The
+    result's `dim` is the operand's times the group size; the other dims are
+    equal.
+
+    ```mlir
+    // mesh [mp = 4]; rank r holds block B_r (4x2).   After: every rank holds
+    // [B_0 B_1 B_2 B_3] (4x8).
+    %g = dist.all_gather %x on @mesh_4 [mp] dim = 1
+        : tensor<4x2xf32> -> tensor<4x8xf32>
+    ```
+    Paddle: `c_allgather` (which always gathers dim 0).
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$input,
+    FlatSymbolRefAttr:$mesh,
+    Dist_AxisArrayAttr:$axes,
+    ConfinedAttr<I64Attr, [IntNonNegative]>:$dim
+  );
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh custom<AxisList>($axes) `dim` `=` $dim attr-dict
+    `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dist_ReduceScatterOp : Dist_CollectiveOp<"reduce_scatter", [Pure]> {
+  let summary = "Reduces over a group and leaves each rank one block of the result";
+  let description = [{
+    Every rank of a group holds a full tensor; the `kind` reduction of these
+    tensors is cut into group-size blocks along `dim`, and rank `i` of the
+    group gets block `i`. This is the cheapest way from a partial value to a
+    split one: it moves half the bytes of an all-reduce followed by a slice.
+
+    ```mlir
+    // mesh [mp = 4]; rank r holds x_r (8x8).   After: rank r holds rows
+    // [2r, 2r+2) of x_0+x_1+x_2+x_3 (2x8).
+    %r = dist.reduce_scatter %x on @mesh_4 [mp] sum dim = 0
+        : tensor<8x8xf32> -> tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$input,
+    FlatSymbolRefAttr:$mesh,
+    Dist_AxisArrayAttr:$axes,
+    Dist_ReductionKind:$kind,
+    ConfinedAttr<I64Attr, [IntNonNegative]>:$dim
+  );
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh custom<AxisList>($axes) $kind `dim` `=` $dim attr-dict
+    `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dist_AllToAllOp : Dist_CollectiveOp<"all_to_all", [Pure]> {
+  let summary = "Exchanges blocks so that a split moves from one dimension to another";
+  let description = [{
+    Every rank of a group cuts its tensor into group-size blocks along
+    `split_dim` and sends block `j` to rank `j` of the group; each rank then
+    concatenates the blocks it received along `concat_dim`, in group order.
+    The result's `split_dim` is divided by the group size and its
+    `concat_dim` multiplied by it.
+
+    ```mlir
+    // mesh [mp = 2]; rank r holds rows block R_r (4x8), cut into column halves
+    // R_r = [R_r0 R_r1]. After: rank c holds [R_0c; R_1c] (8x4).
+    %t = dist.all_to_all %x on @mesh_2 [mp] split_dim = 1 concat_dim = 0
+        : tensor<4x8xf32> -> tensor<8x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$input,
+    FlatSymbolRefAttr:$mesh,
+    Dist_AxisArrayAttr:$axes,
+    ConfinedAttr<I64Attr, [IntNonNegative]>:$split_dim,
+    ConfinedAttr<I64Attr, [IntNonNegative]>:$concat_dim
+  );
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh custom<AxisList>($axes) `split_dim` `=` $split_dim
+    `concat_dim` `=` $concat_dim attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dist_ReduceOp : Dist_CollectiveOp<"reduce", [
+    Pure, SameOperandsAndResultType]> {
+  let summary = "Reduces a tensor over a group onto one root rank";
+  let description = [{
+    Every rank of a group holds a tensor; afterwards rank `root` of the group
+    (its index within the group) holds their `kind` reduction. What the other
+    ranks' results hold is unspecified (backends may leave the input there).
+    This is how a gradient reaches the rank that owns its parameter under
+    ZeRO-style sharding, with half the traffic of an all-reduce.
+
+    ```mlir
+    // mesh [dp = 4]; rank r holds g_r.   After: rank 2 holds g_0+g_1+g_2+g_3.
+    %g = dist.reduce %x on @mesh_4 [dp] sum root = 2 : tensor<1024xf32>
+    ```
+    Paddle: `c_reduce_sum`.
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$input,
+    FlatSymbolRefAttr:$mesh,
+    Dist_AxisArrayAttr:$axes,
+    Dist_ReductionKind:$kind,
+    ConfinedAttr<I64Attr, [IntNonNegative]>:$root
+  );
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh custom<AxisList>($axes) $kind `root` `=` $root attr-dict
+    `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dist_BroadcastOp : Dist_CollectiveOp<"broadcast", [
+    Pure, SameOperandsAndResultType]> {
+  let summary = "Copies the tensor of one root rank to every rank of a group";
+  let description = [{
+    Afterwards every rank of a group holds what rank `root` of the group (its
+    index within the group) held. Under ZeRO-style sharding the owner of a
+    parameter broadcasts it before the segment that uses it.
+
+    ```mlir
+    // mesh [dp = 4]; rank 1 holds w.   After: every rank holds w.
+    %w = dist.broadcast %x on @mesh_4 [dp] root = 1 : tensor<1024xf32>
+    ```
+    Paddle: `c_broadcast`.
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$input,
+    FlatSymbolRefAttr:$mesh,
+    Dist_AxisArrayAttr:$axes,
+    ConfinedAttr<I64Attr, [IntNonNegative]>:$root
+  );
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh custom<AxisList>($axes) `root` `=` $root attr-dict
+    `:` type($result)
+  }];
+}
+
+def Dist_PermuteOp : Dist_CollectiveOp<"permute", [
+    Pure, SameOperandsAndResultType]> {
+  let summary = "Sends each rank's tensor to another rank of its group";
+  let description = [{
+    Point-to-point exchange within each group: for every pair `s -> t`, rank
+    `t` of the group receives what rank `s` holds. Sources are distinct and
+    targets are distinct; a rank that is no pair's target receives zeros.
+    This covers send/recv (one pair), shifts and rotations (halo exchange,
+    pipeline stages).
+
+    ```mlir
+    // mesh [pp = 4], rotate by one: rank r receives what rank r-1 held.
+    %y = dist.permute %x on @mesh_4 [pp] pairs = [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0]
+        : tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$input,
+    FlatSymbolRefAttr:$mesh,
+    Dist_AxisArrayAttr:$axes,
+    DenseI64ArrayAttr:$pairs
+  );
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh custom<AxisList>($axes) `pairs` `=`
+    custom<PermutePairs>($pairs) attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = commonExtraClassDeclaration # [{
+    /// The (source, target) pairs, decoded from the flat `pairs` array.
+    ::llvm::SmallVector<std::pair<int64_t, int64_t>> getSourceTargetPairs();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Process position
+//===----------------------------------------------------------------------===//
+
+def Dist_ProcessIndexOp : Dist_Op<"process_index", [
+    Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "The calling rank's index within the group of some mesh axes";
+  let description = [{
+    Returns the index of the calling rank within its group along `axes`
+    (major to minor, as the collectives number groups). With one axis this is
+    the rank's coordinate on that axis; with all the mesh's axes, in order, it
+    is the rank's linear index in the mesh.
+
+    ```mlir
+    // mesh [dp = 2, mp = 4], on rank 6 = (1, 2):
+    %j = dist.process_index on @mesh_2x4 [mp] : index      // 2
+    %i = dist.process_index on @mesh_2x4 [dp] : index      // 1
+    %r = dist.process_index on @mesh_2x4 [dp, mp] : index  // 6
+    %t = dist.process_index on @mesh_2x4 [mp, dp] : index  // 2 * 2 + 1 = 5
+    ```
+    A partitioned program uses it to compute which slice of a replicated
+    tensor is its own.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$mesh, Dist_AxisArrayAttr:$axes);
+  let results = (outs Index:$result);
+  let assemblyFormat = [{
+    `on` $mesh custom<AxisList>($axes) attr-dict `:` type($result)
+  }];
+}
+
+#endif // DIST_DIALECT_DIST_IR_DISTOPS_TD

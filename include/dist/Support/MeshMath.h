@@ -1,0 +1,73 @@
+//===- MeshMath.h - Rank, coordinate and shard arithmetic -------*- C++ -*-===//
+//
+// The arithmetic of a row-major device mesh: linear rank <-> coordinates,
+// groups of ranks spanned by mesh axes, and local shapes and offsets of split
+// dimensions. Plain C++ with no MLIR or LLVM dependency, so the runtime
+// library computes groups exactly as the compiler does.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_SUPPORT_MESHMATH_H
+#define DIST_SUPPORT_MESHMATH_H
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace meshmath {
+
+using Shape = std::vector<int64_t>;
+using AxisList = std::vector<int64_t>;
+
+/// Number of devices in a mesh of shape `meshShape` (1 for a 0-d mesh).
+int64_t numDevices(const Shape &meshShape);
+
+/// Coordinates of linear rank `rank` (row-major: the last axis varies
+/// fastest). Requires 0 <= rank < numDevices(meshShape).
+Shape delinearize(int64_t rank, const Shape &meshShape);
+
+/// Linear rank of `coords` (row-major). Requires each coordinate in range.
+int64_t linearize(const Shape &coords, const Shape &meshShape);
+
+/// Number of ranks in a group spanned by `axes` (product of their sizes).
+int64_t groupSize(const Shape &meshShape, const AxisList &axes);
+
+/// Index of the rank at `coords` within its group along `axes`: the
+/// coordinates along `axes`, linearized with the first axis as the major one.
+int64_t indexInGroup(const Shape &coords, const Shape &meshShape,
+                     const AxisList &axes);
+
+/// Index of the group along `axes` that `rank` belongs to: its coordinates on
+/// the other axes, linearized in mesh order. Ranks with equal colors form one
+/// group (the `color` of an MPI_Comm_split).
+int64_t groupColor(int64_t rank, const Shape &meshShape, const AxisList &axes);
+
+/// The ranks of the group along `axes` that contains `rank`, ordered by their
+/// index in the group.
+std::vector<int64_t> groupRanks(int64_t rank, const Shape &meshShape,
+                                const AxisList &axes);
+
+/// Every group along `axes`, ordered by color; together they partition the
+/// mesh.
+std::vector<std::vector<int64_t>> allGroups(const Shape &meshShape,
+                                            const AxisList &axes);
+
+/// Size of a dimension of global size `globalSize` split `factor` ways, or
+/// std::nullopt if it does not divide. Dynamic sizes (negative) stay dynamic.
+std::optional<int64_t> localDimSize(int64_t globalSize, int64_t factor);
+
+/// Local shape of a tensor of shape `globalShape` whose dim d is split by the
+/// mesh axes `dimAxes[d]`; std::nullopt if a static dim is not divisible.
+std::optional<Shape> localShape(const Shape &globalShape,
+                                const std::vector<AxisList> &dimAxes,
+                                const Shape &meshShape);
+
+/// Offset along each dim of the block that the rank at `coords` holds.
+/// Requires static, divisible dims.
+Shape localOffsets(const Shape &globalShape,
+                   const std::vector<AxisList> &dimAxes,
+                   const Shape &meshShape, const Shape &coords);
+
+} // namespace meshmath
+
+#endif // DIST_SUPPORT_MESHMATH_H

@@ -1,0 +1,19 @@
+//===- Passes.h - dist passes -----------------------------------*- C++ -*-===//
+
+#ifndef DIST_TRANSFORMS_PASSES_H
+#define DIST_TRANSFORMS_PASSES_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::dist {
+
+#define GEN_PASS_DECL
+#include "dist/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "dist/Transforms/Passes.h.inc"
+
+} // namespace mlir::dist
+
+#endif // DIST_TRANSFORMS_PASSES_H

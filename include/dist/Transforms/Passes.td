@@ -1,0 +1,50 @@
+//===- Passes.td - dist passes ------------------------------*- tablegen -*-===//
+
+#ifndef DIST_TRANSFORMS_PASSES_TD
+#define DIST_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def DistVerify : Pass<"dist-verify", "::mlir::ModuleOp"> {
+  let summary = "Checks that a module is a well-formed program of one phase";
+  // `}~]` stands for `}]`, which would end the TableGen code block.
+  let description = !subst("}~]", "}]", [{
+    Op verifiers check each op on its own; this pass checks what holds for a
+    whole program at a phase boundary of the dist pipeline. Every pipeline
+    phase ends with it.
+
+    * `phase=global` (a single-device program with sharding annotations):
+      no collectives and no `dist.process_index`, which only have a meaning
+      in a per-rank program; at least one `dist.mesh` if anything is
+      annotated (checked by the op verifiers).
+    * `phase=partitioned` (a per-rank SPMD program): no `dist.annotate`
+      remains, and no function argument or result still carries a
+      `dist.sharding` attribute whose type is not the local type.
+
+    Example: the global program below passes `phase=global`; with a
+    `dist.all_reduce` in it, it fails with
+    `'dist.all_reduce' op is a collective in a global program`.
+
+    ```mlir
+    dist.mesh @mesh_4 [mp = 4]
+    func.func @f(%x: tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}~]>})
+        -> tensor<8x8xf32> {
+      return %x : tensor<8x8xf32>
+    }
+    ```
+  }]);
+  let options = [
+    Option<"phase", "phase", "std::string", /*default=*/"\"global\"",
+           "Which phase to check: global or partitioned">
+  ];
+  let statistics = [
+    Statistic<"numMeshes", "meshes", "Number of dist.mesh declarations">,
+    Statistic<"numAnnotations", "annotations",
+              "Number of dist.annotate ops">,
+    Statistic<"numShardedBoundaryValues", "sharded-boundary-values",
+              "Number of function arguments and results with a dist.sharding">,
+    Statistic<"numCollectives", "collectives", "Number of collective ops">
+  ];
+}
+
+#endif // DIST_TRANSFORMS_PASSES_TD

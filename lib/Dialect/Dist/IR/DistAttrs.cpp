@@ -1,0 +1,222 @@
+//===- DistAttrs.cpp - dist dialect attributes ----------------------------===//
+
+#include "dist/Dialect/Dist/IR/DistAttrs.h"
+#include "dist/Dialect/Dist/IR/DistDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+
+#include "dist/Dialect/Dist/IR/DistEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dist/Dialect/Dist/IR/DistAttrs.cpp.inc"
+
+void DistDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dist/Dialect/Dist/IR/DistAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Axis lists: `{a, b}`
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseAxisNames(AsmParser &parser,
+                                  SmallVectorImpl<StringAttr> &axes) {
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::Braces, [&]() -> ParseResult {
+        std::string name;
+        if (parser.parseKeywordOrString(&name))
+          return failure();
+        axes.push_back(parser.getBuilder().getStringAttr(name));
+        return success();
+      });
+}
+
+static void printAxisNames(AsmPrinter &printer, ArrayRef<StringAttr> axes) {
+  printer << '{';
+  llvm::interleaveComma(axes, printer, [&](StringAttr axis) {
+    printer.printKeywordOrString(axis.getValue());
+  });
+  printer << '}';
+}
+
+/// Checks that no axis is used twice; `describe(i)` names the user of the
+/// i-th axis in `axes` for the message.
+static LogicalResult
+verifyAxesUsedOnce(function_ref<InFlightDiagnostic()> emitError,
+                   ArrayRef<StringAttr> axes,
+                   function_ref<std::string(size_t)> describe) {
+  llvm::SmallDenseMap<StringAttr, size_t> firstUse;
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    if (axis.getValue().empty())
+      return emitError() << describe(i) << " names an empty mesh axis";
+    auto [it, inserted] = firstUse.try_emplace(axis, i);
+    if (!inserted)
+      return emitError() << "mesh axis '" << axis.getValue()
+                         << "' is used twice: " << describe(it->second)
+                         << " and " << describe(i);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DimShardingAttr
+//===----------------------------------------------------------------------===//
+
+FailureOr<DimShardingAttr> DimShardingAttr::parseBody(AsmParser &parser) {
+  SmallVector<StringAttr> axes;
+  if (parseAxisNames(parser, axes))
+    return failure();
+  return DimShardingAttr::getChecked(
+      [&] { return parser.emitError(parser.getCurrentLocation()); },
+      parser.getContext(), axes);
+}
+
+void DimShardingAttr::printBody(AsmPrinter &printer) const {
+  printAxisNames(printer, getAxes());
+}
+
+Attribute DimShardingAttr::parse(AsmParser &parser, Type) {
+  if (parser.parseLess())
+    return {};
+  FailureOr<DimShardingAttr> dim = parseBody(parser);
+  if (failed(dim) || parser.parseGreater())
+    return {};
+  return *dim;
+}
+
+void DimShardingAttr::print(AsmPrinter &printer) const {
+  printer << '<';
+  printBody(printer);
+  printer << '>';
+}
+
+LogicalResult
+DimShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        ArrayRef<StringAttr> axes) {
+  return verifyAxesUsedOnce(emitError, axes, [](size_t) {
+    return std::string("by this dim");
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// ShardingAttr
+//===----------------------------------------------------------------------===//
+
+bool ShardingAttr::isReplicated() const {
+  return !isPartial() &&
+         llvm::none_of(getDims(), [](DimShardingAttr d) { return d.isSplit(); });
+}
+
+ShardingAttr ShardingAttr::get(MLIRContext *context, StringRef mesh,
+                               ArrayRef<SmallVector<StringRef>> dims,
+                               ArrayRef<StringRef> partialAxes,
+                               ReductionKind partialKind) {
+  auto toAttrs = [&](ArrayRef<StringRef> names) {
+    return llvm::map_to_vector(names, [&](StringRef name) {
+      return StringAttr::get(context, name);
+    });
+  };
+  SmallVector<DimShardingAttr> dimAttrs = llvm::map_to_vector(
+      dims, [&](const SmallVector<StringRef> &axes) {
+        return DimShardingAttr::get(context, toAttrs(axes));
+      });
+  return get(context, FlatSymbolRefAttr::get(context, mesh), dimAttrs,
+             toAttrs(partialAxes), partialKind);
+}
+
+// #dist.sharding<@mesh, [{a}, {}], partial = sum{b}>
+Attribute ShardingAttr::parse(AsmParser &parser, Type) {
+  FlatSymbolRefAttr mesh;
+  SmallVector<DimShardingAttr> dims;
+  SmallVector<StringAttr> partialAxes;
+  ReductionKind partialKind = ReductionKind::sum;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() || parser.parseAttribute(mesh) || parser.parseComma())
+    return {};
+  if (parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Square, [&]() -> ParseResult {
+            FailureOr<DimShardingAttr> dim = DimShardingAttr::parseBody(parser);
+            if (failed(dim))
+              return failure();
+            dims.push_back(*dim);
+            return success();
+          }))
+    return {};
+  if (succeeded(parser.parseOptionalComma())) {
+    std::string kindName;
+    SMLoc kindLoc;
+    if (parser.parseKeyword("partial") || parser.parseEqual())
+      return {};
+    kindLoc = parser.getCurrentLocation();
+    if (parser.parseKeywordOrString(&kindName))
+      return {};
+    std::optional<ReductionKind> kind = symbolizeReductionKind(kindName);
+    if (!kind) {
+      parser.emitError(kindLoc) << "unknown reduction kind '" << kindName
+                                << "'; expected sum, max, min, prod or avg";
+      return {};
+    }
+    partialKind = *kind;
+    if (parseAxisNames(parser, partialAxes))
+      return {};
+    if (partialAxes.empty()) {
+      parser.emitError(kindLoc) << "'partial' needs at least one mesh axis";
+      return {};
+    }
+  }
+  if (parser.parseGreater())
+    return {};
+  return ShardingAttr::getChecked([&] { return parser.emitError(loc); },
+                                  parser.getContext(), mesh, dims, partialAxes,
+                                  partialKind);
+}
+
+void ShardingAttr::print(AsmPrinter &printer) const {
+  printer << '<';
+  printer.printAttributeWithoutType(getMesh());
+  printer << ", [";
+  llvm::interleaveComma(getDims(), printer,
+                        [&](DimShardingAttr dim) { dim.printBody(printer); });
+  printer << ']';
+  if (isPartial()) {
+    printer << ", partial = " << stringifyReductionKind(getPartialKind());
+    printAxisNames(printer, getPartialAxes());
+  }
+  printer << '>';
+}
+
+LogicalResult
+ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                     FlatSymbolRefAttr mesh, ArrayRef<DimShardingAttr> dims,
+                     ArrayRef<StringAttr> partialAxes,
+                     ReductionKind partialKind) {
+  if (!mesh)
+    return emitError() << "sharding needs a mesh symbol";
+  // Every axis, tagged with who uses it, to report double use precisely.
+  SmallVector<StringAttr> axes;
+  SmallVector<int64_t> users; // dim index, or -1 for partial
+  for (auto [d, dim] : llvm::enumerate(dims)) {
+    if (!dim)
+      return emitError() << "dim " << d << " has no sharding";
+    for (StringAttr axis : dim.getAxes()) {
+      axes.push_back(axis);
+      users.push_back(d);
+    }
+  }
+  for (StringAttr axis : partialAxes) {
+    axes.push_back(axis);
+    users.push_back(-1);
+  }
+  return verifyAxesUsedOnce(emitError, axes, [&](size_t i) {
+    return users[i] < 0 ? std::string("as a partial axis")
+                        : "by dim " + std::to_string(users[i]);
+  });
+}

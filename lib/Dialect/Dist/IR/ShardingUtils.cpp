@@ -1,0 +1,95 @@
+//===- ShardingUtils.cpp - Shardings against meshes and types -------------===//
+
+#include "dist/Dialect/Dist/IR/ShardingUtils.h"
+
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+
+MeshOp dist::lookupMesh(Operation *from, FlatSymbolRefAttr meshName,
+                        SymbolTableCollection *symbolTables) {
+  if (symbolTables)
+    return symbolTables->lookupNearestSymbolFrom<MeshOp>(from, meshName);
+  return SymbolTable::lookupNearestSymbolFrom<MeshOp>(from, meshName);
+}
+
+meshmath::Shape dist::getMeshShape(MeshOp mesh) {
+  ArrayRef<int64_t> shape = mesh.getShape();
+  return meshmath::Shape(shape.begin(), shape.end());
+}
+
+std::vector<meshmath::AxisList> dist::getDimAxisIndices(ShardingAttr sharding,
+                                                    MeshOp mesh) {
+  std::vector<meshmath::AxisList> result;
+  result.reserve(sharding.getRank());
+  for (DimShardingAttr dim : sharding.getDims()) {
+    meshmath::AxisList axes;
+    for (StringAttr axis : dim.getAxes())
+      axes.push_back(*mesh.getAxisIndex(axis.getValue()));
+    result.push_back(std::move(axes));
+  }
+  return result;
+}
+
+static std::string formatAxes(ArrayRef<StringAttr> axes) {
+  std::string text = "[";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(axes, os, [&](StringAttr a) { os << a.getValue(); });
+  os << "]";
+  return text;
+}
+
+LogicalResult dist::verifySharding(ShardingAttr sharding, Type type,
+                                   MeshOp mesh,
+                                   function_ref<InFlightDiagnostic()> emitError) {
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  if (!tensorType)
+    return emitError() << "a sharding needs a ranked tensor, got " << type;
+  if (!mesh)
+    return emitError() << "sharding refers to an unknown mesh "
+                       << sharding.getMesh();
+  for (DimShardingAttr dim : sharding.getDims())
+    if (failed(mesh.getAxisIndices(dim.getAxes(), emitError)))
+      return failure();
+  if (failed(mesh.getAxisIndices(sharding.getPartialAxes(), emitError)))
+    return failure();
+  if (sharding.getRank() != tensorType.getRank())
+    return emitError() << "sharding has " << sharding.getRank()
+                       << " dims but the type " << type << " has rank "
+                       << tensorType.getRank();
+  for (auto [d, dim] : llvm::enumerate(sharding.getDims())) {
+    int64_t size = tensorType.getDimSize(d);
+    int64_t factor = mesh.getGroupSize(dim.getAxes());
+    if (!ShapedType::isDynamic(size) && size % factor != 0)
+      return emitError() << "dim " << d << " of size " << size
+                         << " is not divisible by " << factor
+                         << ", the product of the sizes of mesh axes "
+                         << formatAxes(dim.getAxes()) << " of "
+                         << sharding.getMesh()
+                         << " (uneven splits are not supported)";
+  }
+  return success();
+}
+
+FailureOr<RankedTensorType> dist::getLocalType(RankedTensorType globalType,
+                                               ShardingAttr sharding,
+                                               MeshOp mesh) {
+  if (sharding.getRank() != globalType.getRank())
+    return failure();
+  meshmath::Shape global(globalType.getShape().begin(), globalType.getShape().end());
+  std::optional<meshmath::Shape> local = meshmath::localShape(
+      global, getDimAxisIndices(sharding, mesh), getMeshShape(mesh));
+  if (!local)
+    return failure();
+  return globalType.clone(*local);
+}
+
+RankedTensorType dist::getGlobalType(RankedTensorType localType,
+                                     ShardingAttr sharding, MeshOp mesh) {
+  SmallVector<int64_t> shape(localType.getShape());
+  for (auto [d, dim] : llvm::enumerate(sharding.getDims()))
+    if (!ShapedType::isDynamic(shape[d]))
+      shape[d] *= mesh.getGroupSize(dim.getAxes());
+  return localType.clone(shape);
+}

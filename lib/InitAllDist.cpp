@@ -1,0 +1,13 @@
+//===- InitAllDist.cpp - Register dist's dialects and passes --------------===//
+
+#include "dist/InitAllDist.h"
+#include "dist/Dialect/Dist/IR/DistDialect.h"
+#include "dist/Transforms/Passes.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+void mlir::dist::registerAllDistDialects(DialectRegistry &registry) {
+  registry.insert<DistDialect>();
+}
+
+void mlir::dist::registerAllDistPasses() { registerDistPasses(); }

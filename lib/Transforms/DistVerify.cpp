@@ -1,0 +1,88 @@
+//===- DistVerify.cpp - Check a program at a phase boundary ---------------===//
+
+#include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Transforms/Passes.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#define DEBUG_TYPE "dist-verify"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTVERIFY
+#include "dist/Transforms/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+enum class Phase { Global, Partitioned };
+
+struct DistVerifyPass : public dist::impl::DistVerifyBase<DistVerifyPass> {
+  using DistVerifyBase::DistVerifyBase;
+
+  LogicalResult initialize(MLIRContext *) override {
+    if (phase == "global")
+      parsedPhase = Phase::Global;
+    else if (phase == "partitioned")
+      parsedPhase = Phase::Partitioned;
+    else
+      return emitError(UnknownLoc::get(&getContext()))
+             << "dist-verify: unknown phase '" << phase
+             << "'; expected 'global' or 'partitioned'";
+    return success();
+  }
+
+  void runOnOperation() override;
+
+  Phase parsedPhase = Phase::Global;
+};
+} // namespace
+
+static bool isCollective(Operation *op) {
+  return isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, ReduceOp,
+             BroadcastOp, PermuteOp>(op);
+}
+
+void DistVerifyPass::runOnOperation() {
+  bool failedCheck = false;
+  getOperation().walk([&](Operation *op) {
+    if (isa<MeshOp>(op)) {
+      ++numMeshes;
+      return;
+    }
+    if (isa<AnnotateOp>(op)) {
+      ++numAnnotations;
+      if (parsedPhase == Phase::Partitioned) {
+        op->emitOpError() << "remains in a partitioned program; dist-partition "
+                             "replaces every annotation";
+        failedCheck = true;
+      }
+      return;
+    }
+    if (isCollective(op) || isa<ProcessIndexOp>(op)) {
+      ++numCollectives;
+      if (parsedPhase == Phase::Global && !isa<ProcessIndexOp>(op)) {
+        op->emitOpError() << "is a collective in a global program; "
+                             "collectives appear only after dist-partition";
+        failedCheck = true;
+      } else if (parsedPhase == Phase::Global) {
+        op->emitOpError() << "asks for a process index in a global program; "
+                             "it has a meaning only in a per-rank program";
+        failedCheck = true;
+      }
+      return;
+    }
+    if (auto func = dyn_cast<FunctionOpInterface>(op)) {
+      StringRef name = DistDialect::getShardingAttrName();
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        if (func.getArgAttr(i, name))
+          ++numShardedBoundaryValues;
+      for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+        if (func.getResultAttr(i, name))
+          ++numShardedBoundaryValues;
+    }
+  });
+  if (failedCheck)
+    signalPassFailure();
+}

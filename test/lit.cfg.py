@@ -1,0 +1,36 @@
+# -*- Python -*-
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "DIST"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".c", ".test"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py",
+                   "Inputs", "external"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.dist_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%dist_src_root", config.dist_src_root))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.dist_tools_dir, config.llvm_tools_dir]
+tools = ["dist-opt", "mlir-opt", "FileCheck", "not", "count"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+llvm_config.with_environment("PATH", config.dist_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# Optional engines are features: tests that need one say `REQUIRES: mpi`.
+if config.have_mpi and shutil.which("mpirun"):
+    config.available_features.add("mpi")
+if config.have_cuda:
+    config.available_features.add("cuda-toolkit")
+if config.have_nccl:
+    config.available_features.add("nccl")
+if os.path.exists("/dev/nvidia0") or os.path.exists("/dev/nvidiactl"):
+    config.available_features.add("cuda-gpu")

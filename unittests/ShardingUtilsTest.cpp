@@ -1,0 +1,100 @@
+//===- ShardingUtilsTest.cpp - Shardings against meshes and types ---------===//
+
+#include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/IR/ShardingUtils.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+class ShardingUtilsTest : public ::testing::Test {
+protected:
+  ShardingUtilsTest() {
+    context.loadDialect<DistDialect>();
+    module = parseSourceString<ModuleOp>("dist.mesh @mesh_2x4 [dp = 2, mp = 4]",
+                                         &context);
+    mesh = cast<MeshOp>(&module->getBody()->front());
+  }
+
+  ShardingAttr parseSharding(StringRef text) {
+    return cast<ShardingAttr>(parseAttribute(text, &context));
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+  MeshOp mesh;
+};
+
+// Tests the local type of split, multi-axis and replicated shardings.
+TEST_F(ShardingUtilsTest, LocalType) {
+  auto type = RankedTensorType::get({8, 16}, Float32Type::get(&context));
+  auto local = [&](StringRef sharding) {
+    return getLocalType(type, parseSharding(sharding), mesh);
+  };
+  EXPECT_EQ(*local("#dist.sharding<@mesh_2x4, [{dp}, {mp}]>"),
+            RankedTensorType::get({4, 4}, Float32Type::get(&context)));
+  EXPECT_EQ(*local("#dist.sharding<@mesh_2x4, [{}, {mp, dp}]>"),
+            RankedTensorType::get({8, 2}, Float32Type::get(&context)));
+  EXPECT_EQ(*local("#dist.sharding<@mesh_2x4, [{}, {}], partial = sum{mp}>"),
+            type);
+  // 8 rows cannot be split 8 ways twice over.
+  auto tall = RankedTensorType::get({4, 16}, Float32Type::get(&context));
+  EXPECT_TRUE(failed(getLocalType(
+      tall, parseSharding("#dist.sharding<@mesh_2x4, [{dp, mp}, {}]>"), mesh)));
+  // Rank mismatch fails instead of asserting.
+  EXPECT_TRUE(failed(getLocalType(
+      type, parseSharding("#dist.sharding<@mesh_2x4, [{dp}]>"), mesh)));
+}
+
+// Tests that getGlobalType inverts getLocalType.
+TEST_F(ShardingUtilsTest, GlobalTypeInvertsLocalType) {
+  auto type = RankedTensorType::get({8, 16, 4}, Float32Type::get(&context));
+  ShardingAttr sharding =
+      parseSharding("#dist.sharding<@mesh_2x4, [{mp}, {}, {dp}]>");
+  RankedTensorType local = *getLocalType(type, sharding, mesh);
+  EXPECT_EQ(local.getShape(), ArrayRef<int64_t>({2, 16, 2}));
+  EXPECT_EQ(getGlobalType(local, sharding, mesh), type);
+}
+
+// Tests that verifySharding names the dim, size and axes of an uneven split.
+TEST_F(ShardingUtilsTest, VerifyRejectsUnevenSplit) {
+  std::string message;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    message = diag.str();
+    return success();
+  });
+  auto type = RankedTensorType::get({10, 16}, Float32Type::get(&context));
+  LogicalResult result = verifySharding(
+      parseSharding("#dist.sharding<@mesh_2x4, [{mp}, {}]>"), type, mesh,
+      [&] { return emitError(UnknownLoc::get(&context)); });
+  EXPECT_TRUE(failed(result));
+  EXPECT_NE(message.find("dim 0 of size 10 is not divisible by 4"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("[mp]"), std::string::npos) << message;
+}
+
+// Tests axis lookups and group sizes on the mesh op.
+TEST_F(ShardingUtilsTest, MeshQueries) {
+  EXPECT_EQ(mesh.getNumDevices(), 8);
+  EXPECT_EQ(mesh.getAxisIndex("mp"), 1);
+  EXPECT_EQ(mesh.getAxisIndex("pp"), std::nullopt);
+  Builder b(&context);
+  EXPECT_EQ(mesh.getGroupSize({b.getStringAttr("dp"), b.getStringAttr("mp")}), 8);
+  ShardingAttr sharding =
+      parseSharding("#dist.sharding<@mesh_2x4, [{mp, dp}, {}]>");
+  std::vector<meshmath::AxisList> axes = getDimAxisIndices(sharding, mesh);
+  EXPECT_EQ(axes[0], (meshmath::AxisList{1, 0}));
+  EXPECT_TRUE(axes[1].empty());
+}
+
+} // namespace
