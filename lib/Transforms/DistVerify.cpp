@@ -36,6 +36,8 @@ struct DistVerifyPass : public dist::impl::DistVerifyBase<DistVerifyPass> {
   void runOnOperation() override;
 
   Phase parsedPhase = Phase::Global;
+  int64_t numMeshes = 0, numAnnotations = 0, numShardedBoundaryValues = 0,
+          numCollectives = 0;
 };
 } // namespace
 
@@ -44,7 +46,13 @@ static bool isCollective(Operation *op) {
              BroadcastOp, PermuteOp>(op);
 }
 
+/// "1 mesh", "2 meshes".
+static std::string count(int64_t n, StringRef singular, StringRef plural) {
+  return std::to_string(n) + " " + (n == 1 ? singular : plural).str();
+}
+
 void DistVerifyPass::runOnOperation() {
+  numMeshes = numAnnotations = numShardedBoundaryValues = numCollectives = 0;
   bool failedCheck = false;
   getOperation().walk([&](Operation *op) {
     if (isa<MeshOp>(op)) {
@@ -84,5 +92,13 @@ void DistVerifyPass::runOnOperation() {
     }
   });
   if (failedCheck)
-    signalPassFailure();
+    return signalPassFailure();
+  if (summary)
+    mlir::emitRemark(getOperation().getLoc())
+        << "dist-verify: " << phase << " program: "
+        << count(numMeshes, "mesh", "meshes") << ", "
+        << count(numAnnotations, "annotation", "annotations") << ", "
+        << count(numShardedBoundaryValues, "sharded function boundary value",
+                 "sharded function boundary values")
+        << ", " << count(numCollectives, "collective", "collectives");
 }
