@@ -58,5 +58,7 @@ function(add_dist_tool name)
   target_link_libraries(${name} PRIVATE ${ARG_LINK_LIBS})
   dist_link_mlir_libraries(${name} PRIVATE ${ARG_MLIR_LIBS})
   llvm_update_compile_flags(${name})
+  # Installed tools must find libMLIR.so/libLLVM.so where they were found here.
+  set_property(TARGET ${name} APPEND PROPERTY INSTALL_RPATH "${LLVM_LIBRARY_DIR}")
   install(TARGETS ${name} EXPORT DistTargets RUNTIME DESTINATION bin COMPONENT ${name})
 endfunction()
