@@ -2,12 +2,14 @@
 
 #include "dist/InitAllDist.h"
 #include "dist/Dialect/Dist/IR/DistDialect.h"
+#include "dist/Extensions/ShardingRules.h"
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
 void mlir::dist::registerAllDistDialects(DialectRegistry &registry) {
   registry.insert<DistDialect>();
+  registerAllDistExtensions(registry);
 }
 
 void mlir::dist::registerAllDistPasses() { registerDistPasses(); }

@@ -48,4 +48,26 @@ def DistVerify : Pass<"dist-verify", "::mlir::ModuleOp"> {
   ];
 }
 
+def DistPrintShardingRules : Pass<"dist-print-sharding-rules"> {
+  let summary = "Reports the sharding rule of every op, as remarks";
+  let description = [{
+    For every op nested in the root that has a sharding rule (through
+    `ShardingRuleOpInterface`), emits a remark with the rule: one factor list
+    per operand and result (`_` for a dim no factor indexes), then each
+    factor's size and, for reductions, the combiner (`sum`, `max`, ...);
+    `whole` marks a factor that must not be split. Ops on tensors without a
+    rule get a remark saying so. Rules that do not match their op (wrong
+    number of dims, sizes that disagree) are errors.
+
+    This is the tool to check a rule written for a new op.
+
+    ```mlir
+    %r = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x32xf32>)
+                       outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>
+    // remark: sharding rule: ([i, k], [k, j], [i, j]) -> ([i, j])
+    //         {i=8, j=32, k=16 sum}
+    ```
+  }];
+}
+
 #endif // DIST_TRANSFORMS_PASSES_TD

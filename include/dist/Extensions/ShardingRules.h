@@ -1,0 +1,29 @@
+//===- ShardingRules.h - Sharding rules for upstream dialects ---*- C++ -*-===//
+//
+// One registration function per dialect attaches ShardingRuleOpInterface
+// external models to that dialect's ops. registerAllDistExtensions calls
+// them all.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_EXTENSIONS_SHARDINGRULES_H
+#define DIST_EXTENSIONS_SHARDINGRULES_H
+
+namespace mlir {
+class DialectRegistry;
+namespace dist {
+
+/// Every linalg structured op: factors are its loops, from indexing maps.
+void registerLinalgShardingRules(DialectRegistry &registry);
+/// arith and math ops on tensors: elementwise.
+void registerElementwiseShardingRules(DialectRegistry &registry);
+/// tensor dialect ops.
+void registerTensorShardingRules(DialectRegistry &registry);
+
+/// All of the above.
+void registerAllDistExtensions(DialectRegistry &registry);
+
+} // namespace dist
+} // namespace mlir
+
+#endif // DIST_EXTENSIONS_SHARDINGRULES_H

@@ -1,0 +1,81 @@
+//===- ShardingRule.h - How an op's dims may be split -----------*- C++ -*-===//
+//
+// A sharding rule describes an op by *factors*: the independent index spaces
+// of its computation (the loops of a linalg op). Each tensor dim of an operand
+// or result is indexed by at most one factor. Splitting a factor over mesh
+// axes splits every dim it indexes the same way; a split reduction factor
+// leaves the results partial. Propagation and partitioning reason about
+// factors only, so a new op needs nothing but its rule.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_INTERFACES_SHARDINGRULE_H
+#define DIST_INTERFACES_SHARDINGRULE_H
+
+#include "dist/Dialect/Dist/IR/DistAttrs.h"
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace mlir::dist {
+
+enum class FactorKind {
+  /// Every result element depends on one index of this factor (a parallel
+  /// loop): splitting it needs no communication.
+  Parallel,
+  /// Combined with `reduction` (a reduction loop): splitting it leaves the
+  /// results partial over the split axes.
+  Reduction,
+  /// Must stay whole: the op cannot compute a piece of it locally (e.g. a
+  /// reduction with an unknown combiner, or a dim whose elements are mixed).
+  Unsplittable,
+};
+
+/// The factor rule of one op. Dims that no factor indexes (-1) must be whole.
+struct ShardingRule {
+  static constexpr int64_t kNoFactor = -1;
+
+  struct Factor {
+    int64_t size; // ShapedType::kDynamic if unknown
+    FactorKind kind;
+    ReductionKind reduction = ReductionKind::sum; // for Reduction factors
+  };
+
+  SmallVector<Factor> factors;
+  /// Per operand, per dim: the factor indexing it. Non-tensor operands have
+  /// an empty list.
+  SmallVector<SmallVector<int64_t>> operandDims;
+  /// Per result, per dim: the factor indexing it.
+  SmallVector<SmallVector<int64_t>> resultDims;
+  /// Operands whose content the op overwrites (linalg `outs` of parallel
+  /// ops): only their shape matters, so no reshard is needed for their data.
+  SmallVector<bool> operandIsInitOnly;
+
+  int64_t getNumFactors() const { return factors.size(); }
+
+  /// Adds a factor and returns its index.
+  int64_t addFactor(int64_t size, FactorKind kind,
+                    ReductionKind reduction = ReductionKind::sum) {
+    factors.push_back({size, kind, reduction});
+    return factors.size() - 1;
+  }
+
+  /// The rule of an op whose tensor operands and results all have one shape
+  /// and are related elementwise.
+  static ShardingRule getElementwise(Operation *op);
+
+  /// Checks that the rule is consistent with the op: one entry per operand,
+  /// result and tensor dim, factor indices in range, and dims that share a
+  /// factor have the factor's size. `emitError` names the problem.
+  LogicalResult verify(Operation *op) const;
+
+  /// Shardy-style text, e.g. `([i, k], [k, j]) -> ([i, j]) {i=8, j=32,
+  /// k=16 sum}`.
+  void print(raw_ostream &os) const;
+};
+
+} // namespace mlir::dist
+
+#endif // DIST_INTERFACES_SHARDINGRULE_H

@@ -1,0 +1,34 @@
+//===- ShardingRuleInterface.td - Per-op sharding rules ----*- tablegen -*-===//
+
+#ifndef DIST_INTERFACES_SHARDINGRULEINTERFACE_TD
+#define DIST_INTERFACES_SHARDINGRULEINTERFACE_TD
+
+include "mlir/IR/OpBase.td"
+
+def Dist_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
+  let cppNamespace = "::mlir::dist";
+  let description = [{
+    Gives an op's sharding rule: the factors (independent index spaces) of
+    its computation and which factor indexes each dim of each tensor operand
+    and result (see dist/Interfaces/ShardingRule.h). Propagation and
+    partitioning use nothing else about the op, so supporting a new op means
+    attaching this interface to it, usually through an external model
+    registered in `registerAllDistExtensions`.
+
+    Example: `linalg.matmul` on 8x16 and 16x32 has the rule
+    `([i, k], [k, j], [i, j]) -> ([i, j]) {i=8, j=32, k=16 sum}`: splitting
+    `i` splits the rows of the first operand and of the result; splitting `k`
+    splits the shared dim and leaves the result a partial sum.
+  }];
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/"Returns the op's sharding rule, or failure if the op, as "
+               "written, cannot be described (e.g. an unsupported form).",
+      /*retTy=*/"::mlir::FailureOr<::mlir::dist::ShardingRule>",
+      /*methodName=*/"getShardingRule",
+      /*args=*/(ins)
+    >,
+  ];
+}
+
+#endif // DIST_INTERFACES_SHARDINGRULEINTERFACE_TD

@@ -1,0 +1,120 @@
+//===- LinalgShardingRules.cpp - Rules for linalg structured ops ----------===//
+//
+// One rule for every structured op, derived from its indexing maps: each loop
+// is a factor; an operand dim indexed by a plain loop variable is indexed by
+// that factor; a reduction loop reduces with the combiner of the op's body.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dist/Extensions/ShardingRules.h"
+#include "dist/Interfaces/ShardingRuleInterface.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/DialectRegistry.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+
+/// The reduction the body of `op` performs into init `initIndex`, if it is
+/// one we know.
+static std::optional<ReductionKind> getCombiner(linalg::LinalgOp op,
+                                                unsigned initIndex) {
+  SmallVector<Operation *, 4> combinerOps;
+  if (!matchReduction(op.getRegionOutputArgs(), initIndex, combinerOps) ||
+      combinerOps.size() != 1)
+    return std::nullopt;
+  Operation *combiner = combinerOps.front();
+  if (isa<arith::AddFOp, arith::AddIOp>(combiner))
+    return ReductionKind::sum;
+  if (isa<arith::MulFOp, arith::MulIOp>(combiner))
+    return ReductionKind::prod;
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp, arith::MaxUIOp>(
+          combiner))
+    return ReductionKind::max;
+  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp, arith::MinUIOp>(
+          combiner))
+    return ReductionKind::min;
+  return std::nullopt;
+}
+
+namespace {
+template <typename OpTy>
+struct LinalgShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<LinalgShardingRule<OpTy>,
+                                                    OpTy> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    if (!linalgOp.hasPureTensorSemantics())
+      return failure();
+    ShardingRule rule;
+    SmallVector<int64_t> loopSizes = linalgOp.getStaticLoopRanges();
+    SmallVector<utils::IteratorType> iterators =
+        linalgOp.getIteratorTypesArray();
+
+    // A reduction loop is splittable if every init reduces with the same
+    // known combiner.
+    std::optional<ReductionKind> combiner;
+    bool combinerKnown = true;
+    for (unsigned i = 0, e = linalgOp.getNumDpsInits(); i < e; ++i) {
+      std::optional<ReductionKind> kind = getCombiner(linalgOp, i);
+      if (!kind || (combiner && *combiner != *kind))
+        combinerKnown = false;
+      combiner = kind;
+    }
+    for (auto [size, iterator] : llvm::zip(loopSizes, iterators)) {
+      if (iterator == utils::IteratorType::parallel)
+        rule.addFactor(size, FactorKind::Parallel);
+      else if (combinerKnown && combiner)
+        rule.addFactor(size, FactorKind::Reduction, *combiner);
+      else
+        rule.addFactor(size, FactorKind::Unsplittable);
+    }
+
+    // Operand dims from indexing maps; a loop used in a compound expression
+    // (a convolution window, say) cannot be split locally.
+    auto dimsOf = [&](AffineMap map) {
+      SmallVector<int64_t> dims;
+      for (AffineExpr expr : map.getResults()) {
+        if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+          dims.push_back(dim.getPosition());
+          continue;
+        }
+        dims.push_back(ShardingRule::kNoFactor);
+        expr.walk([&](AffineExpr sub) {
+          if (auto dim = dyn_cast<AffineDimExpr>(sub))
+            rule.factors[dim.getPosition()].kind = FactorKind::Unsplittable;
+        });
+      }
+      return dims;
+    };
+    for (OpOperand &operand : op->getOpOperands()) {
+      bool isTensor = isa<RankedTensorType>(operand.get().getType());
+      rule.operandDims.push_back(
+          isTensor ? dimsOf(linalgOp.getMatchingIndexingMap(&operand))
+                   : SmallVector<int64_t>());
+      rule.operandIsInitOnly.push_back(
+          linalgOp.isDpsInit(&operand) &&
+          !linalgOp.payloadUsesValueFromOperand(&operand));
+    }
+    for (OpOperand &init : linalgOp.getDpsInitsMutable())
+      rule.resultDims.push_back(rule.operandDims[init.getOperandNumber()]);
+    return rule;
+  }
+};
+
+template <typename... OpTys>
+void attachToAll(MLIRContext *context) {
+  (OpTys::template attachInterface<LinalgShardingRule<OpTys>>(*context), ...);
+}
+} // namespace
+
+void dist::registerLinalgShardingRules(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, linalg::LinalgDialect *) {
+    attachToAll<
+#define GET_OP_LIST
+#include "mlir/Dialect/Linalg/IR/LinalgStructuredOps.cpp.inc"
+        >(context);
+  });
+}

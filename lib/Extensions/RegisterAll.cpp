@@ -1,0 +1,9 @@
+//===- RegisterAll.cpp - All of dist's external models --------------------===//
+
+#include "dist/Extensions/ShardingRules.h"
+
+void mlir::dist::registerAllDistExtensions(DialectRegistry &registry) {
+  registerElementwiseShardingRules(registry);
+  registerLinalgShardingRules(registry);
+  registerTensorShardingRules(registry);
+}

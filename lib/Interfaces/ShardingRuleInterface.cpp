@@ -1,0 +1,126 @@
+//===- ShardingRuleInterface.cpp - Per-op sharding rules ------------------===//
+
+#include "dist/Interfaces/ShardingRuleInterface.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+
+#include "dist/Interfaces/ShardingRuleInterface.cpp.inc"
+
+static SmallVector<int64_t> identityDims(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return {};
+  return llvm::to_vector(llvm::seq<int64_t>(0, tensor.getRank()));
+}
+
+ShardingRule ShardingRule::getElementwise(Operation *op) {
+  ShardingRule rule;
+  RankedTensorType shaped;
+  for (Type type : llvm::concat<Type>(op->getResultTypes(), op->getOperandTypes()))
+    if ((shaped = dyn_cast<RankedTensorType>(type)))
+      break;
+  if (shaped)
+    for (int64_t size : shaped.getShape())
+      rule.addFactor(size, FactorKind::Parallel);
+  for (Value operand : op->getOperands()) {
+    rule.operandDims.push_back(identityDims(operand.getType()));
+    rule.operandIsInitOnly.push_back(false);
+  }
+  for (Type type : op->getResultTypes())
+    rule.resultDims.push_back(identityDims(type));
+  return rule;
+}
+
+LogicalResult ShardingRule::verify(Operation *op) const {
+  auto checkDims = [&](StringRef what, unsigned index, Type type,
+                       ArrayRef<int64_t> dims) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    int64_t rank = tensor ? tensor.getRank() : 0;
+    if ((int64_t)dims.size() != rank)
+      return op->emitOpError() << "sharding rule gives " << dims.size()
+                               << " dims for " << what << " " << index
+                               << " of rank " << rank;
+    for (auto [d, factor] : llvm::enumerate(dims)) {
+      if (factor == kNoFactor)
+        continue;
+      if (factor < 0 || factor >= getNumFactors())
+        return op->emitOpError() << "sharding rule: " << what << " " << index
+                                 << " dim " << d << " names factor " << factor
+                                 << " of " << getNumFactors();
+      int64_t size = tensor.getDimSize(d), expected = factors[factor].size;
+      if (!ShapedType::isDynamic(size) && !ShapedType::isDynamic(expected) &&
+          size != expected)
+        return op->emitOpError() << "sharding rule: " << what << " " << index
+                                 << " dim " << d << " has size " << size
+                                 << " but its factor has size " << expected;
+    }
+    return success();
+  };
+  if (operandDims.size() != op->getNumOperands() ||
+      operandIsInitOnly.size() != op->getNumOperands() ||
+      resultDims.size() != op->getNumResults())
+    return op->emitOpError() << "sharding rule does not match the op's "
+                             << op->getNumOperands() << " operands and "
+                             << op->getNumResults() << " results";
+  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+    if (failed(checkDims("operand", i, operand.getType(), operandDims[i])))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(checkDims("result", i, type, resultDims[i])))
+      return failure();
+  return success();
+}
+
+/// Factor names: i, j, k, l, ... then z1, z2, ... past z.
+static std::string factorName(int64_t factor) {
+  if (factor < 18)
+    return std::string(1, char('i' + factor));
+  return "z" + std::to_string(factor - 17);
+}
+
+void ShardingRule::print(raw_ostream &os) const {
+  auto printDims = [&](ArrayRef<SmallVector<int64_t>> lists) {
+    os << '(';
+    llvm::interleaveComma(lists, os, [&](const SmallVector<int64_t> &dims) {
+      os << '[';
+      llvm::interleaveComma(dims, os, [&](int64_t factor) {
+        os << (factor == kNoFactor ? "_" : factorName(factor));
+      });
+      os << ']';
+    });
+    os << ')';
+  };
+  printDims(operandDims);
+  os << " -> ";
+  printDims(resultDims);
+  os << " {";
+  llvm::interleaveComma(llvm::seq<int64_t>(0, getNumFactors()), os,
+                        [&](int64_t f) {
+                          os << factorName(f) << '=';
+                          if (ShapedType::isDynamic(factors[f].size))
+                            os << '?';
+                          else
+                            os << factors[f].size;
+                          if (factors[f].kind == FactorKind::Reduction)
+                            os << ' '
+                               << stringifyReductionKind(factors[f].reduction);
+                          else if (factors[f].kind == FactorKind::Unsplittable)
+                            os << " whole";
+                        });
+  os << '}';
+  bool anyInitOnly = llvm::is_contained(operandIsInitOnly, true);
+  if (anyInitOnly) {
+    os << " init-only operands [";
+    bool first = true;
+    for (auto [i, initOnly] : llvm::enumerate(operandIsInitOnly))
+      if (initOnly) {
+        os << (first ? "" : ", ") << i;
+        first = false;
+      }
+    os << ']';
+  }
+}

@@ -1,0 +1,117 @@
+// RUN: dist-opt %s --dist-print-sharding-rules -split-input-file -verify-diagnostics -o /dev/null
+
+// Tests that a matmul's loops are its factors and that k reduces with sum.
+func.func @matmul(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>, %c: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  // expected-remark@+1 {{sharding rule: ([i, k], [k, j], [i, j]) -> ([i, j]) {i=8, j=32, k=16 sum}}}
+  %r = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x32xf32>) outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %r : tensor<8x32xf32>
+}
+
+// -----
+
+// Tests that batch_matmul has a parallel batch factor.
+func.func @batch_matmul(%a: tensor<4x8x16xf32>, %b: tensor<4x16x32xf32>, %c: tensor<4x8x32xf32>) -> tensor<4x8x32xf32> {
+  // expected-remark@+1 {{sharding rule: ([i, j, l], [i, l, k], [i, j, k]) -> ([i, j, k]) {i=4, j=8, k=32, l=16 sum}}}
+  %r = linalg.batch_matmul ins(%a, %b : tensor<4x8x16xf32>, tensor<4x16x32xf32>) outs(%c : tensor<4x8x32xf32>) -> tensor<4x8x32xf32>
+  return %r : tensor<4x8x32xf32>
+}
+
+// -----
+
+// Tests that a max reduction (softmax's first step) is recognised, and that
+// an init the body does not read is init-only.
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @row_max(%x: tensor<8x32xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-remark@+1 {{sharding rule: ([i, j], [i]) -> ([i]) {i=8, j=32 max}}}
+  %r = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x32xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maximumf %a, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// Tests that a reduction with a combiner we cannot split (subtraction) keeps
+// its loop whole.
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @row_sub(%x: tensor<8x32xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-remark@+1 {{sharding rule: ([i, j], [i]) -> ([i]) {i=8, j=32 whole}}}
+  %r = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x32xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.subf %acc, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// Tests that loops in compound indexing expressions (a convolution window)
+// must stay whole, and that the mixed dim has no factor.
+func.func @conv1d(%x: tensor<4x34xf32>, %w: tensor<3xf32>, %o: tensor<4x32xf32>) -> tensor<4x32xf32> {
+  // expected-remark@+1 {{sharding rule: ([i, _], [k], [i, j]) -> ([i, j]) {i=4, j=32 whole, k=3 whole}}}
+  %r = linalg.generic {indexing_maps = [affine_map<(n, w, k) -> (n, w + k)>, affine_map<(n, w, k) -> (k)>, affine_map<(n, w, k) -> (n, w)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<4x34xf32>, tensor<3xf32>) outs(%o : tensor<4x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x32xf32>
+  return %r : tensor<4x32xf32>
+}
+
+// -----
+
+// Tests transpose, broadcast, linalg.reduce and fill.
+func.func @layout_ops(%x: tensor<8x16xf32>, %v: tensor<16xf32>, %f: f32) -> (tensor<16x8xf32>, tensor<8x16xf32>, tensor<8xf32>) {
+  %e = tensor.empty() : tensor<16x8xf32>
+  // expected-remark@-1 {{sharding rule: () -> ([i, j]) {i=16, j=8}}}
+  // expected-remark@+1 {{sharding rule: ([j, i], [i, j]) -> ([i, j]) {i=16, j=8} init-only operands [1]}}
+  %t = linalg.transpose ins(%x : tensor<8x16xf32>) outs(%e : tensor<16x8xf32>) permutation = [1, 0]
+  %e2 = tensor.empty() : tensor<8x16xf32>
+  // expected-remark@-1 {{sharding rule: () -> ([i, j]) {i=8, j=16}}}
+  // expected-remark@+1 {{sharding rule: ([j], [i, j]) -> ([i, j]) {i=8, j=16} init-only operands [1]}}
+  %b = linalg.broadcast ins(%v : tensor<16xf32>) outs(%e2 : tensor<8x16xf32>) dimensions = [0]
+  %e3 = tensor.empty() : tensor<8xf32>
+  // expected-remark@-1 {{sharding rule: () -> ([i]) {i=8}}}
+  // expected-remark@+1 {{sharding rule: ([], [i]) -> ([i]) {i=8} init-only operands [1]}}
+  %z = linalg.fill ins(%f : f32) outs(%e3 : tensor<8xf32>) -> tensor<8xf32>
+  // expected-remark@+1 {{sharding rule: ([i, j], [i]) -> ([i]) {i=8, j=16 sum}}}
+  %s = linalg.reduce ins(%x : tensor<8x16xf32>) outs(%z : tensor<8xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  return %t, %b, %s : tensor<16x8xf32>, tensor<8x16xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Tests that arith and math ops on tensors are elementwise, that scalar ones
+// have no rule to report, and that dynamic sizes print as '?'.
+func.func @elementwise(%x: tensor<?x16xf32>, %y: tensor<?x16xf32>, %s: f32) -> tensor<?x16xf32> {
+  // expected-remark@+1 {{sharding rule: ([i, j], [i, j]) -> ([i, j]) {i=?, j=16}}}
+  %a = arith.addf %x, %y : tensor<?x16xf32>
+  // expected-remark@+1 {{sharding rule: ([i, j]) -> ([i, j]) {i=?, j=16}}}
+  %e = math.exp %a : tensor<?x16xf32>
+  %t = arith.mulf %s, %s : f32
+  return %e : tensor<?x16xf32>
+}
+
+// -----
+
+// Tests that ops on tensors without a rule are reported.
+func.func @no_rule(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  // expected-remark@-1 {{sharding rule: () -> ([i, j]) {i=8, j=16}}}
+  // expected-remark@+1 {{no sharding rule for 'linalg.softmax'}}
+  %s = linalg.softmax dimension(1) ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %s : tensor<8x16xf32>
+}
