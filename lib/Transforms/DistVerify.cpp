@@ -21,13 +21,13 @@ enum class Phase { Global, Partitioned };
 struct DistVerifyPass : public dist::impl::DistVerifyBase<DistVerifyPass> {
   using DistVerifyBase::DistVerifyBase;
 
-  LogicalResult initialize(MLIRContext *) override {
+  LogicalResult initialize(MLIRContext *context) override {
     if (phase == "global")
       parsedPhase = Phase::Global;
     else if (phase == "partitioned")
       parsedPhase = Phase::Partitioned;
     else
-      return emitError(UnknownLoc::get(&getContext()))
+      return emitError(UnknownLoc::get(context))
              << "dist-verify: unknown phase '" << phase
              << "'; expected 'global' or 'partitioned'";
     return success();
@@ -68,17 +68,19 @@ void DistVerifyPass::runOnOperation() {
       }
       return;
     }
-    if (isCollective(op) || isa<ProcessIndexOp>(op)) {
+    if (isCollective(op)) {
       ++numCollectives;
-      if (parsedPhase == Phase::Global && !isa<ProcessIndexOp>(op)) {
+      if (parsedPhase == Phase::Global) {
         op->emitOpError() << "is a collective in a global program; "
                              "collectives appear only after dist-partition";
         failedCheck = true;
-      } else if (parsedPhase == Phase::Global) {
-        op->emitOpError() << "asks for a process index in a global program; "
-                             "it has a meaning only in a per-rank program";
-        failedCheck = true;
       }
+      return;
+    }
+    if (isa<ProcessIndexOp>(op) && parsedPhase == Phase::Global) {
+      op->emitOpError() << "asks for a process index in a global program; "
+                           "it has a meaning only in a per-rank program";
+      failedCheck = true;
       return;
     }
     if (auto func = dyn_cast<FunctionOpInterface>(op)) {

@@ -18,8 +18,7 @@ def DistVerify : Pass<"dist-verify", "::mlir::ModuleOp"> {
       in a per-rank program; at least one `dist.mesh` if anything is
       annotated (checked by the op verifiers).
     * `phase=partitioned` (a per-rank SPMD program): no `dist.annotate`
-      remains, and no function argument or result still carries a
-      `dist.sharding` attribute whose type is not the local type.
+      remains.
 
     With `summary=true` it reports, as a remark on the module, what the
     program holds: `dist-verify: global program: 1 mesh, 0 annotations,

@@ -47,8 +47,8 @@ static void printAxisNames(AsmPrinter &printer, ArrayRef<StringAttr> axes) {
   printer << '}';
 }
 
-/// Checks that no axis is used twice; `describe(i)` names the user of the
-/// i-th axis in `axes` for the message.
+/// Checks that no axis is used twice; `describe(i)` says where the i-th axis
+/// in `axes` is used ("dim 0", "the partial axes").
 static LogicalResult
 verifyAxesUsedOnce(function_ref<InFlightDiagnostic()> emitError,
                    ArrayRef<StringAttr> axes,
@@ -56,12 +56,17 @@ verifyAxesUsedOnce(function_ref<InFlightDiagnostic()> emitError,
   llvm::SmallDenseMap<StringAttr, size_t> firstUse;
   for (auto [i, axis] : llvm::enumerate(axes)) {
     if (axis.getValue().empty())
-      return emitError() << describe(i) << " names an empty mesh axis";
+      return emitError() << "empty mesh axis name in " << describe(i);
     auto [it, inserted] = firstUse.try_emplace(axis, i);
-    if (!inserted)
+    if (inserted)
+      continue;
+    std::string first = describe(it->second), second = describe(i);
+    if (first == second)
       return emitError() << "mesh axis '" << axis.getValue()
-                         << "' is used twice: " << describe(it->second)
-                         << " and " << describe(i);
+                         << "' appears twice in " << first;
+    return emitError() << "mesh axis '" << axis.getValue()
+                       << "' is used twice: in " << first << " and in "
+                       << second;
   }
   return success();
 }
@@ -72,11 +77,14 @@ verifyAxesUsedOnce(function_ref<InFlightDiagnostic()> emitError,
 
 FailureOr<DimShardingAttr> DimShardingAttr::parseBody(AsmParser &parser) {
   SmallVector<StringAttr> axes;
+  SMLoc loc = parser.getCurrentLocation();
   if (parseAxisNames(parser, axes))
     return failure();
-  return DimShardingAttr::getChecked(
-      [&] { return parser.emitError(parser.getCurrentLocation()); },
-      parser.getContext(), axes);
+  auto dim = DimShardingAttr::getChecked(
+      [&] { return parser.emitError(loc); }, parser.getContext(), axes);
+  if (!dim)
+    return failure();
+  return dim;
 }
 
 void DimShardingAttr::printBody(AsmPrinter &printer) const {
@@ -101,9 +109,8 @@ void DimShardingAttr::print(AsmPrinter &printer) const {
 LogicalResult
 DimShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         ArrayRef<StringAttr> axes) {
-  return verifyAxesUsedOnce(emitError, axes, [](size_t) {
-    return std::string("by this dim");
-  });
+  return verifyAxesUsedOnce(emitError, axes,
+                            [](size_t) { return std::string("one dim"); });
 }
 
 //===----------------------------------------------------------------------===//
@@ -216,7 +223,7 @@ ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     users.push_back(-1);
   }
   return verifyAxesUsedOnce(emitError, axes, [&](size_t i) {
-    return users[i] < 0 ? std::string("as a partial axis")
-                        : "by dim " + std::to_string(users[i]);
+    return users[i] < 0 ? std::string("the partial axes")
+                        : "dim " + std::to_string(users[i]);
   });
 }

@@ -7,6 +7,8 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::dist;
 
@@ -121,6 +123,16 @@ LogicalResult MeshOp::verify() {
     if (shape[i] < 1)
       return emitOpError() << "axis " << i << " ('" << name << "') has size "
                            << shape[i] << "; mesh axes must have size >= 1";
+  }
+  // Ranks are 32-bit in MPI and NCCL; larger meshes would also overflow the
+  // group-size arithmetic.
+  constexpr int64_t kMaxDevices = std::numeric_limits<int32_t>::max();
+  int64_t devices = 1;
+  for (int64_t size : shape) {
+    if (size > kMaxDevices / devices)
+      return emitOpError() << "has more than " << kMaxDevices
+                           << " devices, the most a mesh may have";
+    devices *= size;
   }
   return success();
 }

@@ -1,0 +1,1115 @@
+// RUN: dist-opt %s -split-input-file -verify-diagnostics
+// RUN: not dist-opt %s -split-input-file 2>&1 | FileCheck %s --check-prefix=COL
+
+// Every diagnostic of the dist dialect that textual IR can reach, one case
+// per block. The COL lines check the column of parse errors, which
+// -verify-diagnostics does not.
+
+// Tests that a mesh axis of size 0 is rejected.
+// expected-error@+1 {{'dist.mesh' op axis 1 ('mp') has size 0; mesh axes must have size >= 1}}
+dist.mesh @mesh_2x0 [dp = 2, mp = 0]
+
+// -----
+
+// Tests that a mesh axis of negative size is rejected.
+// expected-error@+1 {{'dist.mesh' op axis 0 ('dp') has size -2; mesh axes must have size >= 1}}
+dist.mesh @mesh_m2 [dp = -2]
+
+// -----
+
+// Tests that two mesh axes may not share a name.
+// expected-error@+1 {{'dist.mesh' op axis name 'dp' is used twice}}
+dist.mesh @mesh_2x4x2 [dp = 2, mp = 4, dp = 2]
+
+// -----
+
+// Tests that a mesh axis may not have an empty name.
+// expected-error@+1 {{'dist.mesh' op axis 1 has an empty name}}
+dist.mesh @mesh_2x4 [dp = 2, "" = 4]
+
+// -----
+
+// Tests that the generic form needs one size per axis name.
+// expected-error@+1 {{'dist.mesh' op has 2 axis names but 1 sizes}}
+"dist.mesh"() <{axis_names = ["dp", "mp"], shape = array<i64: 2>, sym_name = "mesh_2x4"}> : () -> ()
+
+// -----
+
+// Tests that a mesh axis needs `=` between its name and its size.
+// COL: invalid.mlir:[[@LINE+2]]:24: error: expected '='
+// expected-error@+1 {{expected '='}}
+dist.mesh @mesh_2x4 [dp 2, mp = 4]
+
+// -----
+
+// Tests that a mesh axis size must be an integer.
+// COL: invalid.mlir:[[@LINE+2]]:27: error: custom op 'dist.mesh' expected integer value
+// expected-error@+1 {{expected integer value}}
+dist.mesh @mesh_2x4 [dp = 2.0, mp = 4]
+
+// -----
+
+// Tests that a mesh needs a symbol name.
+// expected-error@+1 {{expected valid '@'-identifier for symbol name}}
+dist.mesh [dp = 2, mp = 4]
+
+// -----
+
+// Tests that an axis may not split one dim twice (#dist.dim on its own).
+// expected-error@+1 {{mesh axis 'dp' appears twice in one dim}}
+func.func private @f() attributes {dims = #dist.dim<{dp, dp}>}
+
+// -----
+
+// Tests that an axis may not name an empty string in #dist.dim.
+// expected-error@+1 {{empty mesh axis name in one dim}}
+func.func private @f() attributes {dims = #dist.dim<{dp, ""}>}
+
+// -----
+
+// Tests that an axis may not split one dim of a #dist.sharding twice.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{mesh axis 'mp' appears twice in one dim}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{mp, dp, mp}, {}]>})
+
+// -----
+
+// Tests that an axis may not name an empty string in a dim of a #dist.sharding.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{empty mesh axis name in one dim}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{""}, {}]>})
+
+// -----
+
+// Tests that an axis may not split two dims.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{mesh axis 'dp' is used twice: in dim 0 and in dim 2}}
+func.func private @f(tensor<8x16x4xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}, {mp}, {dp}]>})
+
+// -----
+
+// Tests that an axis may not both split a dim and be partial.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{mesh axis 'mp' is used twice: in dim 1 and in the partial axes}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {mp}], partial = sum{dp, mp}>})
+
+// -----
+
+// Tests that an axis may not be partial twice.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{mesh axis 'dp' appears twice in the partial axes}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {}], partial = max{dp, dp}>})
+
+// -----
+
+// Tests that a partial axis may not be an empty string.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{empty mesh axis name in the partial axes}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {}], partial = sum{""}>})
+
+// -----
+
+// Tests that `partial` needs at least one axis.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// COL: invalid.mlir:[[@LINE+2]]:102: error: 'partial' needs at least one mesh axis
+// expected-error@+1 {{'partial' needs at least one mesh axis}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {}], partial = sum{}>})
+
+// -----
+
+// Tests that the reduction kind of `partial` must be known.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// COL: invalid.mlir:[[@LINE+2]]:102: error: unknown reduction kind 'mean'; expected sum, max, min, prod or avg
+// expected-error@+1 {{unknown reduction kind 'mean'; expected sum, max, min, prod or avg}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {}], partial = mean{dp}>})
+
+// -----
+
+// Tests that `partial` needs a reduction kind before its axes.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{expected valid keyword or string}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {}], partial = {dp}>})
+
+// -----
+
+// Tests that only `partial` may follow the dims.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// COL: invalid.mlir:[[@LINE+2]]:92: error: expected 'partial'
+// expected-error@+1 {{expected 'partial'}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {}], parital = sum{dp}>})
+
+// -----
+
+// Tests that the mesh of a sharding is a flat symbol reference.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{invalid kind of attribute specified}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@outer::@mesh_2x4, [{}, {}]>})
+
+// -----
+
+// Tests that the mesh of a sharding is a symbol, not a string.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{invalid kind of attribute specified}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<"mesh_2x4", [{}, {}]>})
+
+// -----
+
+// Tests that a sharding must name a mesh that exists.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op argument 0: sharding refers to an unknown mesh @mesh_8}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_8, [{dp}, {}]>})
+
+// -----
+
+// Tests that a sharding must name a dist.mesh, not some other symbol.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op argument 1: sharding refers to an unknown mesh @f}}
+func.func private @f(tensor<8x16xf32>, tensor<8x16xf32> {dist.sharding = #dist.sharding<@f, [{}, {}]>})
+
+// -----
+
+// Tests that every split axis must exist in the mesh.
+// expected-note@+1 {{mesh declared here}}
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op result 0: mesh @mesh_2x4 has no axis 'pp'}}
+func.func private @f(tensor<8x16xf32>) -> (tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}, {pp}]>})
+
+// -----
+
+// Tests that every partial axis must exist in the mesh.
+// expected-note@+1 {{mesh declared here}}
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op argument 0: mesh @mesh_2x4 has no axis 'pp'}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}, {}], partial = sum{mp, pp}>})
+
+// -----
+
+// Tests that a sharding has one entry per dim of the tensor.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op argument 0: sharding has 1 dims but the type 'tensor<8x16xf32>' has rank 2}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}]>})
+
+// -----
+
+// Tests that a rank-0 tensor needs the empty sharding `[]`.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op result 0: sharding has 1 dims but the type 'tensor<f32>' has rank 0}}
+func.func private @f() -> (tensor<f32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}]>})
+
+// -----
+
+// Tests that an uneven split is rejected, naming the dim, its size and the axes.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op argument 0: dim 1 of size 12 is not divisible by 8, the product of the sizes of mesh axes [mp, dp] of @mesh_2x4 (uneven splits are not supported)}}
+func.func private @f(tensor<8x12xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {mp, dp}]>})
+
+// -----
+
+// Tests that an uneven split on a function result is rejected too.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op result 1: dim 0 of size 3 is not divisible by 2, the product of the sizes of mesh axes [dp] of @mesh_2x4 (uneven splits are not supported)}}
+func.func private @f() -> (tensor<8xf32>, tensor<3xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}]>})
+
+// -----
+
+// Tests that `dist.sharding` on an argument must be a #dist.sharding.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op argument 0: 'dist.sharding' must be a #dist.sharding, got #dist.dim<{dp}>}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.dim<{dp}>})
+
+// -----
+
+// Tests that `dist.sharding` on a result must be a #dist.sharding.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op result 0: 'dist.sharding' must be a #dist.sharding, got "dp"}}
+func.func private @f() -> (tensor<8x16xf32> {dist.sharding = "dp"})
+
+// -----
+
+// Tests that an argument may carry no other dist attribute.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op argument 0: unknown dist attribute 'dist.shard'}}
+func.func private @f(tensor<8x16xf32> {dist.shard = #dist.sharding<@mesh_2x4, [{dp}, {}]>})
+
+// -----
+
+// Tests that a result may carry no other dist attribute.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op result 0: unknown dist attribute 'dist.role'}}
+func.func private @f() -> (tensor<8x16xf32> {dist.role = #dist.role<forward>})
+
+// -----
+
+// Tests that only a tensor can be sharded.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op argument 1: a sharding needs a ranked tensor, got 'f32'}}
+func.func @f(%x: tensor<8xf32>, %y: f32 {dist.sharding = #dist.sharding<@mesh_2x4, []>}) {
+  return
+}
+
+// -----
+
+// Tests that only a ranked tensor can be sharded.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op result 0: a sharding needs a ranked tensor, got 'tensor<*xf32>'}}
+func.func private @f() -> (tensor<*xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}]>})
+
+// -----
+
+// Tests that a memref cannot be sharded.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op argument 0: a sharding needs a ranked tensor, got 'memref<8xf32>'}}
+func.func private @f(memref<8xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}]>})
+
+// -----
+
+// Tests that `dist.sharding` is no op attribute.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op 'dist.sharding' belongs on function arguments and results; use dist.annotate to pin the sharding of a value}}
+func.func private @f(tensor<8x16xf32>) attributes {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}, {}]>}
+
+// -----
+
+// Tests that `dist.sharding` is no attribute of a dist op either.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.annotate' op 'dist.sharding' belongs on function arguments and results; use dist.annotate to pin the sharding of a value}}
+  %0 = dist.annotate %x as <@mesh_2x4, [{dp}, {}]> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}, {}]>} : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that `dist.role` must be a #dist.role.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'arith.negf' op 'dist.role' must be a #dist.role, got "backward"}}
+  %0 = arith.negf %x {dist.role = "backward"} : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that `dist.role` on a function must be a #dist.role.
+// expected-error@+1 {{'func.func' op 'dist.role' must be a #dist.role, got 1 : i64}}
+func.func private @f() attributes {dist.role = 1}
+
+// -----
+
+// Tests that #dist.role only takes the known roles.
+// expected-error@+2 {{expected ::mlir::dist::Role to be one of: forward, backward, optimizer, loss, lr_sched, dist}}
+// expected-error@+1 {{failed to parse Dist_RoleAttr parameter 'value' which is to be a `::mlir::dist::Role`}}
+func.func private @f() attributes {dist.role = #dist.role<fwd>}
+
+// -----
+
+// Tests that an op may carry no other dist attribute.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_reduce' op unknown dist attribute 'dist.stage'}}
+  %0 = dist.all_reduce %x on @mesh_2x4 [mp] sum {dist.stage = 1 : i64} : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that a function may carry no other dist attribute.
+// expected-error@+1 {{'func.func' op unknown dist attribute 'dist.mesh'}}
+func.func private @f() attributes {dist.mesh = @mesh_2x4}
+
+// -----
+
+// Tests that dist.annotate needs a mesh that exists.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.annotate' op sharding refers to an unknown mesh @mesh_4}}
+  %0 = dist.annotate %x as <@mesh_4, [{mp}, {}]> : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.annotate needs axes that exist.
+// expected-note@+1 {{mesh declared here}}
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.annotate' op mesh @mesh_2x4 has no axis 'tp'}}
+  %0 = dist.annotate %x as <@mesh_2x4, [{}, {tp}]> : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.annotate needs one sharding entry per dim.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.annotate' op sharding has 3 dims but the type 'tensor<8x16xf32>' has rank 2}}
+  %0 = dist.annotate %x as <@mesh_2x4, [{}, {}, {}]> : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.annotate rejects an uneven split.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<6x16xf32>) {
+  // expected-error@+1 {{'dist.annotate' op dim 0 of size 6 is not divisible by 4, the product of the sizes of mesh axes [mp] of @mesh_2x4 (uneven splits are not supported)}}
+  %0 = dist.annotate %x as <@mesh_2x4, [{mp}, {dp}]> : tensor<6x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.annotate rejects an axis used twice (while parsing).
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{mesh axis 'dp' is used twice: in dim 0 and in the partial axes}}
+  %0 = dist.annotate %x as <@mesh_2x4, [{dp}, {}], partial = sum{dp}> : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.annotate keeps the type of its operand.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.annotate' op requires the same type for all operands and results}}
+  %0 = "dist.annotate"(%x) <{sharding = #dist.sharding<@mesh_2x4, [{dp}, {}]>}> : (tensor<8x16xf32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_reduce needs a mesh that exists.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_reduce' op refers to an unknown mesh @mesh_4}}
+  %0 = dist.all_reduce %x on @mesh_4 [mp] sum : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_reduce needs axes that exist.
+// expected-note@+1 {{mesh declared here}}
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_reduce' op mesh @mesh_2x4 has no axis 'tp'}}
+  %0 = dist.all_reduce %x on @mesh_2x4 [mp, tp] sum : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_reduce may not name an axis twice in its group.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_reduce' op mesh axis 'mp' appears twice in the group}}
+  %0 = dist.all_reduce %x on @mesh_2x4 [mp, mp] sum : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_gather needs a mesh that exists.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_gather' op refers to an unknown mesh @mesh_4}}
+  %0 = dist.all_gather %x on @mesh_4 [mp] dim = 0 : tensor<8x16xf32> -> tensor<32x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_gather needs axes that exist.
+// expected-note@+1 {{mesh declared here}}
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_gather' op mesh @mesh_2x4 has no axis 'tp'}}
+  %0 = dist.all_gather %x on @mesh_2x4 [mp, tp] dim = 0 : tensor<8x16xf32> -> tensor<32x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_gather may not name an axis twice in its group.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_gather' op mesh axis 'mp' appears twice in the group}}
+  %0 = dist.all_gather %x on @mesh_2x4 [mp, mp] dim = 0 : tensor<8x16xf32> -> tensor<32x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.reduce_scatter needs a mesh that exists.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.reduce_scatter' op refers to an unknown mesh @mesh_4}}
+  %0 = dist.reduce_scatter %x on @mesh_4 [mp] sum dim = 0 : tensor<8x16xf32> -> tensor<2x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.reduce_scatter needs axes that exist.
+// expected-note@+1 {{mesh declared here}}
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.reduce_scatter' op mesh @mesh_2x4 has no axis 'tp'}}
+  %0 = dist.reduce_scatter %x on @mesh_2x4 [mp, tp] sum dim = 0 : tensor<8x16xf32> -> tensor<2x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.reduce_scatter may not name an axis twice in its group.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.reduce_scatter' op mesh axis 'mp' appears twice in the group}}
+  %0 = dist.reduce_scatter %x on @mesh_2x4 [mp, mp] sum dim = 0 : tensor<8x16xf32> -> tensor<2x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_to_all needs a mesh that exists.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_to_all' op refers to an unknown mesh @mesh_4}}
+  %0 = dist.all_to_all %x on @mesh_4 [mp] split_dim = 1 concat_dim = 0 : tensor<8x16xf32> -> tensor<32x4xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_to_all needs axes that exist.
+// expected-note@+1 {{mesh declared here}}
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_to_all' op mesh @mesh_2x4 has no axis 'tp'}}
+  %0 = dist.all_to_all %x on @mesh_2x4 [mp, tp] split_dim = 1 concat_dim = 0 : tensor<8x16xf32> -> tensor<32x4xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_to_all may not name an axis twice in its group.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_to_all' op mesh axis 'mp' appears twice in the group}}
+  %0 = dist.all_to_all %x on @mesh_2x4 [mp, mp] split_dim = 1 concat_dim = 0 : tensor<8x16xf32> -> tensor<32x4xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.reduce needs a mesh that exists.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.reduce' op refers to an unknown mesh @mesh_4}}
+  %0 = dist.reduce %x on @mesh_4 [mp] sum root = 0 : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.reduce needs axes that exist.
+// expected-note@+1 {{mesh declared here}}
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.reduce' op mesh @mesh_2x4 has no axis 'tp'}}
+  %0 = dist.reduce %x on @mesh_2x4 [mp, tp] sum root = 0 : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.reduce may not name an axis twice in its group.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.reduce' op mesh axis 'mp' appears twice in the group}}
+  %0 = dist.reduce %x on @mesh_2x4 [mp, mp] sum root = 0 : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.broadcast needs a mesh that exists.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.broadcast' op refers to an unknown mesh @mesh_4}}
+  %0 = dist.broadcast %x on @mesh_4 [mp] root = 0 : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.broadcast needs axes that exist.
+// expected-note@+1 {{mesh declared here}}
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.broadcast' op mesh @mesh_2x4 has no axis 'tp'}}
+  %0 = dist.broadcast %x on @mesh_2x4 [mp, tp] root = 0 : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.broadcast may not name an axis twice in its group.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.broadcast' op mesh axis 'mp' appears twice in the group}}
+  %0 = dist.broadcast %x on @mesh_2x4 [mp, mp] root = 0 : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.permute needs a mesh that exists.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.permute' op refers to an unknown mesh @mesh_4}}
+  %0 = dist.permute %x on @mesh_4 [mp] pairs = [0 -> 1] : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.permute needs axes that exist.
+// expected-note@+1 {{mesh declared here}}
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.permute' op mesh @mesh_2x4 has no axis 'tp'}}
+  %0 = dist.permute %x on @mesh_2x4 [mp, tp] pairs = [0 -> 1] : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.permute may not name an axis twice in its group.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.permute' op mesh axis 'mp' appears twice in the group}}
+  %0 = dist.permute %x on @mesh_2x4 [mp, mp] pairs = [0 -> 1] : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.process_index needs a mesh that exists.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f() {
+  // expected-error@+1 {{'dist.process_index' op refers to an unknown mesh @mesh_4}}
+  %0 = dist.process_index on @mesh_4 [mp] : index
+  return
+}
+
+// -----
+
+// Tests that dist.process_index needs axes that exist.
+// expected-note@+1 {{mesh declared here}}
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f() {
+  // expected-error@+1 {{'dist.process_index' op mesh @mesh_2x4 has no axis 'tp'}}
+  %0 = dist.process_index on @mesh_2x4 [mp, tp] : index
+  return
+}
+
+// -----
+
+// Tests that dist.process_index may not name an axis twice in its group.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f() {
+  // expected-error@+1 {{'dist.process_index' op mesh axis 'mp' appears twice in the group}}
+  %0 = dist.process_index on @mesh_2x4 [mp, mp] : index
+  return
+}
+
+// -----
+
+// Tests that a collective needs a dist.mesh, not some other symbol.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_reduce' op refers to an unknown mesh @f}}
+  %0 = dist.all_reduce %x on @f [mp] sum : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_reduce cannot reduce complex numbers.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<4xcomplex<f32>>) {
+  // expected-error@+1 {{'dist.all_reduce' op cannot reduce elements of type 'complex<f32>'; expected an integer or floating-point type}}
+  %0 = dist.all_reduce %x on @mesh_2x4 [mp] sum : tensor<4xcomplex<f32>>
+  return
+}
+
+// -----
+
+// Tests that dist.all_reduce takes only the known reduction kinds.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // COL: invalid.mlir:[[@LINE+2]]:45: error: custom op 'dist.all_reduce' expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min, prod, avg]
+  // expected-error@+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min, prod, avg]}}
+  %0 = dist.all_reduce %x on @mesh_2x4 [mp] mean : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that the generic form of dist.all_reduce takes only the known kinds.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{Invalid attribute `kind` in property conversion: 5 : i32}}
+  %0 = "dist.all_reduce"(%x) <{axes = ["mp"], kind = 5 : i32, mesh = @mesh_2x4}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_reduce keeps the type of its operand.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_reduce' op requires the same type for all operands and results}}
+  %0 = "dist.all_reduce"(%x) <{axes = ["mp"], kind = 0 : i32, mesh = @mesh_2x4}> : (tensor<8x16xf32>) -> tensor<2x16xf32>
+  return
+}
+
+// -----
+
+// Tests that the axes of a collective are names.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_reduce' op attribute 'axes' failed to satisfy constraint: mesh axis names}}
+  %0 = "dist.all_reduce"(%x) <{axes = [0], kind = 0 : i32, mesh = @mesh_2x4}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that the dim of dist.all_gather is a dim of the operand.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_gather' op dim 2 is out of range for the operand type 'tensor<8x16xf32>' of rank 2}}
+  %0 = dist.all_gather %x on @mesh_2x4 [mp] dim = 2 : tensor<8x16xf32> -> tensor<8x16x4xf32>
+  return
+}
+
+// -----
+
+// Tests that the dim of dist.all_gather is not negative.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_gather' op attribute 'dim' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %0 = dist.all_gather %x on @mesh_2x4 [mp] dim = -1 : tensor<8x16xf32> -> tensor<8x64xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_gather keeps the element type.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_gather' op result element type 'f16' differs from the operand's 'f32'}}
+  %0 = dist.all_gather %x on @mesh_2x4 [mp] dim = 0 : tensor<8x16xf32> -> tensor<32x16xf16>
+  return
+}
+
+// -----
+
+// Tests that dist.all_gather keeps the rank.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_gather' op result rank 1 differs from the operand's 2}}
+  %0 = dist.all_gather %x on @mesh_2x4 [mp] dim = 0 : tensor<8x16xf32> -> tensor<512xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_gather changes no dim but the gathered one.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_gather' op result dim 1 has size 4, expected 16 (the operand's; only the collective's dims may change)}}
+  %0 = dist.all_gather %x on @mesh_2x4 [mp] dim = 0 : tensor<8x16xf32> -> tensor<32x4xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_gather checks static dims next to dynamic ones.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<?x16xf32>) {
+  // expected-error@+1 {{'dist.all_gather' op result dim 1 has size 8, expected 16 (the operand's; only the collective's dims may change)}}
+  %0 = dist.all_gather %x on @mesh_2x4 [mp] dim = 0 : tensor<?x16xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_gather multiplies the gathered dim by the group size.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_gather' op result dim 1 has size 32, expected 64 (operand dim 1 of size 16 times the group size 4 of axes [mp] on @mesh_2x4)}}
+  %0 = dist.all_gather %x on @mesh_2x4 [mp] dim = 1 : tensor<8x16xf32> -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_gather over several axes multiplies by the product of their sizes.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_gather' op result dim 0 has size 32, expected 64 (operand dim 0 of size 8 times the group size 8 of axes [dp, mp] on @mesh_2x4)}}
+  %0 = dist.all_gather %x on @mesh_2x4 [dp, mp] dim = 0 : tensor<8x16xf32> -> tensor<32x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.reduce_scatter cannot reduce complex numbers.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8xcomplex<f32>>) {
+  // expected-error@+1 {{'dist.reduce_scatter' op cannot reduce elements of type 'complex<f32>'; expected an integer or floating-point type}}
+  %0 = dist.reduce_scatter %x on @mesh_2x4 [mp] sum dim = 0 : tensor<8xcomplex<f32>> -> tensor<2xcomplex<f32>>
+  return
+}
+
+// -----
+
+// Tests that the dim of dist.reduce_scatter is a dim of the operand.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.reduce_scatter' op dim 5 is out of range for the operand type 'tensor<8x16xf32>' of rank 2}}
+  %0 = dist.reduce_scatter %x on @mesh_2x4 [mp] sum dim = 5 : tensor<8x16xf32> -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.reduce_scatter keeps the element type.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.reduce_scatter' op result element type 'bf16' differs from the operand's 'f32'}}
+  %0 = dist.reduce_scatter %x on @mesh_2x4 [mp] sum dim = 0 : tensor<8x16xf32> -> tensor<2x16xbf16>
+  return
+}
+
+// -----
+
+// Tests that dist.reduce_scatter keeps the rank.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.reduce_scatter' op result rank 3 differs from the operand's 2}}
+  %0 = dist.reduce_scatter %x on @mesh_2x4 [mp] sum dim = 0 : tensor<8x16xf32> -> tensor<2x16x1xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.reduce_scatter changes no dim but the scattered one.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.reduce_scatter' op result dim 0 has size 2, expected 8 (the operand's; only the collective's dims may change)}}
+  %0 = dist.reduce_scatter %x on @mesh_2x4 [mp] sum dim = 1 : tensor<8x16xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.reduce_scatter needs a scattered dim divisible by the group size.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x6xf32>) {
+  // expected-error@+1 {{'dist.reduce_scatter' op operand dim 1 of size 6 is not divisible by the group size 4 of axes [mp] on @mesh_2x4}}
+  %0 = dist.reduce_scatter %x on @mesh_2x4 [mp] max dim = 1 : tensor<8x6xf32> -> tensor<8x1xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.reduce_scatter divides the scattered dim by the group size.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.reduce_scatter' op result dim 0 has size 4, expected 1 (operand dim 0 of size 8 divided by the group size 8 of axes [mp, dp] on @mesh_2x4)}}
+  %0 = dist.reduce_scatter %x on @mesh_2x4 [mp, dp] avg dim = 0 : tensor<8x16xf32> -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+// Tests that the split_dim of dist.all_to_all is a dim of the operand.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_to_all' op split_dim 2 is out of range for the operand type 'tensor<8x16xf32>' of rank 2}}
+  %0 = dist.all_to_all %x on @mesh_2x4 [mp] split_dim = 2 concat_dim = 0 : tensor<8x16xf32> -> tensor<32x16xf32>
+  return
+}
+
+// -----
+
+// Tests that the concat_dim of dist.all_to_all is a dim of the operand.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_to_all' op concat_dim 3 is out of range for the operand type 'tensor<8x16xf32>' of rank 2}}
+  %0 = dist.all_to_all %x on @mesh_2x4 [mp] split_dim = 1 concat_dim = 3 : tensor<8x16xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+// Tests that the concat_dim of dist.all_to_all is not negative.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_to_all' op attribute 'concat_dim' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %0 = dist.all_to_all %x on @mesh_2x4 [mp] split_dim = 1 concat_dim = -2 : tensor<8x16xf32> -> tensor<32x4xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_to_all keeps the element type.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_to_all' op result element type 'i32' differs from the operand's 'f32'}}
+  %0 = dist.all_to_all %x on @mesh_2x4 [mp] split_dim = 1 concat_dim = 0 : tensor<8x16xf32> -> tensor<32x4xi32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_to_all keeps the rank.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_to_all' op result rank 3 differs from the operand's 2}}
+  %0 = dist.all_to_all %x on @mesh_2x4 [mp] split_dim = 1 concat_dim = 0 : tensor<8x16xf32> -> tensor<32x4x1xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_to_all changes no dim but split_dim and concat_dim.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16x2xf32>) {
+  // expected-error@+1 {{'dist.all_to_all' op result dim 2 has size 4, expected 2 (the operand's; only the collective's dims may change)}}
+  %0 = dist.all_to_all %x on @mesh_2x4 [mp] split_dim = 1 concat_dim = 0 : tensor<8x16x2xf32> -> tensor<32x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_to_all with split_dim == concat_dim keeps the shape.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_to_all' op result dim 1 has size 4, expected 16 (the operand's; only the collective's dims may change)}}
+  %0 = dist.all_to_all %x on @mesh_2x4 [mp] split_dim = 1 concat_dim = 1 : tensor<8x16xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_to_all needs a split_dim divisible by the group size.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<6x16xf32>) {
+  // expected-error@+1 {{'dist.all_to_all' op operand split_dim 0 of size 6 is not divisible by the group size 4 of axes [mp] on @mesh_2x4}}
+  %0 = dist.all_to_all %x on @mesh_2x4 [mp] split_dim = 0 concat_dim = 1 : tensor<6x16xf32> -> tensor<1x64xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_to_all with split_dim == concat_dim still needs a divisible dim.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<6x16xf32>) {
+  // expected-error@+1 {{'dist.all_to_all' op operand split_dim 0 of size 6 is not divisible by the group size 4 of axes [mp] on @mesh_2x4}}
+  %0 = dist.all_to_all %x on @mesh_2x4 [mp] split_dim = 0 concat_dim = 0 : tensor<6x16xf32> -> tensor<6x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_to_all divides split_dim by the group size.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_to_all' op result dim 1 has size 8, expected 4 (operand dim 1 of size 16 divided by the group size 4 of axes [mp] on @mesh_2x4)}}
+  %0 = dist.all_to_all %x on @mesh_2x4 [mp] split_dim = 1 concat_dim = 0 : tensor<8x16xf32> -> tensor<32x8xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.all_to_all multiplies concat_dim by the group size.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.all_to_all' op result dim 0 has size 8, expected 32 (operand dim 0 of size 8 times the group size 4 of axes [mp] on @mesh_2x4)}}
+  %0 = dist.all_to_all %x on @mesh_2x4 [mp] split_dim = 1 concat_dim = 0 : tensor<8x16xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.reduce cannot reduce complex numbers.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<4xcomplex<f64>>) {
+  // expected-error@+1 {{'dist.reduce' op cannot reduce elements of type 'complex<f64>'; expected an integer or floating-point type}}
+  %0 = dist.reduce %x on @mesh_2x4 [mp] sum root = 0 : tensor<4xcomplex<f64>>
+  return
+}
+
+// -----
+
+// Tests that the root of dist.reduce is a rank of the group.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.reduce' op root 4 is out of range for the group size 4 of axes [mp] on @mesh_2x4}}
+  %0 = dist.reduce %x on @mesh_2x4 [mp] sum root = 4 : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that the root of dist.reduce is not negative.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.reduce' op attribute 'root' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %0 = dist.reduce %x on @mesh_2x4 [mp] sum root = -1 : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.reduce keeps the type of its operand.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.reduce' op requires the same type for all operands and results}}
+  %0 = "dist.reduce"(%x) <{axes = ["mp"], kind = 0 : i32, mesh = @mesh_2x4, root = 0 : i64}> : (tensor<8x16xf32>) -> tensor<8x16xf16>
+  return
+}
+
+// -----
+
+// Tests that the root of dist.broadcast is a rank of the group.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.broadcast' op root 8 is out of range for the group size 8 of axes [dp, mp] on @mesh_2x4}}
+  %0 = dist.broadcast %x on @mesh_2x4 [dp, mp] root = 8 : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that the only root of dist.broadcast over no axis is 0.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.broadcast' op root 1 is out of range for the group size 1 of axes [] on @mesh_2x4}}
+  %0 = dist.broadcast %x on @mesh_2x4 [] root = 1 : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that the root of dist.broadcast is not negative.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.broadcast' op attribute 'root' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %0 = dist.broadcast %x on @mesh_2x4 [mp] root = -3 : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that the flat pairs of dist.permute hold an even number of ranks.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.permute' op 'pairs' must hold an even number of ranks, got 3}}
+  %0 = "dist.permute"(%x) <{axes = ["mp"], mesh = @mesh_2x4, pairs = array<i64: 0, 1, 2>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that a source of dist.permute is not negative.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.permute' op pair -1 -> 0 has a negative rank}}
+  %0 = dist.permute %x on @mesh_2x4 [mp] pairs = [0 -> 1, -1 -> 0] : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that a target of dist.permute is not negative.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.permute' op pair 0 -> -1 has a negative rank}}
+  %0 = dist.permute %x on @mesh_2x4 [mp] pairs = [0 -> -1] : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that a rank of dist.permute is a source once.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.permute' op rank 0 is a source twice}}
+  %0 = dist.permute %x on @mesh_2x4 [mp] pairs = [0 -> 1, 1 -> 2, 0 -> 3] : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that a rank of dist.permute is a target once.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.permute' op rank 1 is a target twice}}
+  %0 = dist.permute %x on @mesh_2x4 [mp] pairs = [0 -> 1, 2 -> 1] : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that a target of dist.permute is a rank of the group.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.permute' op pair 3 -> 4 is out of range for the group size 4 of axes [mp] on @mesh_2x4}}
+  %0 = dist.permute %x on @mesh_2x4 [mp] pairs = [3 -> 4] : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that a source of dist.permute is a rank of the group.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.permute' op pair 2 -> 0 is out of range for the group size 2 of axes [dp] on @mesh_2x4}}
+  %0 = dist.permute %x on @mesh_2x4 [dp] pairs = [0 -> 1, 2 -> 0] : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that a pair of dist.permute is written with `->`.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{expected '->'}}
+  %0 = dist.permute %x on @mesh_2x4 [mp] pairs = [0, 1] : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.process_index returns an index.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f() {
+  // expected-error@+1 {{invalid kind of type specified: expected builtin.index, but found 'i64'}}
+  %0 = dist.process_index on @mesh_2x4 [dp] : i64
+  return
+}
+
+// -----
+
+// Tests that a mesh whose device count overflows 32-bit ranks is rejected
+// (instead of overflowing the group-size arithmetic of its users).
+// expected-error@+1 {{'dist.mesh' op has more than 2147483647 devices, the most a mesh may have}}
+dist.mesh @mesh_huge [a = 4611686018427387904, b = 4]
