@@ -11,6 +11,11 @@ extern "C" {
 
 MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Dist, dist);
 
+/// Adds the dist dialect and dist's extensions (the sharding rules it attaches
+/// to upstream ops) to `registry`. The dialect handle alone registers only the
+/// dialect.
+MLIR_CAPI_EXPORTED void distRegisterAllDialects(MlirDialectRegistry registry);
+
 /// Registers dist's passes and pipelines with the global pass registry.
 MLIR_CAPI_EXPORTED void distRegisterPasses(void);
 

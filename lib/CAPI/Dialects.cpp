@@ -9,6 +9,10 @@
 
 MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Dist, dist, mlir::dist::DistDialect)
 
+void distRegisterAllDialects(MlirDialectRegistry registry) {
+  mlir::dist::registerAllDistDialects(*unwrap(registry));
+}
+
 void distRegisterPasses(void) { mlir::dist::registerAllDistPasses(); }
 
 bool distAttributeIsASharding(MlirAttribute attr) {

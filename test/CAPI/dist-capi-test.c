@@ -18,8 +18,11 @@ static void printToStdout(MlirStringRef text, void *userData) {
 
 int main(void) {
   MlirContext ctx = mlirContextCreate();
+  MlirDialectRegistry registry = mlirDialectRegistryCreate();
+  distRegisterAllDialects(registry);
+  mlirContextAppendDialectRegistry(ctx, registry);
+  mlirDialectRegistryDestroy(registry);
   MlirDialectHandle handle = mlirGetDialectHandle__dist__();
-  mlirDialectHandleRegisterDialect(handle, ctx);
   mlirDialectHandleLoadDialect(handle, ctx);
   distRegisterPasses();
 

@@ -22,7 +22,7 @@ def Dist_Dialect : Dialect {
     program that results.
 
     * `dist.mesh` declares a named, static, n-dimensional mesh of devices with
-      named axes (`["dp", "mp"]`).
+      named axes (`dist.mesh @mesh_2x4 [dp = 2, mp = 4]`).
     * `#dist.sharding` says, for one tensor, which mesh axes split each of its
       dimensions, and over which axes the tensor is *partial*: every rank holds
       a summand (or max/min/product operand) of the true value, a reduction

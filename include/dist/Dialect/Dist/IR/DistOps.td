@@ -121,7 +121,7 @@ def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce", [
     Every rank of each group (the ranks that differ only in `axes`) holds a
     tensor of the same type; afterwards every rank holds the elementwise
     `kind` reduction of all of them. `avg` is the sum divided by the group
-    size.
+    size (on integers, rounded toward zero).
 
     ```mlir
     // mesh [mp = 4]; rank r holds x_r.   After: every rank holds x_0+x_1+x_2+x_3.
