@@ -26,7 +26,13 @@ struct ElementwiseShardingRule
     if (!OpTrait::hasElementwiseMappableTraits(op) ||
         !llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>))
       return failure();
-    return ShardingRule::getElementwise(op);
+    ShardingRule rule = ShardingRule::getElementwise(op);
+    if (isa<arith::AddFOp, arith::AddIOp, arith::SubFOp, arith::SubIOp,
+            arith::NegFOp>(op))
+      rule.partialPolicy = PartialPolicy::Additive;
+    else if (isa<arith::MulFOp, arith::MulIOp>(op))
+      rule.partialPolicy = PartialPolicy::Multilinear;
+    return rule;
   }
 };
 

@@ -39,6 +39,54 @@ static std::optional<ReductionKind> getCombiner(linalg::LinalgOp op,
   return std::nullopt;
 }
 
+/// True if `value`, in the body of a linalg op, is a block argument of an
+/// input or a value defined outside the body (a captured scalar, a constant).
+static bool isInputOrInvariant(Value value, linalg::LinalgOp op) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return arg.getOwner() == op.getBlock() &&
+           arg.getArgNumber() < op.getNumDpsInputs();
+  Operation *def = value.getDefiningOp();
+  return !op->isAncestor(def) || def->hasTrait<OpTrait::ConstantLike>();
+}
+
+/// How partial sums flow through the op, from what its body computes: the
+/// value yielded (ignoring a sum-combined accumulator) is an input, a sum or
+/// difference of inputs, or a product of an input with anything invariant.
+static PartialPolicy getPartialPolicy(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1)
+    return PartialPolicy::None;
+  Operation *yield = op.getBlock()->getTerminator();
+  Value yielded = yield->getOperand(0);
+  // Strip a sum-combined accumulator: acc + f(inputs).
+  if (auto add = yielded.getDefiningOp<arith::AddFOp>()) {
+    Value acc = op.getRegionOutputArgs()[0];
+    if (add.getLhs() == acc)
+      yielded = add.getRhs();
+    else if (add.getRhs() == acc)
+      yielded = add.getLhs();
+  }
+  auto isInput = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == op.getBlock() &&
+           arg.getArgNumber() < op.getNumDpsInputs();
+  };
+  if (isInput(yielded))
+    return PartialPolicy::Multilinear;
+  Operation *def = yielded.getDefiningOp();
+  if (!def || !op->isAncestor(def))
+    return PartialPolicy::None;
+  if (isa<arith::AddFOp, arith::SubFOp>(def) && isInput(def->getOperand(0)) &&
+      isInput(def->getOperand(1)))
+    return PartialPolicy::Additive;
+  if (isa<arith::NegFOp>(def) && isInput(def->getOperand(0)))
+    return PartialPolicy::Multilinear;
+  if (isa<arith::MulFOp>(def) &&
+      isInputOrInvariant(def->getOperand(0), op) &&
+      isInputOrInvariant(def->getOperand(1), op))
+    return PartialPolicy::Multilinear;
+  return PartialPolicy::None;
+}
+
 namespace {
 template <typename OpTy>
 struct LinalgShardingRule
@@ -94,10 +142,12 @@ struct LinalgShardingRule
       rule.operandDims.push_back(
           isTensor ? dimsOf(linalgOp.getMatchingIndexingMap(&operand))
                    : SmallVector<int64_t>());
-      rule.operandIsInitOnly.push_back(
-          linalgOp.isDpsInit(&operand) &&
-          !linalgOp.payloadUsesValueFromOperand(&operand));
+      bool isInit = linalgOp.isDpsInit(&operand);
+      bool isRead = linalgOp.payloadUsesValueFromOperand(&operand);
+      rule.operandIsInitOnly.push_back(isInit && !isRead);
+      rule.operandIsAccumulator.push_back(isInit && isRead);
     }
+    rule.partialPolicy = getPartialPolicy(linalgOp);
     for (OpOperand &init : linalgOp.getDpsInitsMutable())
       rule.resultDims.push_back(rule.operandDims[init.getOperandNumber()]);
     return rule;

@@ -29,6 +29,7 @@ ShardingRule ShardingRule::getElementwise(Operation *op) {
   for (Value operand : op->getOperands()) {
     rule.operandDims.push_back(identityDims(operand.getType()));
     rule.operandIsInitOnly.push_back(false);
+    rule.operandIsAccumulator.push_back(false);
   }
   for (Type type : op->getResultTypes())
     rule.resultDims.push_back(identityDims(type));
@@ -62,6 +63,7 @@ LogicalResult ShardingRule::verify(Operation *op) const {
   };
   if (operandDims.size() != op->getNumOperands() ||
       operandIsInitOnly.size() != op->getNumOperands() ||
+      operandIsAccumulator.size() != op->getNumOperands() ||
       resultDims.size() != op->getNumResults())
     return op->emitOpError() << "sharding rule does not match the op's "
                              << op->getNumOperands() << " operands and "
@@ -123,4 +125,8 @@ void ShardingRule::print(raw_ostream &os) const {
       }
     os << ']';
   }
+  if (partialPolicy == PartialPolicy::Additive)
+    os << " partial: additive";
+  else if (partialPolicy == PartialPolicy::Multilinear)
+    os << " partial: multilinear";
 }

@@ -33,6 +33,19 @@ enum class FactorKind {
   Unsplittable,
 };
 
+/// How a partial-sum operand may flow through an op without being reduced
+/// first, so that a reduction happens once and as late as possible.
+enum class PartialPolicy {
+  /// A partial operand must be reduced before the op (nonlinear ops).
+  None,
+  /// The op is a sum of its inputs (add, sub): if every input is partial
+  /// over the same axes, so is the result.
+  Additive,
+  /// The op is linear in each input separately (matmul, mul, transpose): if
+  /// exactly one input is partial, so is the result.
+  Multilinear,
+};
+
 /// The factor rule of one op. Dims that no factor indexes (-1) must be whole.
 struct ShardingRule {
   static constexpr int64_t kNoFactor = -1;
@@ -52,6 +65,11 @@ struct ShardingRule {
   /// Operands whose content the op overwrites (linalg `outs` of parallel
   /// ops): only their shape matters, so no reshard is needed for their data.
   SmallVector<bool> operandIsInitOnly;
+  /// Operands whose value the op accumulates into (linalg `outs` that the
+  /// body reads): with a split reduction or a partial input, they must be
+  /// partial too, so that their value is added once.
+  SmallVector<bool> operandIsAccumulator;
+  PartialPolicy partialPolicy = PartialPolicy::None;
 
   int64_t getNumFactors() const { return factors.size(); }
 

@@ -47,6 +47,60 @@ def DistVerify : Pass<"dist-verify", "::mlir::ModuleOp"> {
   ];
 }
 
+def DistPropagate : Pass<"dist-propagate", "::mlir::ModuleOp"> {
+  let summary = "Completes a sharding for every tensor value from the user's annotations";
+  // `}~]` stands for `}]`, which would end the TableGen code block.
+  let description = !subst("}~]", "}]", [{
+    Starts from the shardings the user gave (`dist.sharding` on function
+    arguments and results, `dist.annotate`) and derives one for every tensor
+    value of each function, forward and backward through every op that has a
+    sharding rule (`ShardingRuleOpInterface`), to a fixed point.
+
+    For each op, the mesh axes of each factor (loop) are chosen among the
+    layouts its operands and results already have: a user's layout wins, then
+    the layout of the bigger tensor (changing it would move more bytes); a
+    compatible, more split layout extends the choice; an axis splits at most
+    one factor, and a factor only as far as its size divides. Split reduction
+    factors make the results *partial*, and partial inputs flow through ops
+    that are linear in them (matmul, add, mul, transpose, ...) so that a
+    reduction happens once, as late as possible.
+
+    Updates only ever add axes (to the minor end of a dim, or to the partial
+    axes), so each value changes at most a few times: the pass is linear in
+    the program size, deterministic, and terminates. Values that stay
+    unknown are replicated.
+
+    Result: every op with tensor results carries `dist.shardings` (one entry
+    per result; `unit` for non-tensors), every tensor argument and result of
+    an annotated function carries `dist.sharding`. Ops on tensors without a
+    rule compute replicated values. A function without any annotation is left
+    alone.
+
+    Example (Megatron MLP, column- then row-parallel):
+    ```mlir
+    dist.mesh @mesh_4 [mp = 4]
+    func.func @mlp(%x: tensor<8x16xf32>,
+        %w1: tensor<16x32xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}~]>},
+        %w2: tensor<32x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}~]>},
+        %h0: tensor<8x32xf32>, %o0: tensor<8x16xf32>) -> tensor<8x16xf32> {
+      %h = linalg.matmul ins(%x, %w1 : tensor<8x16xf32>, tensor<16x32xf32>)
+                         outs(%h0 : tensor<8x32xf32>) -> tensor<8x32xf32>
+      %o = linalg.matmul ins(%h, %w2 : tensor<8x32xf32>, tensor<32x16xf32>)
+                         outs(%o0 : tensor<8x16xf32>) -> tensor<8x16xf32>
+      return %o : tensor<8x16xf32>
+    }
+    ```
+    becomes, in part:
+    ```mlir
+    %h = linalg.matmul {dist.shardings = [#dist.sharding<@mesh_4, [{}, {mp}~]>]} ...
+    %o = linalg.matmul {dist.shardings = [#dist.sharding<@mesh_4, [{}, {}~], partial = sum{mp}>]} ...
+    ```
+    and the function result is declared replicated, so the partitioner reduces
+    `%o` once, at the return.
+  }]);
+  let dependentDialects = ["::mlir::dist::DistDialect"];
+}
+
 def DistPrintShardingRules : Pass<"dist-print-sharding-rules"> {
   let summary = "Reports the sharding rule of every op, as remarks";
   let description = [{

@@ -19,11 +19,13 @@ void DistDialect::initialize() {
       >();
 }
 
-/// Verifies a `dist.sharding` attribute attached to a function argument or
-/// result of type `type`; `what` is e.g. "argument 1".
+/// Verifies a `dist.sharding` or `dist.partitioned_as` attribute attached to
+/// a function argument or result of type `type`; `what` is e.g.
+/// "argument 1".
 static LogicalResult verifyBoundarySharding(Operation *op, NamedAttribute attr,
                                             Type type, const Twine &what) {
-  if (attr.getName() != DistDialect::getShardingAttrName())
+  bool isLocal = attr.getName() == DistDialect::getPartitionedAsAttrName();
+  if (attr.getName() != DistDialect::getShardingAttrName() && !isLocal)
     return op->emitOpError()
            << what << ": unknown dist attribute '" << attr.getName().getValue()
            << "'";
@@ -33,9 +35,15 @@ static LogicalResult verifyBoundarySharding(Operation *op, NamedAttribute attr,
                              << "' must be a #dist.sharding, got "
                              << attr.getValue();
   MeshOp mesh = lookupMesh(op, sharding.getMesh());
-  return verifySharding(sharding, type, mesh, [&]() {
-    return op->emitOpError() << what << ": ";
-  });
+  auto emitError = [&]() { return op->emitOpError() << what << ": "; };
+  if (!isLocal)
+    return verifySharding(sharding, type, mesh, emitError);
+  // A local type: it has the rank of the global one, but divisibility was
+  // checked before partitioning.
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  if (!tensorType || !mesh || tensorType.getRank() != sharding.getRank())
+    return verifySharding(sharding, type, mesh, emitError);
+  return success();
 }
 
 LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
@@ -63,6 +71,43 @@ LogicalResult DistDialect::verifyRegionResultAttribute(Operation *op,
                                 "result " + Twine(resultIndex));
 }
 
+/// `dist.shardings`: one entry per result, a sharding valid for each tensor
+/// result and unit for any other.
+static LogicalResult verifyResultShardings(Operation *op, Attribute value) {
+  auto entries = dyn_cast<ArrayAttr>(value);
+  if (!entries)
+    return op->emitOpError() << "'" << DistDialect::getShardingsAttrName()
+                             << "' must be an array, got " << value;
+  if (entries.size() != op->getNumResults())
+    return op->emitOpError() << "'" << DistDialect::getShardingsAttrName()
+                             << "' has " << entries.size()
+                             << " entries for " << op->getNumResults()
+                             << " results";
+  for (auto [i, entry, result] :
+       llvm::enumerate(entries.getValue(), op->getResults())) {
+    if (!isa<RankedTensorType>(result.getType())) {
+      if (!isa<UnitAttr>(entry))
+        return op->emitOpError() << "result " << i << " is no ranked tensor; "
+                                 << "its entry in '"
+                                 << DistDialect::getShardingsAttrName()
+                                 << "' must be unit";
+      continue;
+    }
+    auto sharding = dyn_cast<ShardingAttr>(entry);
+    if (!sharding)
+      return op->emitOpError() << "result " << i << ": entry in '"
+                               << DistDialect::getShardingsAttrName()
+                               << "' must be a #dist.sharding, got " << entry;
+    if (failed(verifySharding(sharding, result.getType(),
+                              lookupMesh(op, sharding.getMesh()), [&]() {
+                                return op->emitOpError() << "result " << i
+                                                         << ": ";
+                              })))
+      return failure();
+  }
+  return success();
+}
+
 LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   if (attr.getName() == getRoleAttrName()) {
@@ -72,6 +117,8 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                                << attr.getValue();
     return success();
   }
+  if (attr.getName() == getShardingsAttrName())
+    return verifyResultShardings(op, attr.getValue());
   if (attr.getName() == getShardingAttrName())
     return op->emitOpError()
            << "'" << getShardingAttrName()

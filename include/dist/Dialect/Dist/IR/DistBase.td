@@ -46,6 +46,17 @@ def Dist_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getShardingAttrName() {
       return "dist.sharding";
     }
+    /// Name of the op attribute that holds the completed sharding of each
+    /// result (an array: a #dist.sharding per tensor result, unit otherwise).
+    static constexpr ::llvm::StringLiteral getShardingsAttrName() {
+      return "dist.shardings";
+    }
+    /// Name of the argument/result attribute of a partitioned (per-rank)
+    /// function: the local tensor is the shard of a global tensor laid out as
+    /// the #dist.sharding says.
+    static constexpr ::llvm::StringLiteral getPartitionedAsAttrName() {
+      return "dist.partitioned_as";
+    }
     /// Name of the discardable attribute that tags an op with its role in a
     /// training step (forward, backward, optimizer, ...).
     static constexpr ::llvm::StringLiteral getRoleAttrName() {

@@ -1,0 +1,67 @@
+//===- ReshardPlan.h - Collectives that change a tensor's layout -*- C++ -*-===//
+//
+// Plans the steps that take a tensor from one layout on a mesh to another:
+// reductions of partial axes (reduce_scatter where the target splits a dim
+// by that axis, else one all_reduce), moves of a split from one dim to
+// another (all_to_all), un-splits (all_gather), new splits (a local slice,
+// no communication) and new partial state (a local mask). Plain C++: unit
+// tests simulate every plan on every rank.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_SUPPORT_RESHARDPLAN_H
+#define DIST_SUPPORT_RESHARDPLAN_H
+
+#include "dist/Support/MeshMath.h"
+
+#include <string>
+
+namespace meshmath {
+
+/// A tensor's layout: per dim the mesh axes that split it (major to minor),
+/// and the axes over which it is partial.
+struct Layout {
+  std::vector<AxisList> dims;
+  AxisList partial;
+  /// The reduction the partial state stands for (dist::ReductionKind's
+  /// value: 0 sum, 1 max, 2 min, 3 prod, 4 avg).
+  int partialKind = 0;
+
+  /// Equal layouts: same dims, same partial axes (in any order) and kind.
+  bool operator==(const Layout &other) const;
+};
+
+struct ReshardStep {
+  enum Kind {
+    /// Reduce `axes` with `reduction`; every rank gets the result.
+    AllReduce,
+    /// Reduce over `axes` (one axis) and keep block `i` of `dim` on rank i.
+    ReduceScatter,
+    /// Concatenate the blocks of `dim` over `axes` (one axis).
+    AllGather,
+    /// Move the split by `axes` (one axis) from `concatDim` to `dim`.
+    AllToAll,
+    /// Keep this rank's block of `dim` along `axes` (one axis); local.
+    Slice,
+    /// Become partial over `axes` with `reduction`; local (ranks other than
+    /// index 0 of the group hold the reduction's identity, where needed).
+    MakePartial,
+  };
+  Kind kind;
+  AxisList axes;
+  int64_t dim = -1;
+  int64_t concatDim = -1;
+  int reduction = 0;
+
+  std::string str() const;
+};
+
+/// The steps from `source` to `target` (same rank; each valid for the mesh).
+std::vector<ReshardStep> planReshard(const Layout &source, const Layout &target);
+
+/// Applies `step` to `layout` (what the layout is after the step).
+Layout applyStep(Layout layout, const ReshardStep &step);
+
+} // namespace meshmath
+
+#endif // DIST_SUPPORT_RESHARDPLAN_H

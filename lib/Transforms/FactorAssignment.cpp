@@ -1,0 +1,239 @@
+//===- FactorAssignment.cpp - Mesh axes for an op's factors ---------------===//
+
+#include "dist/Transforms/FactorAssignment.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+
+ShardingAttr dist::getReplicated(FlatSymbolRefAttr mesh, int64_t rank) {
+  MLIRContext *context = mesh.getContext();
+  SmallVector<DimShardingAttr> dims(rank, DimShardingAttr::get(context, {}));
+  return ShardingAttr::get(context, mesh, dims, {}, ReductionKind::sum);
+}
+
+ShardingAttr dist::dropPartial(ShardingAttr sharding) {
+  if (!sharding || !sharding.isPartial())
+    return sharding;
+  return ShardingAttr::get(sharding.getContext(), sharding.getMesh(),
+                           sharding.getDims(), {}, ReductionKind::sum);
+}
+
+FlatSymbolRefAttr dist::getCommonMesh(ArrayRef<TensorInfo> operands,
+                                      ArrayRef<TensorInfo> results) {
+  for (const TensorInfo &info : llvm::concat<const TensorInfo>(operands, results))
+    if (info.sharding)
+      return info.sharding.getMesh();
+  return {};
+}
+
+static bool isPrefix(ArrayRef<StringAttr> prefix, ArrayRef<StringAttr> of) {
+  return prefix.size() <= of.size() && of.take_front(prefix.size()) == prefix;
+}
+
+bool dist::isRefinement(ShardingAttr current, ShardingAttr refined) {
+  if (!current)
+    return (bool)refined;
+  if (!refined || current == refined ||
+      current.getMesh() != refined.getMesh() ||
+      current.getRank() != refined.getRank())
+    return false;
+  for (int64_t d = 0; d < current.getRank(); ++d)
+    if (!isPrefix(current.getDimAxes(d), refined.getDimAxes(d)))
+      return false;
+  if (current.isPartial() && current.getPartialKind() != refined.getPartialKind())
+    return false;
+  return llvm::all_of(current.getPartialAxes(), [&](StringAttr axis) {
+    return llvm::is_contained(refined.getPartialAxes(), axis);
+  });
+}
+
+/// Operands that are data inputs: tensors the op reads as a whole value (not
+/// an `outs` it overwrites or accumulates into).
+static bool isDataInput(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
+                        unsigned i) {
+  return operands[i].isTensor && !rule.operandIsInitOnly[i] &&
+         !rule.operandIsAccumulator[i];
+}
+
+static bool isPartialSumOn(const TensorInfo &info, FlatSymbolRefAttr mesh) {
+  return info.sharding && info.sharding.getMesh() == mesh &&
+         info.sharding.isPartial() &&
+         info.sharding.getPartialKind() == ReductionKind::sum;
+}
+
+/// The partial inputs that may flow through the op (see PartialPolicy).
+static void decidePassThrough(const ShardingRule &rule,
+                              ArrayRef<TensorInfo> operands,
+                              FactorAssignment &assignment) {
+  SmallVector<unsigned> inputs, partialInputs;
+  for (unsigned i = 0; i < operands.size(); ++i) {
+    if (!isDataInput(rule, operands, i))
+      continue;
+    inputs.push_back(i);
+    if (isPartialSumOn(operands[i], assignment.mesh))
+      partialInputs.push_back(i);
+  }
+  if (partialInputs.empty())
+    return;
+  ArrayRef<StringAttr> axes =
+      operands[partialInputs.front()].sharding.getPartialAxes();
+  switch (rule.partialPolicy) {
+  case PartialPolicy::None:
+    return;
+  case PartialPolicy::Additive: {
+    // Every input partial over the same axes: (a1 + a2) + (b1 + b2) is the
+    // sum of the local sums.
+    llvm::SmallDenseSet<StringAttr> axisSet(axes.begin(), axes.end());
+    if (partialInputs.size() != inputs.size())
+      return;
+    for (unsigned i : partialInputs) {
+      ArrayRef<StringAttr> other = operands[i].sharding.getPartialAxes();
+      if (other.size() != axes.size() ||
+          !llvm::all_of(other, [&](StringAttr a) { return axisSet.count(a); }))
+        return;
+    }
+    break;
+  }
+  case PartialPolicy::Multilinear:
+    // Linear in each input: exactly one may be partial.
+    if (partialInputs.size() != 1)
+      return;
+    break;
+  }
+  assignment.passThroughAxes.assign(axes.begin(), axes.end());
+  assignment.passThroughOperands = partialInputs;
+}
+
+std::optional<FactorAssignment>
+dist::decideFactors(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
+                    ArrayRef<TensorInfo> results, MeshOp mesh) {
+  FactorAssignment assignment;
+  assignment.mesh = getCommonMesh(operands, results);
+  if (!assignment.mesh || !mesh)
+    return std::nullopt;
+  decidePassThrough(rule, operands, assignment);
+  llvm::SmallDenseSet<StringAttr> reserved(assignment.passThroughAxes.begin(),
+                                           assignment.passThroughAxes.end());
+
+  // Candidates for each factor: the axes some operand or result already has
+  // on a dim the factor indexes, ranked by the cost of changing that tensor.
+  struct Candidate {
+    ArrayRef<StringAttr> axes;
+    int64_t priority;
+  };
+  int64_t numFactors = rule.getNumFactors();
+  SmallVector<SmallVector<Candidate>> candidates(numFactors);
+  auto collect = [&](const TensorInfo &info, ArrayRef<int64_t> dims) {
+    if (!info.sharding || info.sharding.getMesh() != assignment.mesh ||
+        info.sharding.getRank() != (int64_t)dims.size())
+      return;
+    int64_t priority = (info.isUserFixed ? (int64_t(1) << 62) : 0) +
+                       info.numElements;
+    for (auto [d, factor] : llvm::enumerate(dims))
+      if (factor != ShardingRule::kNoFactor)
+        candidates[factor].push_back({info.sharding.getDimAxes(d), priority});
+  };
+  for (auto [i, info] : llvm::enumerate(operands))
+    collect(info, rule.operandDims[i]);
+  for (auto [i, info] : llvm::enumerate(results))
+    collect(info, rule.resultDims[i]);
+
+  assignment.factorAxes.resize(numFactors);
+  SmallVector<int64_t> factorPriority(numFactors, -1);
+  for (int64_t f = 0; f < numFactors; ++f) {
+    SmallVector<Candidate> &list = candidates[f];
+    if (list.empty() || rule.factors[f].kind == FactorKind::Unsplittable)
+      continue;
+    llvm::stable_sort(list, [](const Candidate &a, const Candidate &b) {
+      return a.priority > b.priority;
+    });
+    // The best-ranked layout, extended by any compatible, more split one
+    // (extending an operand costs a local slice, no communication).
+    ArrayRef<StringAttr> best = list.front().axes;
+    for (const Candidate &c : llvm::drop_begin(list))
+      if (isPrefix(best, c.axes))
+        best = c.axes;
+    assignment.factorAxes[f].assign(best.begin(), best.end());
+    factorPriority[f] = list.front().priority;
+  }
+
+  // Each axis splits at most one factor; higher-ranked factors keep theirs.
+  // Then a factor keeps only as many axes as its size divides into.
+  SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, numFactors));
+  llvm::stable_sort(order, [&](int64_t a, int64_t b) {
+    return factorPriority[a] > factorPriority[b];
+  });
+  for (int64_t f : order) {
+    SmallVector<StringAttr> &axes = assignment.factorAxes[f];
+    auto conflict = llvm::find_if(axes, [&](StringAttr a) {
+      return reserved.contains(a) || !mesh.getAxisIndex(a.getValue());
+    });
+    axes.erase(conflict, axes.end());
+    int64_t size = rule.factors[f].size;
+    while (!axes.empty() && !ShapedType::isDynamic(size) &&
+           size % mesh.getGroupSize(axes) != 0)
+      axes.pop_back();
+    reserved.insert(axes.begin(), axes.end());
+  }
+
+  // Split reduction factors leave the results partial.
+  SmallVector<StringAttr> reductionAxes;
+  std::optional<ReductionKind> reductionKind;
+  for (int64_t f = 0; f < numFactors; ++f) {
+    if (rule.factors[f].kind != FactorKind::Reduction ||
+        assignment.factorAxes[f].empty())
+      continue;
+    llvm::append_range(reductionAxes, assignment.factorAxes[f]);
+    reductionKind = rule.factors[f].reduction;
+  }
+  if (reductionKind && *reductionKind != ReductionKind::sum &&
+      !assignment.passThroughAxes.empty()) {
+    // A max over a pending sum is not a pending max: reduce the input first.
+    assignment.passThroughAxes.clear();
+    assignment.passThroughOperands.clear();
+  }
+  assignment.partialAxes = assignment.passThroughAxes;
+  llvm::append_range(assignment.partialAxes, reductionAxes);
+  assignment.partialKind = reductionKind.value_or(ReductionKind::sum);
+  return assignment;
+}
+
+static ShardingAttr project(const FactorAssignment &assignment,
+                            ArrayRef<int64_t> dims,
+                            ArrayRef<StringAttr> partialAxes,
+                            ReductionKind partialKind) {
+  MLIRContext *context = assignment.mesh.getContext();
+  SmallVector<DimShardingAttr> dimAttrs;
+  for (int64_t factor : dims)
+    dimAttrs.push_back(DimShardingAttr::get(
+        context, factor == ShardingRule::kNoFactor
+                     ? ArrayRef<StringAttr>()
+                     : ArrayRef<StringAttr>(assignment.factorAxes[factor])));
+  return ShardingAttr::get(context, assignment.mesh, dimAttrs, partialAxes,
+                           partialKind);
+}
+
+ShardingAttr dist::projectOperand(const ShardingRule &rule,
+                                  const FactorAssignment &assignment,
+                                  ArrayRef<TensorInfo> operands,
+                                  unsigned index) {
+  if (!operands[index].isTensor)
+    return {};
+  if (rule.operandIsAccumulator[index])
+    return project(assignment, rule.operandDims[index], assignment.partialAxes,
+                   assignment.partialKind);
+  if (llvm::is_contained(assignment.passThroughOperands, index))
+    return project(assignment, rule.operandDims[index],
+                   assignment.passThroughAxes, ReductionKind::sum);
+  return project(assignment, rule.operandDims[index], {}, ReductionKind::sum);
+}
+
+ShardingAttr dist::projectResult(const ShardingRule &rule,
+                                 const FactorAssignment &assignment,
+                                 unsigned index) {
+  return project(assignment, rule.resultDims[index], assignment.partialAxes,
+                 assignment.partialKind);
+}

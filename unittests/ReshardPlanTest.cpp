@@ -1,0 +1,308 @@
+//===- ReshardPlanTest.cpp - Reshard plans, simulated on every rank -------===//
+//
+// Runs each plan on a simulated mesh, every rank holding its local block of
+// a 2-D tensor, and checks that every rank ends with exactly the block the
+// target layout gives it (for partial targets: that the partial values
+// reduce to that block). Covers every pair of layouts of a 2-D tensor on a
+// 2x2x2 mesh and on a 2x3 mesh.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dist/Support/ReshardPlan.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+using namespace meshmath;
+
+namespace {
+
+enum { kSum = 0, kMax = 1 };
+
+/// A rank's local 2-D block, row-major.
+struct Block {
+  int64_t rows = 0, cols = 0;
+  std::vector<double> data;
+  double &at(int64_t r, int64_t c) { return data[r * cols + c]; }
+  double at(int64_t r, int64_t c) const { return data[r * cols + c]; }
+};
+
+class Simulator {
+public:
+  Simulator(Shape mesh, Shape global) : mesh(mesh), global(global) {}
+
+  /// The true value of global element (r, c).
+  double value(int64_t r, int64_t c) const { return r * global[1] + c + 1; }
+
+  /// Every rank's block of the true tensor under `layout`'s dims.
+  std::vector<Block> expected(const Layout &layout) const {
+    std::vector<Block> blocks;
+    Shape local = *localShape(global, layout.dims, mesh);
+    for (int64_t rank = 0; rank < numDevices(mesh); ++rank) {
+      Shape offsets = localOffsets(global, layout.dims, mesh, delinearize(rank, mesh));
+      Block b{local[0], local[1], std::vector<double>(local[0] * local[1])};
+      for (int64_t r = 0; r < b.rows; ++r)
+        for (int64_t c = 0; c < b.cols; ++c)
+          b.at(r, c) = value(offsets[0] + r, offsets[1] + c);
+      blocks.push_back(b);
+    }
+    return blocks;
+  }
+
+  /// The blocks of `layout`, with partial values whose reduction is the truth.
+  std::vector<Block> make(const Layout &layout) const {
+    std::vector<Block> blocks = expected(layout);
+    if (layout.partial.empty())
+      return blocks;
+    int64_t n = groupSize(mesh, layout.partial);
+    for (int64_t rank = 0; rank < numDevices(mesh); ++rank) {
+      int64_t k = indexInGroup(delinearize(rank, mesh), mesh, layout.partial);
+      for (double &x : blocks[rank].data)
+        x = layout.partialKind == kSum ? x * (k + 1) / (n * (n + 1) / 2.0)
+                                       : x - k;
+    }
+    return blocks;
+  }
+
+  /// Reduces the blocks of each group along `axes` elementwise.
+  std::vector<Block> reduce(const std::vector<Block> &blocks,
+                            const AxisList &axes, int kind) const {
+    std::vector<Block> out = blocks;
+    for (const std::vector<int64_t> &group : allGroups(mesh, axes)) {
+      Block acc = blocks[group[0]];
+      for (size_t i = 1; i < group.size(); ++i)
+        for (size_t e = 0; e < acc.data.size(); ++e)
+          acc.data[e] = kind == kSum ? acc.data[e] + blocks[group[i]].data[e]
+                                     : std::max(acc.data[e], blocks[group[i]].data[e]);
+      for (int64_t rank : group)
+        out[rank] = acc;
+    }
+    return out;
+  }
+
+  static Block cut(const Block &b, int64_t dim, int64_t pieces, int64_t i) {
+    Block out = b;
+    (dim == 0 ? out.rows : out.cols) /= pieces;
+    out.data.assign(out.rows * out.cols, 0);
+    for (int64_t r = 0; r < out.rows; ++r)
+      for (int64_t c = 0; c < out.cols; ++c)
+        out.at(r, c) = dim == 0 ? b.at(i * out.rows + r, c)
+                                : b.at(r, i * out.cols + c);
+    return out;
+  }
+
+  static Block concat(const std::vector<Block> &parts, int64_t dim) {
+    Block out = parts[0];
+    (dim == 0 ? out.rows : out.cols) *= parts.size();
+    out.data.assign(out.rows * out.cols, 0);
+    for (size_t i = 0; i < parts.size(); ++i)
+      for (int64_t r = 0; r < parts[i].rows; ++r)
+        for (int64_t c = 0; c < parts[i].cols; ++c)
+          (dim == 0 ? out.at(i * parts[i].rows + r, c)
+                    : out.at(r, i * parts[i].cols + c)) = parts[i].at(r, c);
+    return out;
+  }
+
+  std::vector<Block> run(std::vector<Block> blocks, const ReshardStep &step) const {
+    std::vector<Block> out = blocks;
+    int64_t ranks = numDevices(mesh);
+    switch (step.kind) {
+    case ReshardStep::AllReduce:
+      return reduce(blocks, step.axes, step.reduction);
+    case ReshardStep::ReduceScatter: {
+      std::vector<Block> reduced = reduce(blocks, step.axes, step.reduction);
+      int64_t n = groupSize(mesh, step.axes);
+      for (int64_t rank = 0; rank < ranks; ++rank)
+        out[rank] = cut(reduced[rank], step.dim, n,
+                        indexInGroup(delinearize(rank, mesh), mesh, step.axes));
+      return out;
+    }
+    case ReshardStep::AllGather:
+      for (int64_t rank = 0; rank < ranks; ++rank) {
+        std::vector<Block> parts;
+        for (int64_t peer : groupRanks(rank, mesh, step.axes))
+          parts.push_back(blocks[peer]);
+        out[rank] = concat(parts, step.dim);
+      }
+      return out;
+    case ReshardStep::AllToAll: {
+      int64_t n = groupSize(mesh, step.axes);
+      for (int64_t rank = 0; rank < ranks; ++rank) {
+        int64_t me = indexInGroup(delinearize(rank, mesh), mesh, step.axes);
+        std::vector<Block> parts;
+        for (int64_t peer : groupRanks(rank, mesh, step.axes))
+          parts.push_back(cut(blocks[peer], step.dim, n, me));
+        out[rank] = concat(parts, step.concatDim);
+      }
+      return out;
+    }
+    case ReshardStep::Slice: {
+      int64_t n = groupSize(mesh, step.axes);
+      for (int64_t rank = 0; rank < ranks; ++rank)
+        out[rank] = cut(blocks[rank], step.dim, n,
+                        indexInGroup(delinearize(rank, mesh), mesh, step.axes));
+      return out;
+    }
+    case ReshardStep::MakePartial:
+      if (step.reduction == kSum)
+        for (int64_t rank = 0; rank < ranks; ++rank)
+          if (indexInGroup(delinearize(rank, mesh), mesh, step.axes) != 0)
+            std::fill(out[rank].data.begin(), out[rank].data.end(), 0.0);
+      return out;
+    }
+    return out;
+  }
+
+  /// Checks `plan` from `source` to `target`; returns a message on failure.
+  std::string check(const Layout &source, const Layout &target) const {
+    std::vector<ReshardStep> plan = planReshard(source, target);
+    std::vector<Block> blocks = make(source);
+    Layout layout = source;
+    std::string trace;
+    for (const ReshardStep &step : plan) {
+      blocks = run(blocks, step);
+      layout = applyStep(layout, step);
+      trace += step.str() + "; ";
+    }
+    if (!(layout == target))
+      return "plan ends in another layout: " + trace;
+    std::vector<Block> logical =
+        target.partial.empty() ? blocks
+                               : reduce(blocks, target.partial, target.partialKind);
+    std::vector<Block> want = expected(target);
+    for (size_t rank = 0; rank < want.size(); ++rank) {
+      if (logical[rank].rows != want[rank].rows || logical[rank].cols != want[rank].cols)
+        return "wrong local shape on rank " + std::to_string(rank) + ": " + trace;
+      for (size_t e = 0; e < want[rank].data.size(); ++e)
+        if (std::fabs(logical[rank].data[e] - want[rank].data[e]) > 1e-9)
+          return "wrong value on rank " + std::to_string(rank) + ": " + trace;
+    }
+    return "";
+  }
+
+  Shape mesh, global;
+};
+
+std::string describe(const Layout &l) {
+  std::string s = "[";
+  for (const AxisList &dim : l.dims) {
+    s += "{";
+    for (int64_t a : dim)
+      s += std::to_string(a);
+    s += "}";
+  }
+  s += "]";
+  if (!l.partial.empty()) {
+    s += (l.partialKind == kSum ? " sum{" : " max{");
+    for (int64_t a : l.partial)
+      s += std::to_string(a);
+    s += "}";
+  }
+  return s;
+}
+
+/// Every layout of a 2-D tensor on a mesh of `numAxes` axes: each axis splits
+/// dim 0, dim 1, is partial, or is unused; every order within a dim.
+std::vector<Layout> allLayouts(int64_t numAxes, int partialKind) {
+  std::vector<Layout> layouts;
+  std::vector<int> place(numAxes, 0);
+  std::function<void(int64_t)> assign = [&](int64_t axis) {
+    if (axis == numAxes) {
+      Layout base;
+      base.dims.resize(2);
+      base.partialKind = partialKind;
+      for (int64_t a = 0; a < numAxes; ++a) {
+        if (place[a] == 1 || place[a] == 2)
+          base.dims[place[a] - 1].push_back(a);
+        else if (place[a] == 3)
+          base.partial.push_back(a);
+      }
+      // Every order of the axes within each dim.
+      AxisList d0 = base.dims[0];
+      do {
+        AxisList d1 = base.dims[1];
+        do {
+          Layout l = base;
+          l.dims = {d0, d1};
+          layouts.push_back(l);
+        } while (std::next_permutation(d1.begin(), d1.end()));
+      } while (std::next_permutation(d0.begin(), d0.end()));
+      return;
+    }
+    for (int p = 0; p < 4; ++p) {
+      place[axis] = p;
+      assign(axis + 1);
+    }
+  };
+  assign(0);
+  return layouts;
+}
+
+// Tests every pair of layouts (sum partials) on a 2x2x2 mesh.
+TEST(ReshardPlan, AllPairsOn2x2x2) {
+  Simulator sim({2, 2, 2}, {8, 8});
+  std::vector<Layout> layouts = allLayouts(3, kSum);
+  ASSERT_EQ(layouts.size(), 92u);
+  int failures = 0;
+  for (const Layout &from : layouts)
+    for (const Layout &to : layouts) {
+      std::string error = sim.check(from, to);
+      if (!error.empty() && ++failures <= 10)
+        ADD_FAILURE() << describe(from) << " -> " << describe(to) << ": " << error;
+    }
+  EXPECT_EQ(failures, 0);
+}
+
+// Tests every pair of layouts on a 2x3 mesh, with max partials.
+TEST(ReshardPlan, AllPairsOn2x3WithMax) {
+  Simulator sim({2, 3}, {12, 6});
+  std::vector<Layout> layouts = allLayouts(2, kMax);
+  int failures = 0;
+  for (const Layout &from : layouts)
+    for (const Layout &to : layouts) {
+      std::string error = sim.check(from, to);
+      if (!error.empty() && ++failures <= 10)
+        ADD_FAILURE() << describe(from) << " -> " << describe(to) << ": " << error;
+    }
+  EXPECT_EQ(failures, 0);
+}
+
+std::string planText(const Layout &from, const Layout &to) {
+  std::string text;
+  for (const ReshardStep &step : planReshard(from, to))
+    text += (text.empty() ? "" : "; ") + step.str();
+  return text;
+}
+
+Layout layout(std::vector<AxisList> dims, AxisList partial = {}) {
+  return Layout{std::move(dims), std::move(partial), kSum};
+}
+
+// Tests that the plans use the cheapest collective for the common cases.
+TEST(ReshardPlan, PicksTheCheapCollectives) {
+  // Split -> replicated: all_gather.
+  EXPECT_EQ(planText(layout({{0}, {}}), layout({{}, {}})), "all_gather [0] dim 0");
+  // Replicated -> split: a local slice.
+  EXPECT_EQ(planText(layout({{}, {}}), layout({{}, {1}})), "slice [1] dim 1");
+  // Move a split to the other dim: all_to_all.
+  EXPECT_EQ(planText(layout({{0}, {}}), layout({{}, {0}})),
+            "all_to_all [0] split 1 concat 0");
+  // Partial -> replicated: all_reduce; partial -> split: reduce_scatter.
+  EXPECT_EQ(planText(layout({{}, {}}, {0}), layout({{}, {}})), "all_reduce [0]");
+  EXPECT_EQ(planText(layout({{}, {}}, {0}), layout({{0}, {}})),
+            "reduce_scatter [0] dim 0");
+  // Swap the axes of two dims on a 2-D mesh. An all_to_all may only move the
+  // minor axis of a dim, so one axis is gathered and sliced back.
+  EXPECT_EQ(planText(layout({{0}, {1}}), layout({{1}, {0}})),
+            "all_gather [0] dim 0; all_to_all [1] split 0 concat 1; slice [0] dim 1");
+  // Move the minor of two axes to the other dim: one all_to_all.
+  EXPECT_EQ(planText(layout({{0, 1}, {}}), layout({{0}, {1}})),
+            "all_to_all [1] split 1 concat 0");
+  // Nothing to do.
+  EXPECT_EQ(planText(layout({{0, 1}, {}}, {2}), layout({{0, 1}, {}}, {2})), "");
+}
+
+} // namespace
