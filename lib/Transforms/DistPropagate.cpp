@@ -84,6 +84,28 @@ LogicalResult FunctionPropagation::initialize() {
     });
   if (!defaultMesh)
     return success();
+  // One mesh per function: resharding between meshes is not supported.
+  auto checkMesh = [&](ShardingAttr s, Location loc) -> LogicalResult {
+    if (!s || s.getMesh() == defaultMesh)
+      return success();
+    return emitError(loc) << "sharding on mesh " << s.getMesh()
+                          << " in a function whose other shardings use "
+                          << defaultMesh
+                          << "; one function must use one mesh";
+  };
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (failed(checkMesh(getArgSharding(func, i), body.getArgument(i).getLoc())))
+      return failure();
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    if (failed(checkMesh(getResultSharding(func, i), func.getLoc())))
+      return failure();
+  WalkResult walk = func.walk([&](AnnotateOp op) {
+    return failed(checkMesh(op.getSharding(), op.getLoc()))
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
 
   for (BlockArgument arg : body.getArguments())
     if (ShardingAttr s = getArgSharding(func, arg.getArgNumber())) {

@@ -1113,3 +1113,60 @@ func.func @f() {
 // (instead of overflowing the group-size arithmetic of its users).
 // expected-error@+1 {{'dist.mesh' op has more than 2147483647 devices, the most a mesh may have}}
 dist.mesh @mesh_huge [a = 4611686018427387904, b = 4]
+
+// -----
+
+// Tests that dist.shardings must be an array.
+func.func @f(%x: tensor<8xf32>) {
+  // expected-error@+1 {{'math.exp' op 'dist.shardings' must be an array, got 1 : i32}}
+  %r = math.exp %x {dist.shardings = 1 : i32} : tensor<8xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.shardings has one entry per result.
+dist.mesh @mesh_4 [mp = 4]
+func.func @f(%x: tensor<8xf32>) {
+  // expected-error@+1 {{'math.exp' op 'dist.shardings' has 2 entries for 1 results}}
+  %r = math.exp %x {dist.shardings = [#dist.sharding<@mesh_4, [{mp}]>, #dist.sharding<@mesh_4, [{mp}]>]} : tensor<8xf32>
+  return
+}
+
+// -----
+
+// Tests that a non-tensor result has a unit entry in dist.shardings.
+dist.mesh @mesh_4 [mp = 4]
+func.func @f(%x: f32) {
+  // expected-error@+1 {{'math.exp' op result 0 is no ranked tensor; its entry in 'dist.shardings' must be unit}}
+  %r = math.exp %x {dist.shardings = [#dist.sharding<@mesh_4, []>]} : f32
+  return
+}
+
+// -----
+
+// Tests that a tensor result has a #dist.sharding entry in dist.shardings.
+dist.mesh @mesh_4 [mp = 4]
+func.func @f(%x: tensor<8xf32>) {
+  // expected-error@+1 {{'math.exp' op result 0: entry in 'dist.shardings' must be a #dist.sharding, got unit}}
+  %r = math.exp %x {dist.shardings = [unit]} : tensor<8xf32>
+  return
+}
+
+// -----
+
+// Tests that a dist.shardings entry must match its result's rank.
+dist.mesh @mesh_4 [mp = 4]
+func.func @f(%x: tensor<8xf32>) {
+  // expected-error@+1 {{'math.exp' op result 0: sharding has 2 dims but the type 'tensor<8xf32>' has rank 1}}
+  %r = math.exp %x {dist.shardings = [#dist.sharding<@mesh_4, [{mp}, {}]>]} : tensor<8xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.partitioned_as must still match the rank of the (local)
+// type and name known axes.
+dist.mesh @mesh_4 [mp = 4]
+// expected-error@+1 {{'func.func' op argument 0: sharding has 2 dims but the type 'tensor<2xf32>' has rank 1}}
+func.func private @f(tensor<2xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{mp}, {}]>})

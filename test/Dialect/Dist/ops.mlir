@@ -357,3 +357,15 @@ module @nested {
     return %0 : tensor<4xf32>
   }
 }
+
+// Tests the completed-sharding attribute of ops and the local boundary
+// attribute of partitioned functions (a local tensor<2x8xf32> that is the
+// shard of a global 8x8 split 4 ways).
+dist.mesh @mesh_4b [mp = 4]
+// CHECK-LABEL: func.func @completed_and_partitioned
+// CHECK-SAME: tensor<2x8xf32> {dist.partitioned_as = #dist.sharding<@mesh_4b, [{mp}, {}]>}
+func.func @completed_and_partitioned(%x: tensor<2x8xf32> {dist.partitioned_as = #dist.sharding<@mesh_4b, [{mp}, {}]>}, %y: tensor<8xf32>) -> tensor<2x8xf32> {
+  // CHECK: math.exp %{{.*}} {dist.shardings = [#dist.sharding<@mesh_4b, [{mp}]>]}
+  %e = math.exp %y {dist.shardings = [#dist.sharding<@mesh_4b, [{mp}]>]} : tensor<8xf32>
+  return %x : tensor<2x8xf32>
+}

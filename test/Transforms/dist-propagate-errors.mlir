@@ -1,0 +1,32 @@
+// RUN: dist-opt %s --dist-propagate -split-input-file -verify-diagnostics
+
+// Tests that a function with unstructured control flow is rejected.
+dist.mesh @mesh_2 [dp = 2]
+// expected-error@+1 {{'func.func' op has 2 blocks; dist-propagate handles functions with one block (structured control flow)}}
+func.func @two_blocks(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}]>}) -> tensor<8xf32> {
+  cf.br ^bb1
+^bb1:
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+// Tests that one function may not use two meshes.
+dist.mesh @mesh_2 [dp = 2]
+dist.mesh @mesh_4 [mp = 4]
+func.func @two_meshes(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}]>}) -> tensor<8xf32> {
+  // expected-error@+1 {{sharding on mesh @mesh_4 in a function whose other shardings use @mesh_2; one function must use one mesh}}
+  %a = dist.annotate %x as <@mesh_4, [{mp}]> : tensor<8xf32>
+  return %a : tensor<8xf32>
+}
+
+// -----
+
+// Tests that a completed sharding must fit its result (what dist-propagate
+// writes is checked like any user annotation).
+dist.mesh @mesh_4 [mp = 4]
+func.func @bad_completed(%x: tensor<6xf32>) -> tensor<6xf32> {
+  // expected-error@+1 {{'math.exp' op result 0: dim 0 of size 6 is not divisible by 4}}
+  %r = math.exp %x {dist.shardings = [#dist.sharding<@mesh_4, [{mp}]>]} : tensor<6xf32>
+  return %r : tensor<6xf32>
+}
