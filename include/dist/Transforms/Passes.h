@@ -3,6 +3,10 @@
 #ifndef DIST_TRANSFORMS_PASSES_H
 #define DIST_TRANSFORMS_PASSES_H
 
+#include "dist/Dialect/Dist/IR/DistDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

@@ -101,6 +101,55 @@ def DistPropagate : Pass<"dist-propagate", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::dist::DistDialect"];
 }
 
+def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
+  let summary = "Rewrites a completed global program into one SPMD per-rank program";
+  // `}~]` stands for `}]`, which would end the TableGen code block.
+  let description = !subst("}~]", "}]", [{
+    Takes a program completed by `dist-propagate` (every op with tensor
+    results carries `dist.shardings`) and rewrites each annotated function
+    into the program one rank runs: local tensor types, local ops, and
+    collectives wherever the layout a producer made differs from the one a
+    consumer needs.
+
+    * Each op with a sharding rule computes its part locally: the factor
+      assignment is re-derived from the recorded shardings, every operand is
+      resharded to the layout the op needs, and the op is rebuilt on local
+      types. An op without a rule gets whole (replicated) operands.
+    * Resharding follows a plan that is correct for every pair of layouts
+      on meshes of any rank: partial -> reduced (`dist.all_reduce`, or
+      `dist.reduce_scatter` when the target splits a dim by that axis),
+      split moved to another dim (`dist.all_to_all`), split -> whole
+      (`dist.all_gather`), whole -> split (a local `tensor.extract_slice`
+      at an offset from `dist.process_index`), whole -> partial (a local
+      mask, `arith.select` on the group index).
+    * `dist.annotate` becomes the reshard to its layout; `func.return`
+      reshards each result to its declared layout.
+    * Function arguments and results get local types; their `dist.sharding`
+      becomes `dist.partitioned_as` (the global layout of the local shard).
+
+    Example: the Megatron MLP of `dist-propagate` becomes
+    ```mlir
+    func.func @mlp(%x: tensor<8x16xf32> {dist.partitioned_as = ...},
+                   %w1: tensor<16x8xf32> {...}, %w2: tensor<8x16xf32> {...}, ...) {
+      %h = linalg.matmul ins(%x, %w1 : tensor<8x16xf32>, tensor<16x8xf32>) ...
+      %o = linalg.matmul ins(%h, %w2 : tensor<8x8xf32>, tensor<8x16xf32>) ...
+      %r = dist.all_reduce %o on @mesh_4 [mp] sum : tensor<8x16xf32>
+      return %r : tensor<8x16xf32>
+    }
+    ```
+    with exactly one collective.
+
+    Errors: a layout change between meshes, a split of a dynamic dim where
+    its local size is needed, and an op with regions but no sharding rule
+    (structured control flow is not partitioned yet) are reported on the op
+    with both layouts; no wrong program is ever produced.
+  }]);
+  let dependentDialects = [
+    "::mlir::dist::DistDialect", "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def DistPrintShardingRules : Pass<"dist-print-sharding-rules"> {
   let summary = "Reports the sharding rule of every op, as remarks";
   let description = [{

@@ -1,0 +1,491 @@
+//===- DistPartition.cpp - Global program -> per-rank SPMD program --------===//
+
+#include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/IR/ShardingUtils.h"
+#include "dist/Interfaces/ShardingRuleInterface.h"
+#include "dist/Support/ReshardPlan.h"
+#include "dist/Transforms/FactorAssignment.h"
+#include "dist/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+
+#define DEBUG_TYPE "dist-partition"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTPARTITION
+#include "dist/Transforms/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+/// Rewrites one function.
+class FunctionPartitioner {
+public:
+  FunctionPartitioner(func::FuncOp func, MeshOp mesh)
+      : func(func), mesh(mesh), builder(func.getContext()) {}
+
+  LogicalResult run();
+
+private:
+  /// The local value of global `value`, resharded to `target` (null:
+  /// replicated). Emits the collectives before the builder's insertion point.
+  FailureOr<Value> reshard(Value value, ShardingAttr target, Operation *user);
+  LogicalResult partitionOp(Operation *op);
+  LogicalResult partitionWithRule(Operation *op, const ShardingRule &rule,
+                                  ArrayAttr recorded);
+  LogicalResult partitionReplicated(Operation *op);
+  LogicalResult partitionReturn(func::ReturnOp op);
+
+  ShardingAttr replicated(Type type) {
+    return getReplicated(FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
+                         cast<RankedTensorType>(type).getRank());
+  }
+  ShardingAttr shardingOf(Value global) {
+    ShardingAttr s = layouts.lookup(global);
+    return s ? s : replicated(global.getType());
+  }
+  ArrayAttr axisNames(const meshmath::AxisList &axes);
+  meshmath::Layout toLayout(ShardingAttr sharding);
+
+  func::FuncOp func;
+  MeshOp mesh;
+  OpBuilder builder;
+  /// Global value -> its local value and the layout that local value has.
+  IRMapping locals;
+  DenseMap<Value, ShardingAttr> layouts;
+  /// Each op's rule, computed on the global program before any type changes.
+  DenseMap<Operation *, ShardingRule> rules;
+};
+
+} // namespace
+
+static ShardingAttr getBoundarySharding(DictionaryAttr attrs) {
+  return attrs ? dyn_cast_or_null<ShardingAttr>(
+                     attrs.get(DistDialect::getShardingAttrName()))
+               : ShardingAttr();
+}
+
+ArrayAttr FunctionPartitioner::axisNames(const meshmath::AxisList &axes) {
+  SmallVector<Attribute> names;
+  for (int64_t axis : axes)
+    names.push_back(mesh.getAxisNames()[axis]);
+  return builder.getArrayAttr(names);
+}
+
+meshmath::Layout FunctionPartitioner::toLayout(ShardingAttr sharding) {
+  meshmath::Layout layout;
+  layout.dims = getDimAxisIndices(sharding, mesh);
+  for (StringAttr axis : sharding.getPartialAxes())
+    layout.partial.push_back(*mesh.getAxisIndex(axis.getValue()));
+  layout.partialKind = static_cast<int>(sharding.getPartialKind());
+  return layout;
+}
+
+/// The identity of `kind` as a splat of `type` (what ranks other than the
+/// group's first hold of a value made partial).
+static TypedAttr getIdentitySplat(RankedTensorType type, ReductionKind kind) {
+  Type element = type.getElementType();
+  double value = kind == ReductionKind::prod ? 1.0 : 0.0;
+  if (auto floatType = dyn_cast<FloatType>(element))
+    return DenseElementsAttr::get(type, FloatAttr::get(floatType, value));
+  return DenseElementsAttr::get(type,
+                                IntegerAttr::get(element, (int64_t)value));
+}
+
+/// True if the global value `value` is all zeros (a zero fill or constant):
+/// zeros are already a partial sum over any axes.
+static bool isZeroTensor(Value value) {
+  if (auto fill = value.getDefiningOp<linalg::FillOp>())
+    return matchPattern(fill.value(), m_AnyZeroFloat()) ||
+           matchPattern(fill.value(), m_Zero());
+  return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
+}
+
+FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
+                                              Operation *user) {
+  Value value = locals.lookup(global);
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type)
+    return value;
+  ShardingAttr source = shardingOf(global);
+  if (!target)
+    target = replicated(type);
+  if (source == target)
+    return value;
+  if (source.getMesh() != target.getMesh()) {
+    InFlightDiagnostic diag = user->emitOpError()
+                              << "needs an operand on mesh " << target.getMesh()
+                              << " that is laid out on mesh "
+                              << source.getMesh()
+                              << "; resharding between meshes is not supported";
+    diag.attachNote(global.getLoc())
+        << "value laid out as " << source << ", needed as " << target;
+    return diag;
+  }
+
+  Location loc = global.getLoc();
+  StringRef meshRef = target.getMesh().getValue();
+  for (const meshmath::ReshardStep &step :
+       meshmath::planReshard(toLayout(source), toLayout(target))) {
+    ArrayAttr axes = axisNames(step.axes);
+    int64_t groupSize = meshmath::groupSize(getMeshShape(mesh), step.axes);
+    auto kind = static_cast<ReductionKind>(step.reduction);
+    RankedTensorType current = cast<RankedTensorType>(value.getType());
+    auto resized = [&](int64_t dim, bool multiply) {
+      SmallVector<int64_t> shape(current.getShape());
+      if (!ShapedType::isDynamic(shape[dim]))
+        shape[dim] = multiply ? shape[dim] * groupSize : shape[dim] / groupSize;
+      return current.clone(shape);
+    };
+    switch (step.kind) {
+    case meshmath::ReshardStep::AllReduce:
+      value = AllReduceOp::create(builder, loc, current, value, meshRef, axes,
+                                  kind);
+      break;
+    case meshmath::ReshardStep::ReduceScatter:
+      value = ReduceScatterOp::create(builder, loc, resized(step.dim, false),
+                                      value, meshRef, axes, kind, step.dim);
+      break;
+    case meshmath::ReshardStep::AllGather:
+      value = AllGatherOp::create(builder, loc, resized(step.dim, true), value,
+                                  meshRef, axes, step.dim);
+      break;
+    case meshmath::ReshardStep::AllToAll: {
+      RankedTensorType split = resized(step.dim, false);
+      SmallVector<int64_t> shape(split.getShape());
+      if (!ShapedType::isDynamic(shape[step.concatDim]))
+        shape[step.concatDim] *= groupSize;
+      value = AllToAllOp::create(builder, loc, split.clone(shape), value,
+                                 meshRef, axes, step.dim, step.concatDim);
+      break;
+    }
+    case meshmath::ReshardStep::Slice: {
+      int64_t size = current.getDimSize(step.dim);
+      if (ShapedType::isDynamic(size)) {
+        InFlightDiagnostic diag =
+            user->emitOpError()
+            << "needs dim " << step.dim << " of an operand split, but its size "
+            << "is dynamic (splitting a dynamic dim is not supported)";
+        diag.attachNote(loc) << "value laid out as " << source
+                             << ", needed as " << target;
+        return diag;
+      }
+      int64_t local = size / groupSize;
+      Value index = ProcessIndexOp::create(builder, loc, meshRef, axes);
+      Value blockSize = arith::ConstantIndexOp::create(builder, loc, local);
+      Value offset = arith::MulIOp::create(builder, loc, index, blockSize);
+      SmallVector<OpFoldResult> offsets(current.getRank(), builder.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes, strides(current.getRank(),
+                                               builder.getIndexAttr(1));
+      for (int64_t d = 0; d < current.getRank(); ++d)
+        sizes.push_back(builder.getIndexAttr(d == step.dim
+                                                 ? local
+                                                 : current.getDimSize(d)));
+      offsets[step.dim] = offset;
+      if (llvm::any_of(current.getShape(), ShapedType::isDynamic)) {
+        InFlightDiagnostic diag = user->emitOpError()
+                                  << "cannot slice an operand with dynamic dims";
+        diag.attachNote(loc) << "value laid out as " << source
+                             << ", needed as " << target;
+        return diag;
+      }
+      value = tensor::ExtractSliceOp::create(builder, loc, resized(step.dim, false),
+                                             value, offsets, sizes, strides);
+      break;
+    }
+    case meshmath::ReshardStep::MakePartial: {
+      // max, min and avg of equal copies are the value itself; zeros sum to
+      // zero.
+      if ((kind != ReductionKind::sum && kind != ReductionKind::prod) ||
+          (kind == ReductionKind::sum && isZeroTensor(global)))
+        break;
+      Value index = ProcessIndexOp::create(builder, loc, meshRef, axes);
+      Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+      Value isFirst = arith::CmpIOp::create(builder, loc,
+                                            arith::CmpIPredicate::eq, index, zero);
+      if (!current.hasStaticShape()) {
+        InFlightDiagnostic diag = user->emitOpError()
+                                  << "cannot make an operand with dynamic dims "
+                                     "partial";
+        diag.attachNote(loc) << "value laid out as " << source
+                             << ", needed as " << target;
+        return diag;
+      }
+      Value identity = arith::ConstantOp::create(
+          builder, loc, getIdentitySplat(current, kind));
+      value = arith::SelectOp::create(builder, loc, isFirst, value, identity);
+      break;
+    }
+    }
+  }
+  return value;
+}
+
+LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
+                                                     const ShardingRule &rule,
+                                                     ArrayAttr recorded) {
+  // The op's results keep the layouts propagation recorded (they rank first);
+  // operands come as they are.
+  SmallVector<TensorInfo> operands, results;
+  for (Value operand : op->getOperands()) {
+    TensorInfo info;
+    if (auto type = dyn_cast<RankedTensorType>(operand.getType())) {
+      info.isTensor = true;
+      info.sharding = shardingOf(operand);
+      info.numElements = type.hasStaticShape() ? type.getNumElements() : 0;
+    }
+    operands.push_back(info);
+  }
+  for (auto [i, result] : llvm::enumerate(op->getResults())) {
+    TensorInfo info;
+    if (isa<RankedTensorType>(result.getType())) {
+      info.isTensor = true;
+      info.isUserFixed = true;
+      info.sharding = cast<ShardingAttr>(recorded[i]);
+    }
+    results.push_back(info);
+  }
+  std::optional<FactorAssignment> assignment =
+      decideFactors(rule, operands, results, mesh);
+  if (!assignment)
+    return partitionReplicated(op);
+
+  SmallVector<Value> newOperands;
+  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+    ShardingAttr needed = projectOperand(rule, *assignment, operands, i);
+    FailureOr<Value> local = reshard(operand, needed, op);
+    if (failed(local))
+      return failure();
+    newOperands.push_back(*local);
+  }
+  Operation *clone = builder.clone(*op, locals);
+  clone->setOperands(newOperands);
+  clone->removeAttr(DistDialect::getShardingsAttrName());
+  for (auto [i, result] : llvm::enumerate(op->getResults())) {
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    if (!type) {
+      locals.map(result, clone->getResult(i));
+      continue;
+    }
+    ShardingAttr made = projectResult(rule, *assignment, i);
+    FailureOr<RankedTensorType> localType = getLocalType(type, made, mesh);
+    if (failed(localType))
+      return op->emitOpError() << "result " << i << " of type " << type
+                               << " cannot be laid out as " << made;
+    if (isa<tensor::EmptyOp>(op) && localType->getShape() != type.getShape() &&
+        !type.hasStaticShape())
+      return op->emitOpError() << "cannot split the dynamic dims of "
+                               << type << " (laid out as " << made << ")";
+    clone->getResult(i).setType(*localType);
+    locals.map(result, clone->getResult(i));
+    layouts[result] = made;
+    // Consumers expect the recorded layout.
+    ShardingAttr expected = cast<ShardingAttr>(recorded[i]);
+    if (made != expected) {
+      FailureOr<Value> fixed = reshard(result, expected, op);
+      if (failed(fixed))
+        return failure();
+      locals.map(result, *fixed);
+      layouts[result] = expected;
+    }
+  }
+  return success();
+}
+
+LogicalResult FunctionPartitioner::partitionReplicated(Operation *op) {
+  if (op->getNumRegions() != 0 && !isa<linalg::LinalgOp>(op))
+    return op->emitOpError()
+           << "has regions but no sharding rule; partitioning it is not "
+              "supported yet";
+  SmallVector<Value> newOperands;
+  for (Value operand : op->getOperands()) {
+    FailureOr<Value> local = reshard(operand, ShardingAttr(), op);
+    if (failed(local))
+      return failure();
+    newOperands.push_back(*local);
+  }
+  Operation *clone = builder.clone(*op, locals);
+  clone->setOperands(newOperands);
+  clone->removeAttr(DistDialect::getShardingsAttrName());
+  for (auto [result, local] : llvm::zip(op->getResults(), clone->getResults()))
+    locals.map(result, local);
+  return success();
+}
+
+LogicalResult FunctionPartitioner::partitionReturn(func::ReturnOp op) {
+  SmallVector<Value> operands;
+  for (auto [i, operand] : llvm::enumerate(op.getOperands())) {
+    FailureOr<Value> local =
+        reshard(operand, getBoundarySharding(func.getResultAttrDict(i)), op);
+    if (failed(local))
+      return failure();
+    operands.push_back(*local);
+  }
+  func::ReturnOp::create(builder, op.getLoc(), operands);
+  return success();
+}
+
+LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
+  if (auto annotate = dyn_cast<AnnotateOp>(op)) {
+    FailureOr<Value> local = reshard(annotate.getInput(), annotate.getSharding(), op);
+    if (failed(local))
+      return failure();
+    locals.map(annotate.getResult(), *local);
+    layouts[annotate.getResult()] = annotate.getSharding();
+    return success();
+  }
+  if (auto ret = dyn_cast<func::ReturnOp>(op))
+    return partitionReturn(ret);
+  auto recorded = op->getAttrOfType<ArrayAttr>(DistDialect::getShardingsAttrName());
+  auto rule = rules.find(op);
+  if (recorded && rule != rules.end())
+    return partitionWithRule(op, rule->second, recorded);
+  // No rule: whole operands, and the results are whole too.
+  if (failed(partitionReplicated(op)))
+    return failure();
+  if (recorded)
+    for (auto [i, result] : llvm::enumerate(op->getResults())) {
+      auto expected = dyn_cast<ShardingAttr>(recorded[i]);
+      if (!expected)
+        continue;
+      FailureOr<Value> fixed = reshard(result, expected, op);
+      if (failed(fixed))
+        return failure();
+      locals.map(result, *fixed);
+      layouts[result] = expected;
+    }
+  return success();
+}
+
+LogicalResult FunctionPartitioner::run() {
+  Block &body = func.getBody().front();
+  for (Operation &op : body) {
+    auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op);
+    if (!ruleOp)
+      continue;
+    FailureOr<ShardingRule> rule = ruleOp.getShardingRule();
+    if (failed(rule))
+      continue;
+    if (failed(rule->verify(&op)))
+      return failure();
+    rules[&op] = std::move(*rule);
+  }
+  StringRef shardingName = DistDialect::getShardingAttrName();
+  StringAttr localName =
+      StringAttr::get(func.getContext(), DistDialect::getPartitionedAsAttrName());
+
+  // Arguments: local types, local layouts.
+  SmallVector<Type> argTypes;
+  for (BlockArgument arg : body.getArguments()) {
+    Type type = arg.getType();
+    if (ShardingAttr s = getBoundarySharding(func.getArgAttrDict(arg.getArgNumber()))) {
+      FailureOr<RankedTensorType> local =
+          getLocalType(cast<RankedTensorType>(type), s, mesh);
+      if (failed(local))
+        return func.emitOpError() << "argument " << arg.getArgNumber()
+                                  << " cannot be laid out as " << s;
+      layouts[arg] = s;
+      arg.setType(*local);
+      func.removeArgAttr(arg.getArgNumber(), shardingName);
+      func.setArgAttr(arg.getArgNumber(), localName, s);
+    }
+    locals.map(arg, arg);
+    argTypes.push_back(arg.getType());
+  }
+
+  // The body, op by op; the new ops go before the old ones, which are erased
+  // at the end.
+  SmallVector<Operation *> oldOps =
+      llvm::map_to_vector(body, [](Operation &op) { return &op; });
+  for (Operation *op : oldOps) {
+    builder.setInsertionPoint(op);
+    if (failed(partitionOp(op)))
+      return failure();
+  }
+  for (Operation *op : llvm::reverse(oldOps)) {
+    op->dropAllUses();
+    op->erase();
+  }
+
+  SmallVector<Type> resultTypes;
+  for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
+    Type localType = type;
+    if (ShardingAttr s = getBoundarySharding(func.getResultAttrDict(i))) {
+      FailureOr<RankedTensorType> local =
+          getLocalType(cast<RankedTensorType>(type), s, mesh);
+      if (failed(local))
+        return func.emitOpError() << "result " << i
+                                  << " cannot be laid out as " << s;
+      localType = *local;
+      func.removeResultAttr(i, StringAttr::get(func.getContext(), shardingName));
+      func.setResultAttr(i, localName, s);
+    }
+    resultTypes.push_back(localType);
+  }
+  func.setFunctionType(builder.getFunctionType(argTypes, resultTypes));
+  return success();
+}
+
+/// The mesh of a function's annotations, if it has any.
+static FailureOr<MeshOp> getFunctionMesh(func::FuncOp func,
+                                         SymbolTableCollection &symbolTables) {
+  FlatSymbolRefAttr name;
+  auto consider = [&](ShardingAttr s) {
+    if (s && !name)
+      name = s.getMesh();
+  };
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    consider(getBoundarySharding(func.getArgAttrDict(i)));
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    consider(getBoundarySharding(func.getResultAttrDict(i)));
+  func.walk([&](Operation *op) {
+    if (auto annotate = dyn_cast<AnnotateOp>(op))
+      consider(annotate.getSharding());
+    else if (auto recorded = op->getAttrOfType<ArrayAttr>(
+                 DistDialect::getShardingsAttrName()))
+      for (Attribute entry : recorded)
+        consider(dyn_cast<ShardingAttr>(entry));
+  });
+  if (!name)
+    return MeshOp();
+  MeshOp mesh = lookupMesh(func, name, &symbolTables);
+  if (!mesh)
+    return func.emitOpError() << "refers to an unknown mesh " << name;
+  return mesh;
+}
+
+namespace {
+struct DistPartitionPass
+    : public dist::impl::DistPartitionBase<DistPartitionPass> {
+  void runOnOperation() override {
+    SymbolTableCollection symbolTables;
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      FailureOr<MeshOp> mesh = getFunctionMesh(func, symbolTables);
+      if (failed(mesh))
+        return signalPassFailure();
+      if (!*mesh)
+        continue;
+      if (!func.getBody().hasOneBlock()) {
+        func.emitOpError() << "has " << func.getBody().getBlocks().size()
+                           << " blocks; dist-partition handles functions with "
+                              "one block (structured control flow)";
+        return signalPassFailure();
+      }
+      FunctionPartitioner partitioner(func, *mesh);
+      if (failed(partitioner.run()))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

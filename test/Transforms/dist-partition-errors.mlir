@@ -1,0 +1,49 @@
+// RUN: dist-opt %s --dist-partition -split-input-file -verify-diagnostics
+
+// Tests that a layout change between meshes is rejected with both layouts.
+dist.mesh @mesh_2 [dp = 2]
+dist.mesh @mesh_4 [mp = 4]
+// expected-note@+1 {{value laid out as #dist.sharding<@mesh_2, [{dp}]>, needed as #dist.sharding<@mesh_4, [{mp}]>}}
+func.func @two_meshes(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}]>}) -> tensor<8xf32> {
+  // expected-error@+1 {{'dist.annotate' op needs an operand on mesh @mesh_4 that is laid out on mesh @mesh_2; resharding between meshes is not supported}}
+  %a = dist.annotate %x as <@mesh_4, [{mp}]> : tensor<8xf32>
+  return %a : tensor<8xf32>
+}
+
+// -----
+
+// Tests that splitting a dynamic dim is rejected.
+dist.mesh @mesh_4 [mp = 4]
+func.func @dynamic(%x: tensor<?x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {}]>}) -> tensor<?x8xf32> {
+  // expected-error@+2 {{'dist.annotate' op needs dim 0 of an operand split, but its size is dynamic (splitting a dynamic dim is not supported)}}
+  // expected-note@-2 {{value laid out as #dist.sharding<@mesh_4, [{}, {}]>, needed as #dist.sharding<@mesh_4, [{mp}, {}]>}}
+  %a = dist.annotate %x as <@mesh_4, [{mp}, {}]> : tensor<?x8xf32>
+  return %a : tensor<?x8xf32>
+}
+
+// -----
+
+// Tests that an op with regions and no sharding rule is rejected.
+dist.mesh @mesh_4 [mp = 4]
+func.func @loop(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}]>}) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // expected-error@+1 {{'scf.for' op has regions but no sharding rule; partitioning it is not supported yet}}
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %x) -> tensor<8xf32> {
+    %n = arith.addf %acc, %acc : tensor<8xf32>
+    scf.yield %n : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// Tests that a function with unstructured control flow is rejected.
+dist.mesh @mesh_2 [dp = 2]
+// expected-error@+1 {{'func.func' op has 2 blocks; dist-partition handles functions with one block (structured control flow)}}
+func.func @two_blocks(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}]>}) -> tensor<8xf32> {
+  cf.br ^bb1
+^bb1:
+  return %x : tensor<8xf32>
+}

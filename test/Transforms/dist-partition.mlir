@@ -1,0 +1,229 @@
+// RUN: dist-opt %s --dist-propagate --dist-partition -split-input-file | FileCheck %s
+
+// Tests the Megatron MLP: local weight shards, exactly one all_reduce (after
+// the row-parallel matmul), the bias added once after it, and no mask on the
+// zero-filled accumulator.
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @megatron_mlp
+// CHECK-SAME: %[[X:[^:]+]]: tensor<8x16xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{}, {}]>}
+// CHECK-SAME: %[[W1:[^:]+]]: tensor<16x8xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{}, {mp}]>}
+// CHECK-SAME: %[[W2:[^:]+]]: tensor<8x16xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{mp}, {}]>}
+// CHECK-SAME: -> (tensor<8x16xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{}, {}]>})
+func.func @megatron_mlp(%x: tensor<8x16xf32>,
+    %w1: tensor<16x32xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>},
+    %w2: tensor<32x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>},
+    %b: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<8x32xf32>
+  %h0 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  // CHECK: %[[H:.+]] = linalg.matmul ins(%[[X]], %[[W1]] : tensor<8x16xf32>, tensor<16x8xf32>) {{.*}} -> tensor<8x8xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<8x16xf32>, tensor<16x32xf32>) outs(%h0 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %e2 = tensor.empty() : tensor<8x16xf32>
+  %o0 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  // CHECK-NOT: arith.select
+  // CHECK: %[[O:.+]] = linalg.matmul ins(%[[H]], %[[W2]] : tensor<8x8xf32>, tensor<8x16xf32>)
+  %o = linalg.matmul ins(%h, %w2 : tensor<8x32xf32>, tensor<32x16xf32>) outs(%o0 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  // CHECK: %[[R:.+]] = dist.all_reduce %[[O]] on @mesh_4 [mp] sum : tensor<8x16xf32>
+  // CHECK: %[[B:.+]] = arith.addf %[[R]], %{{.*}} : tensor<8x16xf32>
+  %ob = arith.addf %o, %b : tensor<8x16xf32>
+  // CHECK-NOT: dist.
+  // CHECK: return %[[B]]
+  return %ob : tensor<8x16xf32>
+}
+
+// -----
+
+// Tests data parallelism: one all_reduce for the weight gradient, none on
+// activations.
+dist.mesh @mesh_2 [dp = 2]
+// CHECK-LABEL: func.func @data_parallel_step
+// CHECK-SAME: tensor<4x16xf32>
+// CHECK-SAME: tensor<4x4xf32>
+func.func @data_parallel_step(
+    %x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}, {}]>},
+    %dy: tensor<8x4xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}, {}]>},
+    %w: tensor<16x4xf32> {dist.sharding = #dist.sharding<@mesh_2, [{}, {}]>},
+    %lr: f32) -> tensor<16x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x8xf32>
+  // CHECK: linalg.transpose {{.*}} outs(%{{.*}} : tensor<16x4xf32>)
+  %xt = linalg.transpose ins(%x : tensor<8x16xf32>) outs(%e : tensor<16x8xf32>) permutation = [1, 0]
+  %e2 = tensor.empty() : tensor<16x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e2 : tensor<16x4xf32>) -> tensor<16x4xf32>
+  // CHECK: %[[DW:.+]] = linalg.matmul {{.*}} -> tensor<16x4xf32>
+  %dw = linalg.matmul ins(%xt, %dy : tensor<16x8xf32>, tensor<8x4xf32>) outs(%z : tensor<16x4xf32>) -> tensor<16x4xf32>
+  // CHECK: %[[G:.+]] = dist.all_reduce %[[DW]] on @mesh_2 [dp] sum : tensor<16x4xf32>
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[G]] :
+  %new = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                         iterator_types = ["parallel", "parallel"]}
+      ins(%w, %dw : tensor<16x4xf32>, tensor<16x4xf32>) outs(%e2 : tensor<16x4xf32>) {
+  ^bb0(%wi: f32, %g: f32, %out: f32):
+    %s = arith.mulf %lr, %g : f32
+    %n = arith.subf %wi, %s : f32
+    linalg.yield %n : f32
+  } -> tensor<16x4xf32>
+  // CHECK-NOT: dist.all_reduce
+  // CHECK: return
+  return %new : tensor<16x4xf32>
+}
+
+// -----
+
+// Tests split -> replicated: an all_gather.
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @split_to_replicated
+// CHECK-SAME: (%[[X:.+]]: tensor<2x8xf32> {{.*}}) -> (tensor<8x8xf32>
+// CHECK: %[[G:.+]] = dist.all_gather %[[X]] on @mesh_4 [mp] dim = 0 : tensor<2x8xf32> -> tensor<8x8xf32>
+// CHECK: return %[[G]]
+func.func @split_to_replicated(%x: tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>})
+    -> (tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {}]>}) {
+  return %x : tensor<8x8xf32>
+}
+
+// -----
+
+// Tests replicated -> split: a local slice at the rank's offset, no
+// communication.
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @replicated_to_split
+// CHECK-SAME: (%[[X:.+]]: tensor<8x8xf32> {{.*}}) -> (tensor<8x2xf32>
+// CHECK: %[[I:.+]] = dist.process_index on @mesh_4 [mp] : index
+// CHECK: %[[C2:.+]] = arith.constant 2 : index
+// CHECK: %[[OFF:.+]] = arith.muli %[[I]], %[[C2]] : index
+// CHECK: %[[S:.+]] = tensor.extract_slice %[[X]][0, %[[OFF]]] [8, 2] [1, 1] : tensor<8x8xf32> to tensor<8x2xf32>
+// CHECK: return %[[S]]
+func.func @replicated_to_split(%x: tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {}]>})
+    -> (tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>}) {
+  return %x : tensor<8x8xf32>
+}
+
+// -----
+
+// Tests moving a split to another dim: one all_to_all.
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @move_split
+// CHECK: dist.all_to_all %{{.*}} on @mesh_4 [mp] split_dim = 1 concat_dim = 0 : tensor<2x8xf32> -> tensor<8x2xf32>
+// CHECK-NOT: dist.
+// CHECK: return
+func.func @move_split(%x: tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>})
+    -> (tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>}) {
+  return %x : tensor<8x8xf32>
+}
+
+// -----
+
+// Tests swapping the axes of two dims on a 2-D mesh (upstream's shard gets the
+// local shapes wrong): the minor-axis rule allows one all_to_all after a
+// gather, then a local slice; every intermediate type is exact.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// CHECK-LABEL: func.func @swap_axes
+// CHECK-SAME: tensor<4x2xf32>
+// CHECK-SAME: -> (tensor<2x4xf32>
+// CHECK: %[[G:.+]] = dist.all_gather %{{.*}} on @mesh_2x4 [dp] dim = 0 : tensor<4x2xf32> -> tensor<8x2xf32>
+// CHECK: %[[T:.+]] = dist.all_to_all %[[G]] on @mesh_2x4 [mp] split_dim = 0 concat_dim = 1 : tensor<8x2xf32> -> tensor<2x8xf32>
+// CHECK: tensor.extract_slice %[[T]]{{.*}} : tensor<2x8xf32> to tensor<2x4xf32>
+func.func @swap_axes(%x: tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}, {mp}]>})
+    -> (tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{mp}, {dp}]>}) {
+  return %x : tensor<8x8xf32>
+}
+
+// -----
+
+// Tests a dim split over two axes, then one of them moved to the other dim
+// (upstream's shard gets this wrong too): one all_to_all of the minor axis.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// CHECK-LABEL: func.func @multi_axis_move
+// CHECK-SAME: tensor<1x8xf32>
+// CHECK: dist.all_to_all %{{.*}} on @mesh_2x4 [mp] split_dim = 1 concat_dim = 0 : tensor<1x8xf32> -> tensor<4x2xf32>
+// CHECK-NOT: dist.
+// CHECK: return
+func.func @multi_axis_move(%x: tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp, mp}, {}]>})
+    -> (tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}, {mp}]>}) {
+  return %x : tensor<8x8xf32>
+}
+
+// -----
+
+// Tests partial -> split: a reduce_scatter, never all_reduce + slice.
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @partial_to_split
+// CHECK: %[[M:.+]] = linalg.matmul {{.*}} -> tensor<8x8xf32>
+// CHECK: %[[R:.+]] = dist.reduce_scatter %[[M]] on @mesh_4 [mp] sum dim = 0 : tensor<8x8xf32> -> tensor<2x8xf32>
+// CHECK-NOT: dist.all_reduce
+// CHECK: return %[[R]]
+func.func @partial_to_split(%a: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>},
+                            %b: tensor<16x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>},
+                            %c: tensor<8x8xf32>)
+    -> (tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) {
+  %zero = arith.constant 0.0 : f32
+  %z = linalg.fill ins(%zero : f32) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %s = dist.annotate %r as <@mesh_4, [{mp}, {}]> : tensor<8x8xf32>
+  return %s : tensor<8x8xf32>
+}
+
+// -----
+
+// Tests that a replicated accumulator of a split contraction is added once:
+// ranks other than the group's first hold zeros (a local mask).
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @accumulate_into_replicated
+// CHECK-SAME: tensor<8x4xf32>
+// CHECK-SAME: tensor<4x8xf32>
+// CHECK-SAME: %[[C:arg2]]: tensor<8x8xf32>
+// CHECK: %[[I:.+]] = dist.process_index on @mesh_4 [mp] : index
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[I]], %{{.*}} : index
+// CHECK: %[[ZEROS:.+]] = arith.constant dense<0.000000e+00> : tensor<8x8xf32>
+// CHECK: %[[ACC:.+]] = arith.select %[[FIRST]], %[[C]], %[[ZEROS]] : tensor<8x8xf32>
+// CHECK: %[[M:.+]] = linalg.matmul {{.*}} outs(%[[ACC]] : tensor<8x8xf32>)
+// CHECK: dist.all_reduce %[[M]] on @mesh_4 [mp] sum
+func.func @accumulate_into_replicated(
+    %a: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>},
+    %b: tensor<16x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>},
+    %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+// Tests the 2-D mesh dp x mp: rows over dp and the hidden dim over mp; the
+// forward all_reduce is over mp only.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// CHECK-LABEL: func.func @mesh_2d
+// CHECK-SAME: tensor<4x16xf32>
+// CHECK: linalg.matmul {{.*}} -> tensor<4x8xf32>
+// CHECK: linalg.matmul {{.*}} -> tensor<4x16xf32>
+// CHECK: dist.all_reduce %{{.*}} on @mesh_2x4 [mp] sum : tensor<4x16xf32>
+// CHECK-NOT: dist.
+// CHECK: return
+func.func @mesh_2d(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}, {}]>},
+    %w1: tensor<16x32xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {mp}]>},
+    %w2: tensor<32x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{mp}, {}]>})
+    -> (tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}, {}]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<8x32xf32>
+  %h0 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<8x16xf32>, tensor<16x32xf32>) outs(%h0 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %e2 = tensor.empty() : tensor<8x16xf32>
+  %o0 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %o = linalg.matmul ins(%h, %w2 : tensor<8x32xf32>, tensor<32x16xf32>) outs(%o0 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %o : tensor<8x16xf32>
+}
+
+// -----
+
+// Tests a partial max (a split max reduction) reduced with a max all_reduce.
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @partial_max
+// CHECK: %[[M:.+]] = linalg.generic
+// CHECK: dist.all_reduce %[[M]] on @mesh_4 [mp] max : tensor<8xf32>
+func.func @partial_max(%x: tensor<8x32xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>}, %init: tensor<8xf32>) -> tensor<8xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x32xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maximumf %a, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
