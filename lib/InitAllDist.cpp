@@ -4,6 +4,7 @@
 #include "dist/Dialect/Dist/IR/DistDialect.h"
 #include "dist/Extensions/ShardingRules.h"
 #include "dist/Transforms/Passes.h"
+#include "dist/Transforms/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -12,4 +13,7 @@ void mlir::dist::registerAllDistDialects(DialectRegistry &registry) {
   registerAllDistExtensions(registry);
 }
 
-void mlir::dist::registerAllDistPasses() { registerDistPasses(); }
+void mlir::dist::registerAllDistPasses() {
+  registerDistPasses();
+  registerDistPipelines();
+}

@@ -150,6 +150,51 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
   ];
 }
 
+def DistImportShard : Pass<"dist-import-shard", "::mlir::ModuleOp"> {
+  let summary = "Converts upstream `shard` dialect annotations into dist";
+  // `}~]` stands for `}]`, which would end the TableGen code block.
+  let description = !subst("}~]", "}]", [{
+    Lets users of upstream MLIR's `shard` dialect switch to dist without
+    rewriting their programs:
+
+    * `shard.grid @g(shape = 2x4)` becomes `dist.mesh @g [a0 = 2, a1 = 4]`
+      (grid axes are unnamed upstream; axis `i` is named `a<i>`).
+    * `shard.shard %x to %s` (with or without `annotate_for_users`) becomes
+      `dist.annotate %x as <@g, ...>`: the annotated result has that layout
+      and dist reshards the value where its producer's layout differs, which
+      is what the pair of result- and user-side annotations means upstream.
+      Annotations of function arguments written in the body, as upstream's
+      own tests do, become annotations of those arguments.
+    * `shard.sharding` ops (`split_axes = [[0], [1, 2]]`) are folded into
+      the annotations and erased.
+
+    Example:
+    ```mlir
+    shard.grid @grid_4(shape = 4)
+    func.func @f(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+      %s = shard.sharding @grid_4 split_axes = [[0]] : !shard.sharding
+      %y = shard.shard %x to %s annotate_for_users : tensor<8x8xf32>
+      return %y : tensor<8x8xf32>
+    }
+    ```
+    becomes
+    ```mlir
+    dist.mesh @grid_4 [a0 = 4]
+    func.func @f(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+      %y = dist.annotate %x as <@grid_4, [{a0}, {}~]> : tensor<8x8xf32>
+      return %y : tensor<8x8xf32>
+    }
+    ```
+
+    Rejected with an error naming the op: dynamic grid shapes, halo sizes
+    and explicit shard offsets (uneven shards), more split sub-arrays than
+    the tensor has dims, shardings that are not a `shard.sharding` op, and
+    any other `shard` op (collectives, process queries): only annotations
+    are imported.
+  }]);
+  let dependentDialects = ["::mlir::dist::DistDialect"];
+}
+
 def DistPrintShardingRules : Pass<"dist-print-sharding-rules"> {
   let summary = "Reports the sharding rule of every op, as remarks";
   let description = [{

@@ -1,0 +1,59 @@
+// RUN: dist-opt %s --dist-import-shard -split-input-file -verify-diagnostics
+
+// Tests that halo sizes are rejected.
+shard.grid @grid_4(shape = 4)
+func.func @halo(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error@+1 {{'shard.sharding' op has halo sizes, which dist does not import}}
+  %s = shard.sharding @grid_4 split_axes = [[0]] halo_sizes = [1, 1] : !shard.sharding
+  %y = shard.shard %x to %s : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+// Tests that explicit (uneven) shard offsets are rejected.
+shard.grid @grid_2(shape = 2)
+func.func @offsets(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error@+1 {{'shard.sharding' op has explicit shard offsets (uneven shards), which dist rejects}}
+  %s = shard.sharding @grid_2 split_axes = [[0]] sharded_dims_offsets = [0, 3, 8] : !shard.sharding
+  %y = shard.shard %x to %s : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+// Tests that more split sub-arrays than dims are rejected.
+shard.grid @grid_2x2(shape = 2x2)
+func.func @too_many(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-note@+1 {{sharding defined here}}
+  %s = shard.sharding @grid_2x2 split_axes = [[0], [1]] : !shard.sharding
+  // expected-error@+1 {{'shard.shard' op is annotated with 2 split sub-arrays for a tensor of rank 1}}
+  %y = shard.shard %x to %s : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+// Tests that a dynamic grid is rejected.
+// expected-error@+1 {{'shard.grid' op has a dynamic shape; dist meshes are static}}
+shard.grid @grid_dyn(shape = ?x2)
+
+// -----
+
+// Tests that other shard ops (collectives) are not imported.
+shard.grid @grid_4(shape = 4)
+func.func @collective(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error@+1 {{'shard.all_reduce' op is not an annotation; dist-import-shard imports shard.grid, shard.sharding and shard.shard only}}
+  %r = shard.all_reduce %x on @grid_4 grid_axes = [0] : tensor<8xf32> -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// Tests that a sharding passed as a function argument is rejected.
+shard.grid @grid_4(shape = 4)
+func.func @sharding_arg(%x: tensor<8xf32>, %s: !shard.sharding) -> tensor<8xf32> {
+  // expected-error@+1 {{'shard.shard' op takes a sharding that is not defined by a 'shard.sharding' op}}
+  %y = shard.shard %x to %s : tensor<8xf32>
+  return %y : tensor<8xf32>
+}

@@ -1,0 +1,49 @@
+// RUN: dist-opt %s --dist-import-shard -split-input-file | FileCheck %s
+
+// Tests that a grid becomes a mesh with axes a0, a1, ... and that a
+// user-side annotation of an argument becomes a dist.annotate of it.
+// CHECK: dist.mesh @grid_2x4 [a0 = 2, a1 = 4]
+// CHECK-NOT: shard.
+// CHECK-LABEL: func.func @arg_annotated_in_body
+// CHECK-SAME: (%[[X:.+]]: tensor<8x16xf32>)
+// CHECK: %[[A:.+]] = dist.annotate %[[X]] as <@grid_2x4, [{a0}, {a1}]> : tensor<8x16xf32>
+// CHECK: return %[[A]]
+shard.grid @grid_2x4(shape = 2x4)
+func.func @arg_annotated_in_body(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %s = shard.sharding @grid_2x4 split_axes = [[0], [1]] : !shard.sharding
+  %y = shard.shard %x to %s annotate_for_users : tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
+
+// -----
+
+// Tests a result-side and a user-side annotation of one value (a reshard
+// upstream): two chained annotations; fewer split sub-arrays than dims leave
+// the rest whole; several axes on one dim keep their order.
+// CHECK: dist.mesh @grid_2x2x2 [a0 = 2, a1 = 2, a2 = 2]
+// CHECK-LABEL: func.func @reshard
+// CHECK: %[[E:.+]] = math.exp
+// CHECK: %[[R:.+]] = dist.annotate %[[E]] as <@grid_2x2x2, [{a2, a0}, {}, {}]> : tensor<8x4x2xf32>
+// CHECK: %[[U:.+]] = dist.annotate %[[R]] as <@grid_2x2x2, [{}, {a1}, {}]> : tensor<8x4x2xf32>
+// CHECK: return %[[U]]
+shard.grid @grid_2x2x2(shape = 2x2x2)
+func.func @reshard(%x: tensor<8x4x2xf32>) -> tensor<8x4x2xf32> {
+  %e = math.exp %x : tensor<8x4x2xf32>
+  %s0 = shard.sharding @grid_2x2x2 split_axes = [[2, 0]] : !shard.sharding
+  %r = shard.shard %e to %s0 : tensor<8x4x2xf32>
+  %s1 = shard.sharding @grid_2x2x2 split_axes = [[], [1]] : !shard.sharding
+  %u = shard.shard %r to %s1 annotate_for_users : tensor<8x4x2xf32>
+  return %u : tensor<8x4x2xf32>
+}
+
+// -----
+
+// Tests that the replicated form `[[]]` imports as replicated.
+// CHECK-LABEL: func.func @replicated
+// CHECK: dist.annotate %{{.*}} as <@grid_4, [{}, {}]> : tensor<8x8xf32>
+shard.grid @grid_4(shape = 4)
+func.func @replicated(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %s = shard.sharding @grid_4 split_axes = [[]] : !shard.sharding
+  %y = shard.shard %x to %s : tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}
