@@ -195,6 +195,41 @@ def DistImportShard : Pass<"dist-import-shard", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::dist::DistDialect"];
 }
 
+def DistCommReport : Pass<"dist-comm-report", "::mlir::ModuleOp"> {
+  let summary = "Reports the bytes every collective of a partitioned program moves";
+  let description = [{
+    For a partitioned (per-rank) program, emits one remark per collective
+    with its group (mesh axes and number of ranks), the elements and bytes of
+    the local tensor, and the bytes each rank sends for one execution; then a
+    remark on the module with the totals, overall and per group of mesh axes.
+    This is the measure the benchmarks compare against the analytical
+    minimum.
+
+    Bytes each rank sends, for a tensor of B bytes (the operand; for
+    all_gather the result) over a group of G ranks, with the
+    bandwidth-optimal algorithms (ring / recursive halving):
+    all_reduce 2(G-1)/G B; all_gather, reduce_scatter, all_to_all,
+    reduce and broadcast (G-1)/G B (reduce moves half the bytes of an
+    all_reduce); permute B (every source sends its tensor).
+
+    ```mlir
+    %r = dist.all_reduce %x on @mesh_4 [mp] sum : tensor<8x16xf32>
+    // remark: dist.all_reduce over [mp] (4 ranks): 128 x f32 = 512 B;
+    //         each rank sends 768 B
+    // remark: dist-comm-report: 1 collective; each rank sends 768 B;
+    //         [mp]: 1 collective, 768 B
+    ```
+
+    With `json=<file>`, the same report is written as JSON (`-` for
+    stdout). Collectives with dynamic shapes are counted with unknown bytes
+    and reported as such.
+  }];
+  let options = [
+    Option<"jsonFile", "json", "std::string", /*default=*/"\"\"",
+           "Also write the report as JSON to this file ('-' for stdout)">
+  ];
+}
+
 def DistPrintShardingRules : Pass<"dist-print-sharding-rules"> {
   let summary = "Reports the sharding rule of every op, as remarks";
   let description = [{
