@@ -366,6 +366,17 @@ LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
   return success();
 }
 
+/// `attrs` with its dist.sharding entry renamed to `name`.
+static DictionaryAttr renameSharding(DictionaryAttr attrs, StringAttr name) {
+  SmallVector<NamedAttribute> entries;
+  for (NamedAttribute entry : attrs)
+    entries.emplace_back(entry.getName() == DistDialect::getShardingAttrName()
+                             ? name
+                             : entry.getName(),
+                         entry.getValue());
+  return DictionaryAttr::get(attrs.getContext(), entries);
+}
+
 LogicalResult FunctionPartitioner::run() {
   Block &body = func.getBody().front();
   for (Operation &op : body) {
@@ -383,11 +394,14 @@ LogicalResult FunctionPartitioner::run() {
   StringAttr localName =
       StringAttr::get(func.getContext(), DistDialect::getPartitionedAsAttrName());
 
-  // Arguments: local types, local layouts.
+  // Arguments: local types, local layouts. Attributes are set once for all
+  // arguments (setting them one by one is quadratic in the argument count).
   SmallVector<Type> argTypes;
+  SmallVector<DictionaryAttr> argAttrs;
   for (BlockArgument arg : body.getArguments()) {
     Type type = arg.getType();
-    if (ShardingAttr s = getBoundarySharding(func.getArgAttrDict(arg.getArgNumber()))) {
+    DictionaryAttr attrs = func.getArgAttrDict(arg.getArgNumber());
+    if (ShardingAttr s = getBoundarySharding(attrs)) {
       FailureOr<RankedTensorType> local =
           getLocalType(cast<RankedTensorType>(type), s, mesh);
       if (failed(local))
@@ -395,12 +409,13 @@ LogicalResult FunctionPartitioner::run() {
                                   << " cannot be laid out as " << s;
       layouts[arg] = s;
       arg.setType(*local);
-      func.removeArgAttr(arg.getArgNumber(), shardingName);
-      func.setArgAttr(arg.getArgNumber(), localName, s);
+      attrs = renameSharding(attrs, localName);
     }
+    argAttrs.push_back(attrs);
     locals.map(arg, arg);
     argTypes.push_back(arg.getType());
   }
+  func.setAllArgAttrs(argAttrs);
 
   // The body, op by op; the new ops go before the old ones, which are erased
   // at the end.
@@ -417,20 +432,23 @@ LogicalResult FunctionPartitioner::run() {
   }
 
   SmallVector<Type> resultTypes;
+  SmallVector<DictionaryAttr> resultAttrs;
   for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
     Type localType = type;
-    if (ShardingAttr s = getBoundarySharding(func.getResultAttrDict(i))) {
+    DictionaryAttr attrs = func.getResultAttrDict(i);
+    if (ShardingAttr s = getBoundarySharding(attrs)) {
       FailureOr<RankedTensorType> local =
           getLocalType(cast<RankedTensorType>(type), s, mesh);
       if (failed(local))
         return func.emitOpError() << "result " << i
                                   << " cannot be laid out as " << s;
       localType = *local;
-      func.removeResultAttr(i, StringAttr::get(func.getContext(), shardingName));
-      func.setResultAttr(i, localName, s);
+      attrs = renameSharding(attrs, localName);
     }
     resultTypes.push_back(localType);
+    resultAttrs.push_back(attrs);
   }
+  func.setAllResultAttrs(resultAttrs);
   func.setFunctionType(builder.getFunctionType(argTypes, resultTypes));
   return success();
 }

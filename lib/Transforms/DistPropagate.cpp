@@ -217,10 +217,21 @@ void FunctionPropagation::writeBack() {
     ShardingAttr s = shardings.lookup(value);
     return s ? s : getReplicated(defaultMesh, type.getRank());
   };
-  for (BlockArgument arg : body.getArguments())
+  // Attributes are set once for all arguments and results (one by one is
+  // quadratic in their number).
+  auto withSharding = [&](DictionaryAttr attrs, ShardingAttr sharding) {
+    NamedAttrList entries(attrs);
+    entries.set(DistDialect::getShardingAttrName(), sharding);
+    return entries.getDictionary(context);
+  };
+  SmallVector<DictionaryAttr> argAttrs;
+  for (BlockArgument arg : body.getArguments()) {
+    DictionaryAttr attrs = func.getArgAttrDict(arg.getArgNumber());
     if (auto type = dyn_cast<RankedTensorType>(arg.getType()))
-      func.setArgAttr(arg.getArgNumber(), DistDialect::getShardingAttrName(),
-                      shardingOrReplicated(arg, type));
+      attrs = withSharding(attrs, shardingOrReplicated(arg, type));
+    argAttrs.push_back(attrs);
+  }
+  func.setAllArgAttrs(argAttrs);
   for (Operation &op : body) {
     if (isa<AnnotateOp>(op) || op.getNumResults() == 0 ||
         llvm::none_of(op.getResultTypes(), llvm::IsaPred<RankedTensorType>))
@@ -237,13 +248,15 @@ void FunctionPropagation::writeBack() {
   // Undeclared results get the returned value's layout, reduced: handing a
   // pending reduction to the caller must be asked for explicitly.
   Operation *ret = body.getTerminator();
+  SmallVector<DictionaryAttr> resultAttrs;
   for (auto [i, operand] : llvm::enumerate(ret->getOperands())) {
+    DictionaryAttr attrs = func.getResultAttrDict(i);
     auto type = dyn_cast<RankedTensorType>(operand.getType());
-    if (!type || getResultSharding(func, i))
-      continue;
-    func.setResultAttr(i, DistDialect::getShardingAttrName(),
-                       dropPartial(shardingOrReplicated(operand, type)));
+    if (type && !getResultSharding(func, i))
+      attrs = withSharding(attrs, dropPartial(shardingOrReplicated(operand, type)));
+    resultAttrs.push_back(attrs);
   }
+  func.setAllResultAttrs(resultAttrs);
 }
 
 LogicalResult FunctionPropagation::run() {

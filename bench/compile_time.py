@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Compile time of dist-propagate + dist-partition vs upstream MLIR's
+sharding-propagation + shard-partition, on the same programs, in one run.
+
+Programs (generated):
+  mlp N     N layers of matmul + (bias + relu as one linalg.generic), weights
+            alternating column- and row-parallel over a mesh of 4.
+  users N   one sharded value with N users.
+  devices D the 100-layer MLP on a mesh of D devices (time must not grow).
+
+Times are the pass wall times from --mlir-timing (parsing and printing are
+excluded), the median of --repeat runs. Usage:
+  bench/compile_time.py [--dist-opt build/bin/dist-opt] [--mlir-opt ...]
+                        [--sizes 100,1000,5000,20000] [--repeat 3] [--markdown]
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+H = 16   # hidden size
+B = 8    # batch
+
+
+def mlp(layers, dialect, devices=4):
+    """An N-layer MLP annotated with dist or with upstream's shard."""
+    out = []
+    if dialect == "dist":
+        out.append(f"dist.mesh @mesh [mp = {devices}]")
+    else:
+        out.append(f"shard.grid @mesh(shape = {devices})")
+    args = ", ".join(
+        f"%w{i}: tensor<{H}x{H}xf32>" +
+        (f" {{dist.sharding = #dist.sharding<@mesh, {'[{}, {mp}]' if i % 2 == 0 else '[{mp}, {}]'}>}}"
+         if dialect == "dist" else "")
+        for i in range(layers))
+    biases = ", ".join(f"%b{i}: tensor<{B}x{H}xf32>" for i in range(layers))
+    out.append(f"func.func @mlp(%x: tensor<{B}x{H}xf32>, {biases}, {args}) -> tensor<{B}x{H}xf32> {{")
+    out.append("  %zero = arith.constant 0.0 : f32")
+    if dialect == "shard":
+        out.append("  %col = shard.sharding @mesh split_axes = [[], [0]] : !shard.sharding")
+        out.append("  %row = shard.sharding @mesh split_axes = [[0]] : !shard.sharding")
+    h = "%x"
+    for i in range(layers):
+        w = f"%w{i}"
+        if dialect == "shard":
+            kind = "col" if i % 2 == 0 else "row"
+            out.append(f"  %ws{i} = shard.shard %w{i} to %{kind} annotate_for_users : tensor<{H}x{H}xf32>")
+            w = f"%ws{i}"
+        # One empty tensor and one bias per layer: upstream's partitioner fails
+        # when one value is used under two layouts.
+        out.append(f"  %e{i} = tensor.empty() : tensor<{B}x{H}xf32>")
+        out.append(f"  %z{i} = linalg.fill ins(%zero : f32) outs(%e{i} : tensor<{B}x{H}xf32>) -> tensor<{B}x{H}xf32>")
+        out.append(f"  %m{i} = linalg.matmul ins({h}, {w} : tensor<{B}x{H}xf32>, tensor<{H}x{H}xf32>) "
+                   f"outs(%z{i} : tensor<{B}x{H}xf32>) -> tensor<{B}x{H}xf32>")
+        out.append(f"  %h{i} = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, "
+                   f"affine_map<(i, j) -> (i, j)>], iterator_types = [\"parallel\", \"parallel\"]}} "
+                   f"ins(%m{i}, %b{i} : tensor<{B}x{H}xf32>, tensor<{B}x{H}xf32>) outs(%e{i} : tensor<{B}x{H}xf32>) {{")
+        out.append("  ^bb0(%a: f32, %c: f32, %o: f32):")
+        out.append("    %s = arith.addf %a, %c : f32")
+        out.append("    %r = arith.maximumf %s, %zero : f32")
+        out.append("    linalg.yield %r : f32")
+        out.append(f"  }} -> tensor<{B}x{H}xf32>")
+        h = f"%h{i}"
+    out.append(f"  return {h} : tensor<{B}x{H}xf32>")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def many_users(users, dialect):
+    """One value, split over the mesh, with `users` elementwise users."""
+    out = []
+    if dialect == "dist":
+        out.append("dist.mesh @mesh [mp = 4]")
+        out.append(f"func.func @users(%x: tensor<{B}x{H}xf32> {{dist.sharding = #dist.sharding<@mesh, [{{mp}}, {{}}]>}}) -> tensor<{B}x{H}xf32> {{")
+        x = "%x"
+    else:
+        out.append("shard.grid @mesh(shape = 4)")
+        out.append(f"func.func @users(%x0: tensor<{B}x{H}xf32>) -> tensor<{B}x{H}xf32> {{")
+        out.append("  %s = shard.sharding @mesh split_axes = [[0]] : !shard.sharding")
+        out.append(f"  %x = shard.shard %x0 to %s annotate_for_users : tensor<{B}x{H}xf32>")
+        x = "%x"
+    for i in range(users):
+        out.append(f"  %e{i} = tensor.empty() : tensor<{B}x{H}xf32>")
+        out.append(f"  %u{i} = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], "
+                   f"iterator_types = [\"parallel\", \"parallel\"]}} ins({x} : tensor<{B}x{H}xf32>) outs(%e{i} : tensor<{B}x{H}xf32>) {{")
+        out.append("  ^bb0(%a: f32, %o: f32):")
+        out.append("    %n = arith.negf %a : f32")
+        out.append("    linalg.yield %n : f32")
+        out.append(f"  }} -> tensor<{B}x{H}xf32>")
+    out.append(f"  return %u{users - 1} : tensor<{B}x{H}xf32>")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+TIMING = re.compile(r"^\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(.*?)\s*$")
+
+
+def pass_seconds(cmd, path, names, repeat):
+    """Median over runs of the summed wall time of the passes in `names`."""
+    samples = []
+    for _ in range(repeat):
+        result = subprocess.run(cmd + [path, "--mlir-timing", "-o", os.devnull],
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            return None, result.stderr.strip().splitlines()[:3]
+        total = 0.0
+        for line in result.stderr.splitlines():
+            m = TIMING.match(line)
+            if m and m.group(2) in names:
+                total += float(m.group(1))
+        samples.append(total)
+    return statistics.median(samples), None
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dist-opt", default="build/bin/dist-opt")
+    parser.add_argument("--mlir-opt", default="/usr/lib/llvm-22/bin/mlir-opt")
+    parser.add_argument("--sizes", default="100,1000,5000,20000")
+    parser.add_argument("--users", type=int, default=20000)
+    parser.add_argument("--devices", default="8,4096")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    dist_cmd = [args.dist_opt, "--dist-propagate", "--dist-partition"]
+    dist_passes = {"DistPropagate", "DistPartition"}
+    up_cmd = [args.mlir_opt,
+              "--pass-pipeline=builtin.module(func.func(sharding-propagation,shard-partition))"]
+    up_passes = {"ShardingPropagation", "Partition"}
+
+    rows = []
+    notes = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        def measure(label, make):
+            times = {}
+            for dialect, cmd, names in (("dist", dist_cmd, dist_passes),
+                                        ("shard", up_cmd, up_passes)):
+                path = os.path.join(tmp, f"{dialect}.mlir")
+                with open(path, "w") as f:
+                    f.write(make(dialect))
+                times[dialect], error = pass_seconds(cmd, path, names, args.repeat)
+                if error and dialect == "shard":
+                    # Upstream's partitioner crashes on some programs; its
+                    # propagation alone is still a lower bound of its time.
+                    prop_only = [args.mlir_opt, "--pass-pipeline=builtin.module(func.func(sharding-propagation))"]
+                    times[dialect], error2 = pass_seconds(prop_only, path, {"ShardingPropagation"}, args.repeat)
+                    if not error2:
+                        notes[label] = "upstream: propagation only (its partition crashes)"
+                if error:
+                    print(f"{label} {dialect}: failed: {' / '.join(error)}", file=sys.stderr)
+            rows.append((label, times["dist"], times["shard"]))
+            d, s = times["dist"], times["shard"]
+            ratio = f"{d / s:.2f}" if d is not None and s else "-"
+            print(f"{label:>24}  dist {d if d is None else f'{d:.4f}'} s  "
+                  f"upstream {s if s is None else f'{s:.4f}'} s  ratio {ratio}", flush=True)
+
+        for n in [int(x) for x in args.sizes.split(",")]:
+            measure(f"mlp {n} layers", lambda dialect, n=n: mlp(n, dialect))
+        measure(f"1 value, {args.users} users", lambda dialect: many_users(args.users, dialect))
+        for d in [int(x) for x in args.devices.split(",")]:
+            measure(f"mlp 1000 layers, {d} devices", lambda dialect, d=d: mlp(1000, dialect, d))
+
+    # Linear growth: 20000 layers within 4.4x of 5000.
+    by_label = {label: d for label, d, _ in rows}
+    if "mlp 5000 layers" in by_label and "mlp 20000 layers" in by_label:
+        growth = by_label["mlp 20000 layers"] / by_label["mlp 5000 layers"]
+        print(f"dist growth 5000 -> 20000 layers: {growth:.2f}x (linear: 4x; goal <= 4.4x)")
+
+    print("\n| program | dist (s) | upstream (s) | dist / upstream |")
+    print("|---|---|---|---|")
+    for label, d, s in rows:
+        fmt = lambda t: "failed" if t is None else f"{t:.4f}"
+        ratio = f"{d / s:.2f}" if d is not None and s else "-"
+        note = f" ({notes[label]})" if label in notes else ""
+        print(f"| {label}{note} | {fmt(d)} | {fmt(s)} | {ratio} |")
+
+
+if __name__ == "__main__":
+    main()
