@@ -105,7 +105,9 @@ struct LinalgShardingRule
     // known combiner.
     std::optional<ReductionKind> combiner;
     bool combinerKnown = true;
-    for (unsigned i = 0, e = linalgOp.getNumDpsInits(); i < e; ++i) {
+    bool hasReduction = linalgOp.getNumReductionLoops() != 0;
+    for (unsigned i = 0, e = hasReduction ? linalgOp.getNumDpsInits() : 0;
+         i < e; ++i) {
       std::optional<ReductionKind> kind = getCombiner(linalgOp, i);
       if (!kind || (combiner && *combiner != *kind))
         combinerKnown = false;
@@ -154,6 +156,20 @@ struct LinalgShardingRule
   }
 };
 
+/// linalg.softmax: elementwise, except that the softmax dim must be whole
+/// (its max and sum are over the entire dim).
+struct SoftmaxShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<SoftmaxShardingRule,
+                                                    linalg::SoftmaxOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto softmax = cast<linalg::SoftmaxOp>(op);
+    ShardingRule rule = ShardingRule::getElementwise(op);
+    rule.factors[softmax.getDimension()].kind = FactorKind::Unsplittable;
+    rule.operandIsInitOnly[1] = true;
+    return rule;
+  }
+};
+
 template <typename... OpTys>
 void attachToAll(MLIRContext *context) {
   (OpTys::template attachInterface<LinalgShardingRule<OpTys>>(*context), ...);
@@ -166,5 +182,6 @@ void dist::registerLinalgShardingRules(DialectRegistry &registry) {
 #define GET_OP_LIST
 #include "mlir/Dialect/Linalg/IR/LinalgStructuredOps.cpp.inc"
         >(context);
+    linalg::SoftmaxOp::attachInterface<SoftmaxShardingRule>(*context);
   });
 }

@@ -1,4 +1,10 @@
 //===- TensorShardingRules.cpp - Rules for tensor dialect ops -------------===//
+//
+// Shape-manipulating ops: a dim that the op keeps whole (a full slice, a dim
+// that is not padded or concatenated) is a parallel factor shared by the
+// input and the output; a dim the op cuts, pads or joins must stay whole.
+//
+//===----------------------------------------------------------------------===//
 
 #include "dist/Extensions/ShardingRules.h"
 #include "dist/Interfaces/ShardingRuleInterface.h"
@@ -9,9 +15,28 @@
 using namespace mlir;
 using namespace mlir::dist;
 
+/// A rule whose operands and results are listed as no-dim (scalars, index
+/// operands) until filled in.
+static ShardingRule emptyRule(Operation *op) {
+  ShardingRule rule;
+  rule.operandDims.resize(op->getNumOperands());
+  rule.operandIsInitOnly.assign(op->getNumOperands(), false);
+  rule.operandIsAccumulator.assign(op->getNumOperands(), false);
+  rule.resultDims.resize(op->getNumResults());
+  return rule;
+}
+
+/// True if the slice of `sliceShape` at (`offsets`, `strides`) covers dim `d`
+/// of `fullShape` entirely.
+static bool coversDim(ArrayRef<int64_t> fullShape, ArrayRef<int64_t> sliceShape,
+                      ArrayRef<int64_t> offsets, ArrayRef<int64_t> strides,
+                      int64_t d) {
+  return offsets[d] == 0 && strides[d] == 1 &&
+         !ShapedType::isDynamic(fullShape[d]) && sliceShape[d] == fullShape[d];
+}
+
 namespace {
-/// tensor.empty: one parallel factor per result dim; its dynamic sizes are
-/// index operands with no dims.
+/// tensor.empty: one parallel factor per result dim.
 struct EmptyShardingRule
     : public ShardingRuleOpInterface::ExternalModel<EmptyShardingRule,
                                                     tensor::EmptyOp> {
@@ -19,10 +44,146 @@ struct EmptyShardingRule
     return ShardingRule::getElementwise(op);
   }
 };
+
+/// tensor.extract_slice without rank reduction: fully kept dims are factors.
+struct ExtractSliceShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<ExtractSliceShardingRule,
+                                                    tensor::ExtractSliceOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto slice = cast<tensor::ExtractSliceOp>(op);
+    RankedTensorType source = slice.getSourceType(), result = slice.getType();
+    if (source.getRank() != result.getRank())
+      return failure();
+    ShardingRule rule = emptyRule(op);
+    rule.partialPolicy = PartialPolicy::Multilinear;
+    SmallVector<int64_t> &in = rule.operandDims[0];
+    SmallVector<int64_t> &out = rule.resultDims[0];
+    for (int64_t d = 0; d < source.getRank(); ++d) {
+      int64_t factor = ShardingRule::kNoFactor;
+      if (coversDim(source.getShape(), result.getShape(),
+                    slice.getStaticOffsets(), slice.getStaticStrides(), d))
+        factor = rule.addFactor(source.getDimSize(d), FactorKind::Parallel);
+      in.push_back(factor);
+      out.push_back(factor);
+    }
+    return rule;
+  }
+
+  /// The kept dims take their local size; the cut ones are whole anyway.
+  FailureOr<Operation *> buildLocalOp(Operation *op, OpBuilder &builder,
+                                      IRMapping &mapping, ValueRange operands,
+                                      TypeRange resultTypes) const {
+    auto slice = cast<tensor::ExtractSliceOp>(op);
+    auto localType = cast<RankedTensorType>(resultTypes[0]);
+    SmallVector<OpFoldResult> sizes = slice.getMixedSizes();
+    for (int64_t d = 0; d < localType.getRank(); ++d)
+      if (!ShapedType::isDynamic(localType.getDimSize(d)))
+        sizes[d] = builder.getIndexAttr(localType.getDimSize(d));
+    SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
+    for (OpFoldResult &offset : offsets)
+      if (auto value = dyn_cast<Value>(offset))
+        offset = mapping.lookupOrDefault(value);
+    return tensor::ExtractSliceOp::create(builder, op->getLoc(), localType,
+                                          operands[0], offsets, sizes,
+                                          slice.getMixedStrides())
+        .getOperation();
+  }
+};
+
+/// tensor.insert_slice without rank change: dims the source fills entirely
+/// are factors of the source, the destination and the result.
+struct InsertSliceShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<InsertSliceShardingRule,
+                                                    tensor::InsertSliceOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto insert = cast<tensor::InsertSliceOp>(op);
+    RankedTensorType source = insert.getSourceType(), dest = insert.getDestType();
+    if (source.getRank() != dest.getRank())
+      return failure();
+    ShardingRule rule = emptyRule(op);
+    rule.partialPolicy = PartialPolicy::Additive;
+    for (int64_t d = 0; d < dest.getRank(); ++d) {
+      int64_t factor = ShardingRule::kNoFactor;
+      if (coversDim(dest.getShape(), source.getShape(),
+                    insert.getStaticOffsets(), insert.getStaticStrides(), d))
+        factor = rule.addFactor(dest.getDimSize(d), FactorKind::Parallel);
+      rule.operandDims[0].push_back(factor);
+      rule.operandDims[1].push_back(factor);
+      rule.resultDims[0].push_back(factor);
+    }
+    return rule;
+  }
+
+  FailureOr<Operation *> buildLocalOp(Operation *op, OpBuilder &builder,
+                                      IRMapping &mapping, ValueRange operands,
+                                      TypeRange resultTypes) const {
+    auto insert = cast<tensor::InsertSliceOp>(op);
+    auto localSource = cast<RankedTensorType>(operands[0].getType());
+    SmallVector<OpFoldResult> sizes = insert.getMixedSizes();
+    for (int64_t d = 0; d < localSource.getRank(); ++d)
+      if (!ShapedType::isDynamic(localSource.getDimSize(d)))
+        sizes[d] = builder.getIndexAttr(localSource.getDimSize(d));
+    SmallVector<OpFoldResult> offsets = insert.getMixedOffsets();
+    for (OpFoldResult &offset : offsets)
+      if (auto value = dyn_cast<Value>(offset))
+        offset = mapping.lookupOrDefault(value);
+    return tensor::InsertSliceOp::create(builder, op->getLoc(), operands[0],
+                                         operands[1], offsets, sizes,
+                                         insert.getMixedStrides())
+        .getOperation();
+  }
+};
+
+/// tensor.concat: every dim but the concatenated one is a shared factor.
+struct ConcatShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<ConcatShardingRule,
+                                                    tensor::ConcatOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto concat = cast<tensor::ConcatOp>(op);
+    RankedTensorType result = concat.getResultType();
+    ShardingRule rule = emptyRule(op);
+    rule.partialPolicy = PartialPolicy::Additive;
+    for (int64_t d = 0; d < result.getRank(); ++d) {
+      int64_t factor = d == (int64_t)concat.getDim()
+                           ? ShardingRule::kNoFactor
+                           : rule.addFactor(result.getDimSize(d),
+                                            FactorKind::Parallel);
+      for (SmallVector<int64_t> &dims : rule.operandDims)
+        dims.push_back(factor);
+      rule.resultDims[0].push_back(factor);
+    }
+    return rule;
+  }
+};
+
+/// tensor.pad: unpadded dims are shared factors.
+struct PadShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<PadShardingRule,
+                                                    tensor::PadOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto pad = cast<tensor::PadOp>(op);
+    RankedTensorType source = pad.getSourceType();
+    ShardingRule rule = emptyRule(op);
+    ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+    for (int64_t d = 0; d < source.getRank(); ++d) {
+      int64_t factor = (low[d] == 0 && high[d] == 0)
+                           ? rule.addFactor(source.getDimSize(d),
+                                            FactorKind::Parallel)
+                           : ShardingRule::kNoFactor;
+      rule.operandDims[0].push_back(factor);
+      rule.resultDims[0].push_back(factor);
+    }
+    return rule;
+  }
+};
 } // namespace
 
 void dist::registerTensorShardingRules(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, tensor::TensorDialect *) {
     tensor::EmptyOp::attachInterface<EmptyShardingRule>(*context);
+    tensor::ExtractSliceOp::attachInterface<ExtractSliceShardingRule>(*context);
+    tensor::InsertSliceOp::attachInterface<InsertSliceShardingRule>(*context);
+    tensor::ConcatOp::attachInterface<ConcatShardingRule>(*context);
+    tensor::PadOp::attachInterface<PadShardingRule>(*context);
   });
 }

@@ -267,30 +267,39 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
       return failure();
     newOperands.push_back(*local);
   }
-  Operation *clone = builder.clone(*op, locals);
-  clone->setOperands(newOperands);
-  clone->removeAttr(DistDialect::getShardingsAttrName());
+  SmallVector<Type> localTypes;
+  SmallVector<ShardingAttr> made;
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
     auto type = dyn_cast<RankedTensorType>(result.getType());
     if (!type) {
-      locals.map(result, clone->getResult(i));
+      localTypes.push_back(result.getType());
+      made.push_back({});
       continue;
     }
-    ShardingAttr made = projectResult(rule, *assignment, i);
-    FailureOr<RankedTensorType> localType = getLocalType(type, made, mesh);
+    made.push_back(projectResult(rule, *assignment, i));
+    FailureOr<RankedTensorType> localType = getLocalType(type, made.back(), mesh);
     if (failed(localType))
       return op->emitOpError() << "result " << i << " of type " << type
-                               << " cannot be laid out as " << made;
+                               << " cannot be laid out as " << made.back();
     if (isa<tensor::EmptyOp>(op) && localType->getShape() != type.getShape() &&
         !type.hasStaticShape())
       return op->emitOpError() << "cannot split the dynamic dims of "
-                               << type << " (laid out as " << made << ")";
-    clone->getResult(i).setType(*localType);
-    locals.map(result, clone->getResult(i));
-    layouts[result] = made;
+                               << type << " (laid out as " << made.back() << ")";
+    localTypes.push_back(*localType);
+  }
+  FailureOr<Operation *> clone = cast<ShardingRuleOpInterface>(op).buildLocalOp(
+      builder, locals, newOperands, localTypes);
+  if (failed(clone))
+    return op->emitOpError() << "cannot be rebuilt on local types";
+  (*clone)->removeAttr(DistDialect::getShardingsAttrName());
+  for (auto [i, result] : llvm::enumerate(op->getResults())) {
+    locals.map(result, (*clone)->getResult(i));
+    if (!made[i])
+      continue;
+    layouts[result] = made[i];
     // Consumers expect the recorded layout.
     ShardingAttr expected = cast<ShardingAttr>(recorded[i]);
-    if (made != expected) {
+    if (made[i] != expected) {
       FailureOr<Value> fixed = reshard(result, expected, op);
       if (failed(fixed))
         return failure();

@@ -227,3 +227,184 @@ func.func @partial_max(%x: tensor<8x32xf32> {dist.sharding = #dist.sharding<@mes
   } -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
+
+// -----
+
+// Tests slices, softmax, concat, pad and insert_slice on row-split inputs:
+// every op works on its rows, no collective; the full-width slice sizes
+// become local.
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @tensor_ops_rows
+// CHECK-SAME: tensor<2x16xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 4] [2, 8] [1, 1] : tensor<2x16xf32> to tensor<2x8xf32>
+// CHECK: linalg.softmax dimension(1) {{.*}} -> tensor<2x8xf32>
+// CHECK: tensor.concat dim(1) {{.*}} -> tensor<2x24xf32>
+// CHECK: tensor.pad
+// CHECK: } : tensor<2x4xf32> to tensor<2x6xf32>
+// CHECK: tensor.insert_slice {{.*}}[0, 0] [2, 6] [1, 1] : tensor<2x6xf32> into tensor<2x24xf32>
+// CHECK-NOT: dist.
+// CHECK: return
+func.func @tensor_ops_rows(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}, %y: tensor<8x4xf32>) -> tensor<8x24xf32> {
+  %s = tensor.extract_slice %x[0, 4] [8, 8] [1, 1] : tensor<8x16xf32> to tensor<8x8xf32>
+  %e = tensor.empty() : tensor<8x8xf32>
+  %soft = linalg.softmax dimension(1) ins(%s : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %c = tensor.concat dim(1) %soft, %x : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x24xf32>
+  %z = arith.constant 0.0 : f32
+  %p = tensor.pad %y low[0, 1] high[0, 1] { ^bb0(%i: index, %j: index): tensor.yield %z : f32 } : tensor<8x4xf32> to tensor<8x6xf32>
+  %r = tensor.insert_slice %p into %c[0, 0] [8, 6] [1, 1] : tensor<8x6xf32> into tensor<8x24xf32>
+  return %r : tensor<8x24xf32>
+}
+
+// -----
+
+// Tests that a softmax over a split dim gathers it first (its dim must be
+// whole), and re-splits the result locally.
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @softmax_over_split_dim
+// CHECK: %[[G:.+]] = dist.all_gather %{{.*}} on @mesh_4 [mp] dim = 1 : tensor<8x4xf32> -> tensor<8x16xf32>
+// CHECK: %[[S:.+]] = linalg.softmax dimension(1) ins(%[[G]] : tensor<8x16xf32>)
+// CHECK: tensor.extract_slice %[[S]]{{.*}} : tensor<8x16xf32> to tensor<8x4xf32>
+func.func @softmax_over_split_dim(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>})
+    -> (tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>}) {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %s = linalg.softmax dimension(1) ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %s : tensor<8x16xf32>
+}
+
+// -----
+
+// Tests an attention block: QKV column-parallel (heads split over mp), the
+// scores, softmax and context per head, the output projection row-parallel.
+// Exactly one all_reduce, after the output projection.
+dist.mesh @mesh_4 [mp = 4]
+#x_bse = affine_map<(b, s, h, d, e) -> (b, s, e)>
+#w_ehd = affine_map<(b, s, h, d, e) -> (e, h, d)>
+#o_bshd = affine_map<(b, s, h, d, e) -> (b, s, h, d)>
+#q_bshd = affine_map<(b, h, s, t, d) -> (b, s, h, d)>
+#k_bthd = affine_map<(b, h, s, t, d) -> (b, t, h, d)>
+#o_bhst = affine_map<(b, h, s, t, d) -> (b, h, s, t)>
+#p_bhst = affine_map<(b, s, h, d, t) -> (b, h, s, t)>
+#v_bthd = affine_map<(b, s, h, d, t) -> (b, t, h, d)>
+#c_bshd = affine_map<(b, s, h, d, t) -> (b, s, h, d)>
+#ctx = affine_map<(b, s, e, h, d) -> (b, s, h, d)>
+#wo = affine_map<(b, s, e, h, d) -> (h, d, e)>
+#out = affine_map<(b, s, e, h, d) -> (b, s, e)>
+// CHECK-LABEL: func.func @attention
+// CHECK-SAME: tensor<8x1x2xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{}, {mp}, {}]>}
+// CHECK-SAME: tensor<1x2x8xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{mp}, {}, {}]>}
+// CHECK: linalg.softmax dimension(3) {{.*}} -> tensor<2x1x4x4xf32>
+// CHECK: } -> tensor<2x4x8xf32>
+// CHECK: %[[R:.+]] = dist.all_reduce %{{.*}} on @mesh_4 [mp] sum : tensor<2x4x8xf32>
+// CHECK-NOT: dist.
+// CHECK: return %[[R]]
+func.func @attention(%x: tensor<2x4x8xf32>,
+    %wq: tensor<8x4x2xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}, {}]>},
+    %wk: tensor<8x4x2xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}, {}]>},
+    %wv: tensor<8x4x2xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}, {}]>},
+    %wo: tensor<4x2x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}, {}]>}) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e_bshd = tensor.empty() : tensor<2x4x4x2xf32>
+  %z_bshd = linalg.fill ins(%zero : f32) outs(%e_bshd : tensor<2x4x4x2xf32>) -> tensor<2x4x4x2xf32>
+  %q = linalg.generic {indexing_maps = [#x_bse, #w_ehd, #o_bshd], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %wq : tensor<2x4x8xf32>, tensor<8x4x2xf32>) outs(%z_bshd : tensor<2x4x4x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4x4x2xf32>
+  %k = linalg.generic {indexing_maps = [#x_bse, #w_ehd, #o_bshd], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %wk : tensor<2x4x8xf32>, tensor<8x4x2xf32>) outs(%z_bshd : tensor<2x4x4x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4x4x2xf32>
+  %v = linalg.generic {indexing_maps = [#x_bse, #w_ehd, #o_bshd], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %wv : tensor<2x4x8xf32>, tensor<8x4x2xf32>) outs(%z_bshd : tensor<2x4x4x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4x4x2xf32>
+  %e_bhst = tensor.empty() : tensor<2x4x4x4xf32>
+  %z_bhst = linalg.fill ins(%zero : f32) outs(%e_bhst : tensor<2x4x4x4xf32>) -> tensor<2x4x4x4xf32>
+  %scores = linalg.generic {indexing_maps = [#q_bshd, #k_bthd, #o_bhst], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x4x4x2xf32>, tensor<2x4x4x2xf32>) outs(%z_bhst : tensor<2x4x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4x4x4xf32>
+  %p = linalg.softmax dimension(3) ins(%scores : tensor<2x4x4x4xf32>) outs(%e_bhst : tensor<2x4x4x4xf32>) -> tensor<2x4x4x4xf32>
+  %ctx = linalg.generic {indexing_maps = [#p_bhst, #v_bthd, #c_bshd], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : tensor<2x4x4x4xf32>, tensor<2x4x4x2xf32>) outs(%z_bshd : tensor<2x4x4x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4x4x2xf32>
+  %e_bse = tensor.empty() : tensor<2x4x8xf32>
+  %z_bse = linalg.fill ins(%zero : f32) outs(%e_bse : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.generic {indexing_maps = [#ctx, #wo, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%ctx, %wo : tensor<2x4x4x2xf32>, tensor<4x2x8xf32>) outs(%z_bse : tensor<2x4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// Tests layernorm over a hidden dim split over mp: the mean and the variance
+// are partial sums, each reduced once (two all_reduces of 8 elements); the
+// normalized output stays split.
+dist.mesh @mesh_4 [mp = 4]
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+// CHECK-LABEL: func.func @layernorm
+// CHECK-SAME: tensor<8x4xf32>
+// CHECK: dist.all_reduce %{{.*}} on @mesh_4 [mp] sum : tensor<8xf32>
+// CHECK: dist.all_reduce %{{.*}} on @mesh_4 [mp] sum : tensor<8xf32>
+// CHECK-NOT: dist.
+// CHECK: return %{{.*}} : tensor<8x4xf32>
+func.func @layernorm(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>})
+    -> (tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>}) {
+  %zero = arith.constant 0.0 : f32
+  %inv_n = arith.constant 0.0625 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %e_r = tensor.empty() : tensor<8xf32>
+  %z_r = linalg.fill ins(%zero : f32) outs(%e_r : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x16xf32>) outs(%z_r : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %e = tensor.empty() : tensor<8x16xf32>
+  %centered = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : tensor<8x16xf32>, tensor<8xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %mean = arith.mulf %s, %inv_n : f32
+    %c = arith.subf %a, %mean : f32
+    linalg.yield %c : f32
+  } -> tensor<8x16xf32>
+  %sq = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%centered : tensor<8x16xf32>) outs(%z_r : tensor<8xf32>) {
+  ^bb0(%c: f32, %acc: f32):
+    %m = arith.mulf %c, %c : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%centered, %sq : tensor<8x16xf32>, tensor<8xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%c: f32, %v: f32, %o: f32):
+    %var = arith.mulf %v, %inv_n : f32
+    %ve = arith.addf %var, %eps : f32
+    %r = math.rsqrt %ve : f32
+    %n = arith.mulf %c, %r : f32
+    linalg.yield %n : f32
+  } -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}

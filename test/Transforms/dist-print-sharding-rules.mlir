@@ -108,10 +108,34 @@ func.func @elementwise(%x: tensor<?x16xf32>, %y: tensor<?x16xf32>, %s: f32) -> t
 // -----
 
 // Tests that ops on tensors without a rule are reported.
-func.func @no_rule(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
-  %e = tensor.empty() : tensor<8x16xf32>
-  // expected-remark@-1 {{sharding rule: () -> ([i, j]) {i=8, j=16}}}
-  // expected-remark@+1 {{no sharding rule for 'linalg.softmax'}}
-  %s = linalg.softmax dimension(1) ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
-  return %s : tensor<8x16xf32>
+func.func @no_rule(%x: tensor<8x16xf32>) -> tensor<128xf32> {
+  // expected-remark@+1 {{no sharding rule for 'tensor.collapse_shape'}}
+  %s = tensor.collapse_shape %x [[0, 1]] : tensor<8x16xf32> into tensor<128xf32>
+  return %s : tensor<128xf32>
+}
+
+// -----
+
+// Tests the tensor rules: kept dims of slices are factors, cut, padded and
+// concatenated dims have none; softmax keeps its dim whole.
+func.func @tensor_ops(%x: tensor<8x16xf32>, %y: tensor<8x4xf32>, %f: f32) -> tensor<8x24xf32> {
+  // expected-remark@+1 {{sharding rule: ([i, _]) -> ([i, _]) {i=8} partial: multilinear}}
+  %s = tensor.extract_slice %x[0, 4] [8, 8] [1, 1] : tensor<8x16xf32> to tensor<8x8xf32>
+  // expected-remark@+1 {{sharding rule: () -> ([i, j]) {i=8, j=8}}}
+  %e = tensor.empty() : tensor<8x8xf32>
+  // expected-remark@+1 {{sharding rule: ([i, j], [i, j]) -> ([i, j]) {i=8, j=8 whole} init-only operands [1]}}
+  %soft = linalg.softmax dimension(1) ins(%s : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-remark@+1 {{sharding rule: ([i, _], [i, _]) -> ([i, _]) {i=8} partial: additive}}
+  %c = tensor.concat dim(1) %soft, %x : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x24xf32>
+  // expected-remark@+1 {{sharding rule: ([i, _]) -> ([i, _]) {i=8}}}
+  %p = tensor.pad %y low[0, 1] high[0, 1] { ^bb0(%i: index, %j: index): tensor.yield %f : f32 } : tensor<8x4xf32> to tensor<8x6xf32>
+  // expected-remark@+1 {{sharding rule: ([i, _], [i, _]) -> ([i, _]) {i=8} partial: additive}}
+  %r = tensor.insert_slice %p into %c[0, 0] [8, 6] [1, 1] : tensor<8x6xf32> into tensor<8x24xf32>
+  // A full slice keeps every dim.
+  // expected-remark@+1 {{sharding rule: ([i, j]) -> ([i, j]) {i=8, j=16} partial: multilinear}}
+  %full = tensor.extract_slice %x[0, 0] [8, 16] [1, 1] : tensor<8x16xf32> to tensor<8x16xf32>
+  // A rank-reducing slice has no rule.
+  // expected-remark@+1 {{no sharding rule for this form of 'tensor.extract_slice'}}
+  %row = tensor.extract_slice %x[0, 0] [1, 16] [1, 1] : tensor<8x16xf32> to tensor<16xf32>
+  return %r : tensor<8x24xf32>
 }

@@ -114,8 +114,9 @@ func.func @user_wins(
     %y: tensor<64x64xf32>, %o: tensor<4x64xf32>) -> tensor<4x64xf32> {
   %yt = dist.annotate %y as <@mesh_2, [{}, {dp}]> : tensor<64x64xf32>
   %e = tensor.empty() : tensor<8x64xf32>
-  // The slice of %yt's columns loses to the user's rows of %x.
-  // CHECK: tensor.extract_slice {{.*}} {dist.shardings = [#dist.sharding<@mesh_2, [{}, {}]>]}
+  // The slice keeps the columns of %yt; the matmul takes the user's rows
+  // of %x (the partitioner gathers the slice's columns for it).
+  // CHECK: tensor.extract_slice {{.*}} {dist.shardings = [#dist.sharding<@mesh_2, [{}, {dp}]>]}
   %s = tensor.extract_slice %yt[0, 0] [8, 64] [1, 1] : tensor<64x64xf32> to tensor<8x64xf32>
   // CHECK: linalg.matmul {dist.shardings = [#dist.sharding<@mesh_2, [{dp}, {}]>]}
   %r = linalg.matmul ins(%x, %s : tensor<4x8xf32>, tensor<8x64xf32>) outs(%o : tensor<4x64xf32>) -> tensor<4x64xf32>
@@ -129,14 +130,13 @@ func.func @user_wins(
 // op after it follows the annotation (slicing a replicated value is local).
 dist.mesh @mesh_4 [mp = 4]
 // CHECK-LABEL: func.func @no_rule
-func.func @no_rule(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) -> tensor<8x16xf32> {
-  %e = tensor.empty() : tensor<8x16xf32>
-  // CHECK: linalg.softmax {dist.shardings = [#dist.sharding<@mesh_4, [{}, {}]>]}
-  %s = linalg.softmax dimension(1) ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
-  // CHECK: math.exp {{.*}} {dist.shardings = [#dist.sharding<@mesh_4, [{mp}, {}]>]}
-  %r = math.exp %s : tensor<8x16xf32>
-  %a = dist.annotate %r as <@mesh_4, [{mp}, {}]> : tensor<8x16xf32>
-  return %a : tensor<8x16xf32>
+func.func @no_rule(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) -> tensor<128xf32> {
+  // CHECK: tensor.collapse_shape {{.*}} {dist.shardings = [#dist.sharding<@mesh_4, [{}]>]}
+  %s = tensor.collapse_shape %x [[0, 1]] : tensor<8x16xf32> into tensor<128xf32>
+  // CHECK: math.exp {{.*}} {dist.shardings = [#dist.sharding<@mesh_4, [{mp}]>]}
+  %r = math.exp %s : tensor<128xf32>
+  %a = dist.annotate %r as <@mesh_4, [{mp}]> : tensor<128xf32>
+  return %a : tensor<128xf32>
 }
 
 // -----

@@ -5,6 +5,8 @@
 
 #include "dist/Interfaces/ShardingRule.h"
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OpDefinition.h"
 
 #include "dist/Interfaces/ShardingRuleInterface.h.inc"

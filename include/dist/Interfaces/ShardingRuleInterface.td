@@ -28,6 +28,32 @@ def Dist_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
       /*methodName=*/"getShardingRule",
       /*args=*/(ins)
     >,
+    InterfaceMethod<
+      /*desc=*/[{
+        Builds the op's local (per-rank) form: `localOperands` are the
+        operands already laid out as the rule needs, `localResultTypes` the
+        local result types. The default clones the op (remapping captured
+        values through `mapping`) and sets the result types, which is right
+        for ops whose shapes come from their operands and result types only;
+        ops with static sizes in attributes (e.g. tensor.extract_slice)
+        override it.
+      }],
+      /*retTy=*/"::mlir::FailureOr<::mlir::Operation *>",
+      /*methodName=*/"buildLocalOp",
+      /*args=*/(ins "::mlir::OpBuilder &":$builder,
+                    "::mlir::IRMapping &":$mapping,
+                    "::mlir::ValueRange":$localOperands,
+                    "::mlir::TypeRange":$localResultTypes),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{
+        ::mlir::Operation *clone = builder.clone(*$_op.getOperation(), mapping);
+        clone->setOperands(localOperands);
+        for (auto [result, type] :
+             ::llvm::zip(clone->getResults(), localResultTypes))
+          result.setType(type);
+        return clone;
+      }]
+    >,
   ];
 }
 
