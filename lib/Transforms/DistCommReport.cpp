@@ -93,7 +93,11 @@ void DistCommReportPass::runOnOperation() {
     cost.groupSize = mesh.getGroupSize(llvm::to_vector(axes.getAsRange<StringAttr>()));
     RankedTensorType type = getMeasuredType(op);
     Type element = type.getElementType();
-    cost.elementBytes =
+    if (auto complex = dyn_cast<ComplexType>(element))
+      element = complex.getElementType(), cost.elementBytes = 2;
+    else
+      cost.elementBytes = 1;
+    cost.elementBytes *=
         element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8 : 8;
     if (type.hasStaticShape()) {
       cost.elements = type.getNumElements();

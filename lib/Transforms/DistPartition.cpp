@@ -51,7 +51,7 @@ private:
   }
   ShardingAttr shardingOf(Value global) {
     ShardingAttr s = layouts.lookup(global);
-    return s ? s : replicated(global.getType());
+    return s ? s : replicated(globalType(global));
   }
   ArrayAttr axisNames(const meshmath::AxisList &axes);
   meshmath::Layout toLayout(ShardingAttr sharding);
@@ -64,6 +64,13 @@ private:
   DenseMap<Value, ShardingAttr> layouts;
   /// Each op's rule, computed on the global program before any type changes.
   DenseMap<Operation *, ShardingRule> rules;
+  /// Global types of the function's arguments (their types are set to the
+  /// local ones in place).
+  DenseMap<Value, Type> argGlobalTypes;
+  Type globalType(Value value) {
+    Type type = argGlobalTypes.lookup(value);
+    return type ? type : value.getType();
+  }
 };
 
 } // namespace
@@ -238,7 +245,7 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
   SmallVector<TensorInfo> operands, results;
   for (Value operand : op->getOperands()) {
     TensorInfo info;
-    if (auto type = dyn_cast<RankedTensorType>(operand.getType())) {
+    if (auto type = dyn_cast<RankedTensorType>(globalType(operand))) {
       info.isTensor = true;
       info.sharding = shardingOf(operand);
       info.numElements = type.hasStaticShape() ? type.getNumElements() : 0;
@@ -255,13 +262,24 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
     results.push_back(info);
   }
   std::optional<FactorAssignment> assignment =
-      decideFactors(rule, operands, results, mesh);
+      decideFactors(rule, operands, results, mesh, /*extend=*/false);
   if (!assignment)
     return partitionReplicated(op);
 
   SmallVector<Value> newOperands;
   for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
     ShardingAttr needed = projectOperand(rule, *assignment, operands, i);
+    // An operand the op only overwrites needs the right shape, not its data.
+    if (rule.operandIsInitOnly[i] && needed && shardingOf(operand) != needed) {
+      auto type = cast<RankedTensorType>(globalType(operand));
+      FailureOr<RankedTensorType> localType = getLocalType(type, needed, mesh);
+      if (succeeded(localType) && localType->hasStaticShape()) {
+        newOperands.push_back(tensor::EmptyOp::create(
+            builder, operand.getLoc(), localType->getShape(),
+            localType->getElementType()));
+        continue;
+      }
+    }
     FailureOr<Value> local = reshard(operand, needed, op);
     if (failed(local))
       return failure();
@@ -417,6 +435,7 @@ LogicalResult FunctionPartitioner::run() {
         return func.emitOpError() << "argument " << arg.getArgNumber()
                                   << " cannot be laid out as " << s;
       layouts[arg] = s;
+      argGlobalTypes[arg] = type;
       arg.setType(*local);
       attrs = renameSharding(attrs, localName);
     }
@@ -495,6 +514,23 @@ struct DistPartitionPass
     : public dist::impl::DistPartitionBase<DistPartitionPass> {
   void runOnOperation() override {
     SymbolTableCollection symbolTables;
+    // Calls into partitioned functions would need per-callee layouts at the
+    // call site; until that exists, refuse rather than break the types.
+    WalkResult calls = getOperation().walk([&](func::CallOp call) {
+      auto callee = symbolTables.lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (!callee || callee.isExternal())
+        return WalkResult::advance();
+      FailureOr<MeshOp> mesh = getFunctionMesh(callee, symbolTables);
+      if (succeeded(mesh) && !*mesh)
+        return WalkResult::advance();
+      call.emitOpError() << "calls " << call.getCalleeAttr()
+                         << ", which is partitioned; calls to partitioned "
+                            "functions are not supported yet";
+      return WalkResult::interrupt();
+    });
+    if (calls.wasInterrupted())
+      return signalPassFailure();
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;

@@ -109,7 +109,7 @@ static void decidePassThrough(const ShardingRule &rule,
 
 std::optional<FactorAssignment>
 dist::decideFactors(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
-                    ArrayRef<TensorInfo> results, MeshOp mesh) {
+                    ArrayRef<TensorInfo> results, MeshOp mesh, bool extend) {
   FactorAssignment assignment;
   assignment.mesh = getCommonMesh(operands, results);
   if (!assignment.mesh || !mesh)
@@ -153,9 +153,10 @@ dist::decideFactors(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
     // The best-ranked layout, extended by any compatible, more split one
     // (extending an operand costs a local slice, no communication).
     ArrayRef<StringAttr> best = list.front().axes;
-    for (const Candidate &c : llvm::drop_begin(list))
-      if (isPrefix(best, c.axes))
-        best = c.axes;
+    if (extend)
+      for (const Candidate &c : llvm::drop_begin(list))
+        if (isPrefix(best, c.axes))
+          best = c.axes;
     assignment.factorAxes[f].assign(best.begin(), best.end());
     factorPriority[f] = list.front().priority;
   }

@@ -408,3 +408,41 @@ func.func @layernorm(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_
   } -> tensor<8x16xf32>
   return %y : tensor<8x16xf32>
 }
+
+// -----
+
+// Tests that the partitioner reproduces the recorded layouts instead of
+// extending them: operands split on different factors by the same axis cost
+// one all_gather, not a chain of all_to_alls.
+dist.mesh @mesh_2 [dp = 2]
+// CHECK-LABEL: func.func @no_extension
+// CHECK: dist.all_gather
+// CHECK-NOT: dist.all_to_all
+// CHECK-NOT: dist.all_gather
+// CHECK: return
+func.func @no_extension(%a: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}, {}]>},
+                        %b: tensor<16x8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{}, {dp}]>})
+    -> (tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}, {}]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+// Tests that an operand the op only overwrites (an unread `outs`) laid out
+// differently is replaced by a local tensor.empty, not moved.
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @init_only_outs
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<2x8xf32>
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<8x2xf32>) outs(%[[E]] : tensor<2x8xf32>)
+// CHECK-NOT: dist.
+// CHECK: return
+func.func @init_only_outs(%x: tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>},
+                          %out: tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>})
+    -> (tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) {
+  %t = linalg.transpose ins(%x : tensor<8x8xf32>) outs(%out : tensor<8x8xf32>) permutation = [1, 0]
+  return %t : tensor<8x8xf32>
+}

@@ -46,9 +46,12 @@ struct FactorAssignment {
 /// Decides the assignment; std::nullopt if nothing is known (no mesh).
 /// `mesh` is needed for axis sizes (a factor is split only as far as its
 /// size divides).
+/// With `extend`, a compatible, more split candidate extends the best one
+/// (propagation); without, the best-ranked candidate is taken as is (the
+/// partitioner, which must reproduce the recorded result layouts).
 std::optional<FactorAssignment>
 decideFactors(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
-              ArrayRef<TensorInfo> results, MeshOp mesh);
+              ArrayRef<TensorInfo> results, MeshOp mesh, bool extend = true);
 
 /// The layout operand `index` must have for the op to compute its part
 /// locally (partial for accumulators and the passed-through input).

@@ -127,10 +127,11 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
     * Function arguments and results get local types; their `dist.sharding`
       becomes `dist.partitioned_as` (the global layout of the local shard).
 
-    Example: the Megatron MLP of `dist-propagate` becomes
+    Example: the Megatron MLP of `dist-propagate` (with zero-filled
+    accumulators) becomes
     ```mlir
     func.func @mlp(%x: tensor<8x16xf32> {dist.partitioned_as = ...},
-                   %w1: tensor<16x8xf32> {...}, %w2: tensor<8x16xf32> {...}, ...) {
+                   %w1: tensor<16x8xf32> {...}, %w2: tensor<8x16xf32> {...}) {
       %h = linalg.matmul ins(%x, %w1 : tensor<8x16xf32>, tensor<16x8xf32>) ...
       %o = linalg.matmul ins(%h, %w2 : tensor<8x8xf32>, tensor<8x16xf32>) ...
       %r = dist.all_reduce %o on @mesh_4 [mp] sum : tensor<8x16xf32>
@@ -140,9 +141,10 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
     with exactly one collective.
 
     Errors: a layout change between meshes, a split of a dynamic dim where
-    its local size is needed, and an op with regions but no sharding rule
-    (structured control flow is not partitioned yet) are reported on the op
-    with both layouts; no wrong program is ever produced.
+    its local size is needed, an op with regions but no sharding rule
+    (structured control flow is not partitioned yet), and a call to a
+    partitioned function are reported on the op (with both layouts where a
+    reshard fails); no wrong program is ever produced.
   }]);
   let dependentDialects = [
     "::mlir::dist::DistDialect", "::mlir::arith::ArithDialect",

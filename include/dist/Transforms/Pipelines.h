@@ -20,7 +20,8 @@ struct AutoPartitionOptions : public PassPipelineOptions<AutoPartitionOptions> {
       llvm::cl::init(true)};
 };
 
-/// import (upstream shard -> dist), propagate, partition, cleanup, verify.
+/// import (upstream shard -> dist), verify the global program, propagate,
+/// partition, cleanup, verify the per-rank program.
 void buildAutoPartitionPipeline(OpPassManager &pm,
                                 const AutoPartitionOptions &options);
 

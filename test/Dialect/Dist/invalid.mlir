@@ -1170,3 +1170,11 @@ func.func @f(%x: tensor<8xf32>) {
 dist.mesh @mesh_4 [mp = 4]
 // expected-error@+1 {{'func.func' op argument 0: sharding has 2 dims but the type 'tensor<2xf32>' has rank 1}}
 func.func private @f(tensor<2xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{mp}, {}]>})
+
+// -----
+
+// Tests that dist.partitioned_as must name axes of its mesh.
+dist.mesh @mesh_4 [mp = 4]
+// expected-note@-1 {{mesh declared here}}
+// expected-error@+1 {{'func.func' op argument 0: mesh @mesh_4 has no axis 'zz'}}
+func.func private @f(tensor<2xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{zz}]>})

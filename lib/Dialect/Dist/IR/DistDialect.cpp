@@ -43,7 +43,10 @@ static LogicalResult verifyBoundarySharding(Operation *op, NamedAttribute attr,
   auto tensorType = dyn_cast<RankedTensorType>(type);
   if (!tensorType || !mesh || tensorType.getRank() != sharding.getRank())
     return verifySharding(sharding, type, mesh, emitError);
-  return success();
+  for (DimShardingAttr dim : sharding.getDims())
+    if (failed(mesh.getAxisIndices(dim.getAxes(), emitError)))
+      return failure();
+  return mesh.getAxisIndices(sharding.getPartialAxes(), emitError);
 }
 
 LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
