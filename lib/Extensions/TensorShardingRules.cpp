@@ -156,6 +156,65 @@ struct ConcatShardingRule
   }
 };
 
+/// Reshapes: within each reassociation group, the major dim of the split
+/// side is the factor; it indexes the major part of the merged dim. The other
+/// dims of a group must stay whole (their blocks are not contiguous in the
+/// merged dim).
+static ShardingRule getReshapeRule(Operation *op, RankedTensorType merged,
+                                   RankedTensorType split,
+                                   ArrayRef<ReassociationIndices> groups,
+                                   bool sourceIsMerged) {
+  ShardingRule rule = emptyRule(op);
+  rule.partialPolicy = PartialPolicy::Multilinear;
+  SmallVector<int64_t> mergedDims, splitDims(split.getRank(),
+                                             ShardingRule::kNoFactor);
+  for (const ReassociationIndices &group : groups) {
+    int64_t major = group.front();
+    int64_t factor = rule.addFactor(split.getDimSize(major), FactorKind::Parallel);
+    splitDims[major] = factor;
+    mergedDims.push_back(factor);
+  }
+  rule.operandDims[0] = sourceIsMerged ? mergedDims : splitDims;
+  rule.resultDims[0] = sourceIsMerged ? splitDims : mergedDims;
+  (void)merged;
+  return rule;
+}
+
+struct CollapseShapeShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<CollapseShapeShardingRule,
+                                                    tensor::CollapseShapeOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto collapse = cast<tensor::CollapseShapeOp>(op);
+    return getReshapeRule(op, collapse.getResultType(), collapse.getSrcType(),
+                          collapse.getReassociationIndices(),
+                          /*sourceIsMerged=*/false);
+  }
+};
+
+struct ExpandShapeShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<ExpandShapeShardingRule,
+                                                    tensor::ExpandShapeOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto expand = cast<tensor::ExpandShapeOp>(op);
+    if (!expand.getResultType().hasStaticShape())
+      return failure();
+    return getReshapeRule(op, expand.getSrcType(), expand.getResultType(),
+                          expand.getReassociationIndices(),
+                          /*sourceIsMerged=*/true);
+  }
+
+  /// The output shape is an attribute: rebuild it from the local type.
+  FailureOr<Operation *> buildLocalOp(Operation *op, OpBuilder &builder,
+                                      IRMapping &, ValueRange operands,
+                                      TypeRange resultTypes) const {
+    auto expand = cast<tensor::ExpandShapeOp>(op);
+    return tensor::ExpandShapeOp::create(
+               builder, op->getLoc(), cast<RankedTensorType>(resultTypes[0]),
+               operands[0], expand.getReassociationIndices())
+        .getOperation();
+  }
+};
+
 /// tensor.pad: unpadded dims are shared factors.
 struct PadShardingRule
     : public ShardingRuleOpInterface::ExternalModel<PadShardingRule,
@@ -185,5 +244,7 @@ void dist::registerTensorShardingRules(DialectRegistry &registry) {
     tensor::InsertSliceOp::attachInterface<InsertSliceShardingRule>(*context);
     tensor::ConcatOp::attachInterface<ConcatShardingRule>(*context);
     tensor::PadOp::attachInterface<PadShardingRule>(*context);
+    tensor::CollapseShapeOp::attachInterface<CollapseShapeShardingRule>(*context);
+    tensor::ExpandShapeOp::attachInterface<ExpandShapeShardingRule>(*context);
   });
 }

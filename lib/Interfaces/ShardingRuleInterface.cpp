@@ -52,12 +52,15 @@ LogicalResult ShardingRule::verify(Operation *op) const {
         return op->emitOpError() << "sharding rule: " << what << " " << index
                                  << " dim " << d << " names factor " << factor
                                  << " of " << getNumFactors();
+      // A factor indexes a whole dim, or its major part (a reshape's merged
+      // dim): the dim is a multiple of the factor.
       int64_t size = tensor.getDimSize(d), expected = factors[factor].size;
       if (!ShapedType::isDynamic(size) && !ShapedType::isDynamic(expected) &&
-          size != expected)
+          (expected == 0 || size % expected != 0))
         return op->emitOpError() << "sharding rule: " << what << " " << index
                                  << " dim " << d << " has size " << size
-                                 << " but its factor has size " << expected;
+                                 << ", which is no multiple of its factor's size "
+                                 << expected;
     }
     return success();
   };

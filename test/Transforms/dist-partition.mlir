@@ -446,3 +446,22 @@ func.func @init_only_outs(%x: tensor<8x8xf32> {dist.sharding = #dist.sharding<@m
   %t = linalg.transpose ins(%x : tensor<8x8xf32>) outs(%out : tensor<8x8xf32>) permutation = [1, 0]
   return %t : tensor<8x8xf32>
 }
+
+// -----
+
+// Tests reshapes: the hidden dim split over mp becomes the heads dim of the
+// expanded tensor (local output shape rebuilt); collapsing heads back into
+// rows can keep only the major dim's split, so mp is gathered first.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// CHECK-LABEL: func.func @heads
+// CHECK-SAME: tensor<4x8xf32>
+// CHECK-SAME: -> (tensor<128xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [4, 1, 8] : tensor<4x8xf32> into tensor<4x1x8xf32>
+// CHECK: %[[G:.+]] = dist.all_gather %{{.*}} on @mesh_2x4 [mp] dim = 1 : tensor<4x1x8xf32> -> tensor<4x4x8xf32>
+// CHECK: tensor.collapse_shape %[[G]] {{\[}}[0, 1, 2]] : tensor<4x4x8xf32> into tensor<128xf32>
+func.func @heads(%x: tensor<8x32xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}, {mp}]>}) -> tensor<256xf32> {
+  %e = tensor.expand_shape %x [[0], [1, 2]] output_shape [8, 4, 8] : tensor<8x32xf32> into tensor<8x4x8xf32>
+  %t = math.exp %e : tensor<8x4x8xf32>
+  %c = tensor.collapse_shape %t [[0, 1, 2]] : tensor<8x4x8xf32> into tensor<256xf32>
+  return %c : tensor<256xf32>
+}

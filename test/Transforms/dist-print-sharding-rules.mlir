@@ -108,9 +108,9 @@ func.func @elementwise(%x: tensor<?x16xf32>, %y: tensor<?x16xf32>, %s: f32) -> t
 // -----
 
 // Tests that ops on tensors without a rule are reported.
-func.func @no_rule(%x: tensor<8x16xf32>) -> tensor<128xf32> {
-  // expected-remark@+1 {{no sharding rule for 'tensor.collapse_shape'}}
-  %s = tensor.collapse_shape %x [[0, 1]] : tensor<8x16xf32> into tensor<128xf32>
+func.func @no_rule(%x: tensor<8x16xf32>, %shape: tensor<1xi64>) -> tensor<128xf32> {
+  // expected-remark@+1 {{no sharding rule for 'tensor.reshape'}}
+  %s = tensor.reshape %x(%shape) : (tensor<8x16xf32>, tensor<1xi64>) -> tensor<128xf32>
   return %s : tensor<128xf32>
 }
 
@@ -138,4 +138,16 @@ func.func @tensor_ops(%x: tensor<8x16xf32>, %y: tensor<8x4xf32>, %f: f32) -> ten
   // expected-remark@+1 {{no sharding rule for this form of 'tensor.extract_slice'}}
   %row = tensor.extract_slice %x[0, 0] [1, 16] [1, 1] : tensor<8x16xf32> to tensor<16xf32>
   return %r : tensor<8x24xf32>
+}
+
+// -----
+
+// Tests the reshape rules: the major dim of each group is the factor of the
+// merged dim (which it indexes the major part of); the others stay whole.
+func.func @reshapes(%x: tensor<8x32xf32>) -> tensor<256xf32> {
+  // expected-remark@+1 {{sharding rule: ([i, j]) -> ([i, j, _]) {i=8, j=4} partial: multilinear}}
+  %e = tensor.expand_shape %x [[0], [1, 2]] output_shape [8, 4, 8] : tensor<8x32xf32> into tensor<8x4x8xf32>
+  // expected-remark@+1 {{sharding rule: ([i, _, _]) -> ([i]) {i=8} partial: multilinear}}
+  %c = tensor.collapse_shape %e [[0, 1, 2]] : tensor<8x4x8xf32> into tensor<256xf32>
+  return %c : tensor<256xf32>
 }

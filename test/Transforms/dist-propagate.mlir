@@ -130,9 +130,9 @@ func.func @user_wins(
 // op after it follows the annotation (slicing a replicated value is local).
 dist.mesh @mesh_4 [mp = 4]
 // CHECK-LABEL: func.func @no_rule
-func.func @no_rule(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) -> tensor<128xf32> {
-  // CHECK: tensor.collapse_shape {{.*}} {dist.shardings = [#dist.sharding<@mesh_4, [{}]>]}
-  %s = tensor.collapse_shape %x [[0, 1]] : tensor<8x16xf32> into tensor<128xf32>
+func.func @no_rule(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}, %shape: tensor<1xi64>) -> tensor<128xf32> {
+  // CHECK: tensor.reshape {{.*}} {dist.shardings = [#dist.sharding<@mesh_4, [{}]>]}
+  %s = tensor.reshape %x(%shape) : (tensor<8x16xf32>, tensor<1xi64>) -> tensor<128xf32>
   // CHECK: math.exp {{.*}} {dist.shardings = [#dist.sharding<@mesh_4, [{mp}]>]}
   %r = math.exp %s : tensor<128xf32>
   %a = dist.annotate %r as <@mesh_4, [{mp}]> : tensor<128xf32>

@@ -85,8 +85,9 @@ struct ShardingRule {
   static ShardingRule getElementwise(Operation *op);
 
   /// Checks that the rule is consistent with the op: one entry per operand,
-  /// result and tensor dim, factor indices in range, and dims that share a
-  /// factor have the factor's size. `emitError` names the problem.
+  /// result and tensor dim, factor indices in range, and each dim's size a
+  /// multiple of its factor's (equal, or the factor indexes the major part of
+  /// the dim, as for a reshape's merged dim). Errors name the problem.
   LogicalResult verify(Operation *op) const;
 
   /// Shardy-style text, e.g. `([i, k], [k, j]) -> ([i, j]) {i=8, j=32,
