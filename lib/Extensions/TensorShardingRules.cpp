@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 using namespace mlir::dist;
@@ -45,26 +46,27 @@ struct EmptyShardingRule
   }
 };
 
-/// tensor.extract_slice without rank reduction: fully kept dims are factors.
+/// tensor.extract_slice: fully kept dims are factors; a rank-reducing slice
+/// drops unit dims, which have no factor.
 struct ExtractSliceShardingRule
     : public ShardingRuleOpInterface::ExternalModel<ExtractSliceShardingRule,
                                                     tensor::ExtractSliceOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto slice = cast<tensor::ExtractSliceOp>(op);
-    RankedTensorType source = slice.getSourceType(), result = slice.getType();
-    if (source.getRank() != result.getRank())
-      return failure();
+    RankedTensorType source = slice.getSourceType();
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
     ShardingRule rule = emptyRule(op);
     rule.partialPolicy = PartialPolicy::Multilinear;
-    SmallVector<int64_t> &in = rule.operandDims[0];
-    SmallVector<int64_t> &out = rule.resultDims[0];
+    ArrayRef<int64_t> sizes = slice.getStaticSizes();
     for (int64_t d = 0; d < source.getRank(); ++d) {
       int64_t factor = ShardingRule::kNoFactor;
-      if (coversDim(source.getShape(), result.getShape(),
-                    slice.getStaticOffsets(), slice.getStaticStrides(), d))
+      if (!dropped.test(d) &&
+          coversDim(source.getShape(), sizes, slice.getStaticOffsets(),
+                    slice.getStaticStrides(), d))
         factor = rule.addFactor(source.getDimSize(d), FactorKind::Parallel);
-      in.push_back(factor);
-      out.push_back(factor);
+      rule.operandDims[0].push_back(factor);
+      if (!dropped.test(d))
+        rule.resultDims[0].push_back(factor);
     }
     return rule;
   }
@@ -75,39 +77,54 @@ struct ExtractSliceShardingRule
                                       TypeRange resultTypes) const {
     auto slice = cast<tensor::ExtractSliceOp>(op);
     auto localType = cast<RankedTensorType>(resultTypes[0]);
+    // Sizes are per source dim; the result skips the dropped ones.
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
     SmallVector<OpFoldResult> sizes = slice.getMixedSizes();
-    for (int64_t d = 0; d < localType.getRank(); ++d)
-      if (!ShapedType::isDynamic(localType.getDimSize(d)))
-        sizes[d] = builder.getIndexAttr(localType.getDimSize(d));
+    for (int64_t d = 0, r = 0, e = sizes.size(); d < e; ++d) {
+      if (dropped.test(d))
+        continue;
+      int64_t local = localType.getDimSize(r++);
+      if (!ShapedType::isDynamic(local))
+        sizes[d] = builder.getIndexAttr(local);
+    }
     SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
     for (OpFoldResult &offset : offsets)
       if (auto value = dyn_cast<Value>(offset))
         offset = mapping.lookupOrDefault(value);
+    SmallVector<OpFoldResult> strides = slice.getMixedStrides();
+    for (OpFoldResult &stride : strides)
+      if (auto value = dyn_cast<Value>(stride))
+        stride = mapping.lookupOrDefault(value);
+    for (OpFoldResult &size : sizes)
+      if (auto value = dyn_cast<Value>(size))
+        size = mapping.lookupOrDefault(value);
     return tensor::ExtractSliceOp::create(builder, op->getLoc(), localType,
-                                          operands[0], offsets, sizes,
-                                          slice.getMixedStrides())
+                                          operands[0], offsets, sizes, strides)
         .getOperation();
   }
 };
 
-/// tensor.insert_slice without rank change: dims the source fills entirely
-/// are factors of the source, the destination and the result.
+/// tensor.insert_slice: dims the source fills entirely are factors of the
+/// source, the destination and the result; a rank-expanding insert has unit
+/// dims that are not in the source.
 struct InsertSliceShardingRule
     : public ShardingRuleOpInterface::ExternalModel<InsertSliceShardingRule,
                                                     tensor::InsertSliceOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto insert = cast<tensor::InsertSliceOp>(op);
-    RankedTensorType source = insert.getSourceType(), dest = insert.getDestType();
-    if (source.getRank() != dest.getRank())
-      return failure();
+    RankedTensorType dest = insert.getDestType();
+    llvm::SmallBitVector dropped = insert.getDroppedDims();
     ShardingRule rule = emptyRule(op);
     rule.partialPolicy = PartialPolicy::Additive;
+    ArrayRef<int64_t> sizes = insert.getStaticSizes();
     for (int64_t d = 0; d < dest.getRank(); ++d) {
       int64_t factor = ShardingRule::kNoFactor;
-      if (coversDim(dest.getShape(), source.getShape(),
-                    insert.getStaticOffsets(), insert.getStaticStrides(), d))
+      if (!dropped.test(d) &&
+          coversDim(dest.getShape(), sizes, insert.getStaticOffsets(),
+                    insert.getStaticStrides(), d))
         factor = rule.addFactor(dest.getDimSize(d), FactorKind::Parallel);
-      rule.operandDims[0].push_back(factor);
+      if (!dropped.test(d))
+        rule.operandDims[0].push_back(factor);
       rule.operandDims[1].push_back(factor);
       rule.resultDims[0].push_back(factor);
     }
@@ -119,17 +136,28 @@ struct InsertSliceShardingRule
                                       TypeRange resultTypes) const {
     auto insert = cast<tensor::InsertSliceOp>(op);
     auto localSource = cast<RankedTensorType>(operands[0].getType());
+    llvm::SmallBitVector dropped = insert.getDroppedDims();
     SmallVector<OpFoldResult> sizes = insert.getMixedSizes();
-    for (int64_t d = 0; d < localSource.getRank(); ++d)
-      if (!ShapedType::isDynamic(localSource.getDimSize(d)))
-        sizes[d] = builder.getIndexAttr(localSource.getDimSize(d));
+    for (int64_t d = 0, r = 0, e = sizes.size(); d < e; ++d) {
+      if (dropped.test(d))
+        continue;
+      int64_t local = localSource.getDimSize(r++);
+      if (!ShapedType::isDynamic(local))
+        sizes[d] = builder.getIndexAttr(local);
+    }
     SmallVector<OpFoldResult> offsets = insert.getMixedOffsets();
     for (OpFoldResult &offset : offsets)
       if (auto value = dyn_cast<Value>(offset))
         offset = mapping.lookupOrDefault(value);
+    SmallVector<OpFoldResult> strides = insert.getMixedStrides();
+    for (OpFoldResult &stride : strides)
+      if (auto value = dyn_cast<Value>(stride))
+        stride = mapping.lookupOrDefault(value);
+    for (OpFoldResult &size : sizes)
+      if (auto value = dyn_cast<Value>(size))
+        size = mapping.lookupOrDefault(value);
     return tensor::InsertSliceOp::create(builder, op->getLoc(), operands[0],
-                                         operands[1], offsets, sizes,
-                                         insert.getMixedStrides())
+                                         operands[1], offsets, sizes, strides)
         .getOperation();
   }
 };

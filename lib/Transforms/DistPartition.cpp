@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -44,6 +45,7 @@ private:
                                   ArrayAttr recorded);
   LogicalResult partitionReplicated(Operation *op);
   LogicalResult partitionReturn(func::ReturnOp op);
+  LogicalResult partitionLoop(scf::ForOp loop);
 
   ShardingAttr replicated(Type type) {
     return getReplicated(FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
@@ -361,7 +363,62 @@ LogicalResult FunctionPartitioner::partitionReturn(func::ReturnOp op) {
   return success();
 }
 
+LogicalResult FunctionPartitioner::partitionLoop(scf::ForOp loop) {
+  auto recorded =
+      loop->getAttrOfType<ArrayAttr>(DistDialect::getShardingsAttrName());
+  auto carriedLayout = [&](unsigned i) -> ShardingAttr {
+    return recorded ? dyn_cast<ShardingAttr>(recorded[i]) : ShardingAttr();
+  };
+  // Each carried value has the loop's recorded layout on entry, in every
+  // iteration and on exit.
+  SmallVector<Value> inits;
+  for (auto [i, init] : llvm::enumerate(loop.getInitArgs())) {
+    FailureOr<Value> local = reshard(init, carriedLayout(i), loop);
+    if (failed(local))
+      return failure();
+    inits.push_back(*local);
+  }
+  auto newLoop = scf::ForOp::create(
+      builder, loop.getLoc(), locals.lookup(loop.getLowerBound()),
+      locals.lookup(loop.getUpperBound()), locals.lookup(loop.getStep()), inits);
+  Block *oldBody = loop.getBody(), *newBody = newLoop.getBody();
+  locals.map(loop.getInductionVar(), newLoop.getInductionVar());
+  for (auto [i, pair] : llvm::enumerate(
+           llvm::zip(loop.getRegionIterArgs(), newLoop.getRegionIterArgs()))) {
+    auto [oldArg, newArg] = pair;
+    locals.map(oldArg, newArg);
+    if (ShardingAttr layout = carriedLayout(i))
+      layouts[oldArg] = layout;
+  }
+
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(newBody);
+  for (Operation &bodyOp : oldBody->without_terminator())
+    if (failed(partitionOp(&bodyOp)))
+      return failure();
+  SmallVector<Value> yielded;
+  Operation *yield = oldBody->getTerminator();
+  for (auto [i, value] : llvm::enumerate(yield->getOperands())) {
+    FailureOr<Value> local = reshard(value, carriedLayout(i), yield);
+    if (failed(local))
+      return failure();
+    yielded.push_back(*local);
+  }
+  scf::YieldOp::create(builder, yield->getLoc(), yielded);
+
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(loop.getResults(), newLoop.getResults()))) {
+    auto [oldResult, newResult] = pair;
+    locals.map(oldResult, newResult);
+    if (ShardingAttr layout = carriedLayout(i))
+      layouts[oldResult] = layout;
+  }
+  return success();
+}
+
 LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return partitionLoop(loop);
   if (auto annotate = dyn_cast<AnnotateOp>(op)) {
     FailureOr<Value> local = reshard(annotate.getInput(), annotate.getSharding(), op);
     if (failed(local))
@@ -406,17 +463,21 @@ static DictionaryAttr renameSharding(DictionaryAttr attrs, StringAttr name) {
 
 LogicalResult FunctionPartitioner::run() {
   Block &body = func.getBody().front();
-  for (Operation &op : body) {
-    auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op);
-    if (!ruleOp)
-      continue;
-    FailureOr<ShardingRule> rule = ruleOp.getShardingRule();
-    if (failed(rule))
-      continue;
-    if (failed(rule->verify(&op)))
-      return failure();
-    rules[&op] = std::move(*rule);
-  }
+  // Rules of the ops of the body and of loop bodies (not of linalg's scalar
+  // bodies).
+  WalkResult walk = body.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op)) {
+      FailureOr<ShardingRule> rule = ruleOp.getShardingRule();
+      if (succeeded(rule)) {
+        if (failed(rule->verify(op)))
+          return WalkResult::interrupt();
+        rules[op] = std::move(*rule);
+      }
+    }
+    return isa<scf::ForOp>(op) ? WalkResult::advance() : WalkResult::skip();
+  });
+  if (walk.wasInterrupted())
+    return failure();
   StringRef shardingName = DistDialect::getShardingAttrName();
   StringAttr localName =
       StringAttr::get(func.getContext(), DistDialect::getPartitionedAsAttrName());

@@ -7,6 +7,7 @@
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -21,6 +22,17 @@ namespace mlir::dist {
 
 using namespace mlir;
 using namespace mlir::dist;
+
+/// Calls `fn` on every op of `func`'s body and of the bodies of the region
+/// ops propagation sees through (scf.for), in program order; the scalar
+/// bodies of other ops (linalg) are not entered.
+static void forEachPropagatedOp(func::FuncOp func,
+                                function_ref<void(Operation *)> fn) {
+  func.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
+    fn(op);
+    return isa<scf::ForOp>(op) ? WalkResult::advance() : WalkResult::skip();
+  });
+}
 
 namespace {
 
@@ -44,6 +56,9 @@ private:
     return lookupMesh(func, name, &symbolTables);
   }
   void writeBack();
+  /// scf.for: the init, iter arg, yielded value and result of each carried
+  /// value share one layout.
+  void processLoop(scf::ForOp loop);
 
   func::FuncOp func;
   SymbolTableCollection &symbolTables;
@@ -113,32 +128,37 @@ LogicalResult FunctionPropagation::initialize() {
       fixed.insert(arg);
     }
 
-  for (Operation &op : body) {
+  LogicalResult result = success();
+  forEachPropagatedOp(func, [&](Operation *op) {
+    if (failed(result))
+      return;
     if (auto annotate = dyn_cast<AnnotateOp>(op)) {
       shardings[annotate.getResult()] = annotate.getSharding();
       fixed.insert(annotate.getResult());
-    } else if (!isa<func::ReturnOp>(op)) {
+    } else if (!isa<func::ReturnOp, scf::ForOp, scf::YieldOp>(op)) {
       std::optional<ShardingRule> rule;
       if (auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op)) {
         FailureOr<ShardingRule> computed = ruleOp.getShardingRule();
         if (succeeded(computed)) {
-          if (failed(computed->verify(&op)))
-            return failure();
+          if (failed(computed->verify(op))) {
+            result = failure();
+            return;
+          }
           rule = std::move(*computed);
         }
       }
       // Without a rule the op computes its tensors whole on every rank.
       if (!rule)
-        for (Value result : op.getResults())
-          if (auto type = dyn_cast<RankedTensorType>(result.getType())) {
-            shardings[result] = getReplicated(defaultMesh, type.getRank());
-            fixed.insert(result);
+        for (Value value : op->getResults())
+          if (auto type = dyn_cast<RankedTensorType>(value.getType())) {
+            shardings[value] = getReplicated(defaultMesh, type.getRank());
+            fixed.insert(value);
           }
-      rules[&op] = std::move(rule);
+      rules[op] = std::move(rule);
     }
-    enqueue(&op);
-  }
-  return success();
+    enqueue(op);
+  });
+  return result;
 }
 
 void FunctionPropagation::enqueue(Operation *op) {
@@ -154,6 +174,9 @@ TensorInfo FunctionPropagation::getInfo(Value value) {
   info.isTensor = true;
   info.sharding = shardings.lookup(value);
   info.isUserFixed = fixed.contains(value);
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    info.mayBecomePartial =
+        isa<scf::ForOp>(arg.getOwner()->getParentOp()) && arg.getArgNumber() > 0;
   info.numElements = type.hasStaticShape() ? type.getNumElements() : 0;
   return info;
 }
@@ -168,17 +191,50 @@ void FunctionPropagation::update(Value value, ShardingAttr proposed) {
   if (!isRefinement(current, proposed))
     return;
   current = proposed;
-  Block &body = func.getBody().front();
+  // The ops that read or make the value; a loop stands for its iter args
+  // and its yield.
+  auto neighbour = [](Operation *op) {
+    return isa<scf::YieldOp>(op) ? op->getParentOp() : op;
+  };
   if (Operation *def = value.getDefiningOp())
-    enqueue(body.findAncestorOpInBlock(*def));
+    enqueue(def);
+  else if (auto arg = dyn_cast<BlockArgument>(value))
+    if (isa<scf::ForOp>(arg.getOwner()->getParentOp()))
+      enqueue(arg.getOwner()->getParentOp());
   for (Operation *user : value.getUsers())
-    enqueue(body.findAncestorOpInBlock(*user));
+    enqueue(neighbour(user));
+}
+
+void FunctionPropagation::processLoop(scf::ForOp loop) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (auto [init, arg, yielded, result] :
+       llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs(),
+                 yield.getOperands(), loop.getResults())) {
+    if (!isa<RankedTensorType>(result.getType()))
+      continue;
+    // A carried value has one layout; a pending reduction may be carried
+    // (accumulating partial gradients), so partial travels within the loop,
+    // but only the layout travels back to the init.
+    Value carried[] = {init, arg, yielded, result};
+    for (Value from : carried) {
+      ShardingAttr s = shardings.lookup(from);
+      if (!s)
+        continue;
+      for (Value to : ArrayRef<Value>(carried).drop_front())
+        update(to, s);
+      update(init, dropPartial(s));
+    }
+  }
 }
 
 void FunctionPropagation::process(Operation *op) {
   if (auto annotate = dyn_cast<AnnotateOp>(op)) {
     // The annotated layout is a good start for the operand too.
     update(annotate.getInput(), annotate.getSharding());
+    return;
+  }
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    processLoop(loop);
     return;
   }
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
@@ -203,9 +259,12 @@ void FunctionPropagation::process(Operation *op) {
   if (!assignment)
     return;
   // Backward, only layouts travel: whether an operand is partial is decided
-  // by its producer.
-  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
-    update(operand, dropPartial(projectOperand(rule, *assignment, operands, i)));
+  // by its producer; except for a loop's iter arg, which is partial if the
+  // loop accumulates a partial value.
+  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+    ShardingAttr needed = projectOperand(rule, *assignment, operands, i);
+    update(operand, operands[i].mayBecomePartial ? needed : dropPartial(needed));
+  }
   for (auto [i, result] : llvm::enumerate(op->getResults()))
     update(result, projectResult(rule, *assignment, i));
 }
@@ -232,19 +291,19 @@ void FunctionPropagation::writeBack() {
     argAttrs.push_back(attrs);
   }
   func.setAllArgAttrs(argAttrs);
-  for (Operation &op : body) {
-    if (isa<AnnotateOp>(op) || op.getNumResults() == 0 ||
-        llvm::none_of(op.getResultTypes(), llvm::IsaPred<RankedTensorType>))
-      continue;
+  forEachPropagatedOp(func, [&](Operation *op) {
+    if (isa<AnnotateOp>(op) || op->getNumResults() == 0 ||
+        llvm::none_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>))
+      return;
     SmallVector<Attribute> entries;
-    for (Value result : op.getResults()) {
+    for (Value result : op->getResults()) {
       auto type = dyn_cast<RankedTensorType>(result.getType());
       entries.push_back(type ? Attribute(shardingOrReplicated(result, type))
                              : Attribute(UnitAttr::get(context)));
     }
-    op.setAttr(DistDialect::getShardingsAttrName(),
-               ArrayAttr::get(context, entries));
-  }
+    op->setAttr(DistDialect::getShardingsAttrName(),
+                ArrayAttr::get(context, entries));
+  });
   // Undeclared results get the returned value's layout, reduced: handing a
   // pending reduction to the caller must be asked for explicitly.
   Operation *ret = body.getTerminator();

@@ -85,11 +85,19 @@ static void decidePassThrough(const ShardingRule &rule,
     return;
   case PartialPolicy::Additive: {
     // Every input partial over the same axes: (a1 + a2) + (b1 + b2) is the
-    // sum of the local sums.
+    // sum of the local sums. An input that may still become partial (a loop
+    // accumulator) joins them.
     llvm::SmallDenseSet<StringAttr> axisSet(axes.begin(), axes.end());
-    if (partialInputs.size() != inputs.size())
-      return;
+    for (unsigned i : inputs)
+      if (!isPartialSumOn(operands[i], assignment.mesh) &&
+          !(operands[i].mayBecomePartial && !operands[i].isUserFixed))
+        return;
+    for (unsigned i : inputs)
+      if (!llvm::is_contained(partialInputs, i))
+        partialInputs.push_back(i);
     for (unsigned i : partialInputs) {
+      if (!isPartialSumOn(operands[i], assignment.mesh))
+        continue;
       ArrayRef<StringAttr> other = operands[i].sharding.getPartialAxes();
       if (other.size() != axes.size() ||
           !llvm::all_of(other, [&](StringAttr a) { return axisSet.count(a); }))

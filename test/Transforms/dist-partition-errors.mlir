@@ -25,15 +25,14 @@ func.func @dynamic(%x: tensor<?x8xf32> {dist.sharding = #dist.sharding<@mesh_4, 
 
 // Tests that an op with regions and no sharding rule is rejected.
 dist.mesh @mesh_4 [mp = 4]
-func.func @loop(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}]>}) -> tensor<8xf32> {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
-  // expected-error@+1 {{'scf.for' op has regions but no sharding rule; partitioning it is not supported yet}}
-  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %x) -> tensor<8xf32> {
-    %n = arith.addf %acc, %acc : tensor<8xf32>
+func.func @branch(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}]>}, %c: i1) -> tensor<8xf32> {
+  // expected-error@+1 {{'scf.if' op has regions but no sharding rule; partitioning it is not supported yet}}
+  %r = scf.if %c -> tensor<8xf32> {
+    %n = arith.addf %x, %x : tensor<8xf32>
     scf.yield %n : tensor<8xf32>
-  }
+  } else {
+    scf.yield %x : tensor<8xf32>
+  } {dist.shardings = [#dist.sharding<@mesh_4, [{}]>]}
   return %r : tensor<8xf32>
 }
 

@@ -465,3 +465,44 @@ func.func @heads(%x: tensor<8x32xf32> {dist.sharding = #dist.sharding<@mesh_2x4,
   %c = tensor.collapse_shape %t [[0, 1, 2]] : tensor<8x4x8xf32> into tensor<256xf32>
   return %c : tensor<256xf32>
 }
+
+// -----
+
+// Tests gradient accumulation over micro-batches: the per-micro-batch
+// weight gradient is a partial sum over dp, the loop carries the partial
+// accumulator (its zero init needs no mask), and the one all_reduce happens
+// after the loop.
+dist.mesh @mesh_2 [dp = 2]
+// CHECK-LABEL: func.func @accumulate_micro_batches
+// CHECK-SAME: tensor<4x4x16xf32>
+// CHECK: %[[INIT:.+]] = linalg.fill
+// CHECK-NOT: dist.
+// CHECK: %[[LOOP:.+]] = scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[INIT]]) -> (tensor<16x4xf32>)
+// CHECK: tensor.extract_slice %{{.*}} : tensor<4x4x16xf32> to tensor<4x16xf32>
+// CHECK: %[[G:.+]] = linalg.matmul
+// CHECK: %[[NEXT:.+]] = arith.addf %[[ACC]], %[[G]] : tensor<16x4xf32>
+// CHECK-NOT: dist.
+// CHECK: scf.yield %[[NEXT]]
+// CHECK: %[[R:.+]] = dist.all_reduce %[[LOOP]] on @mesh_2 [dp] sum : tensor<16x4xf32>
+// CHECK: return %[[R]]
+func.func @accumulate_micro_batches(
+    %xs: tensor<4x8x16xf32> {dist.sharding = #dist.sharding<@mesh_2, [{}, {dp}, {}]>},
+    %dys: tensor<4x8x4xf32> {dist.sharding = #dist.sharding<@mesh_2, [{}, {dp}, {}]>}) -> tensor<16x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x4xf32>
+  %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<16x4xf32>) -> tensor<16x4xf32>
+  %grad = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %acc0) -> tensor<16x4xf32> {
+    %x = tensor.extract_slice %xs[%i, 0, 0] [1, 8, 16] [1, 1, 1] : tensor<4x8x16xf32> to tensor<8x16xf32>
+    %dy = tensor.extract_slice %dys[%i, 0, 0] [1, 8, 4] [1, 1, 1] : tensor<4x8x4xf32> to tensor<8x4xf32>
+    %et = tensor.empty() : tensor<16x8xf32>
+    %xt = linalg.transpose ins(%x : tensor<8x16xf32>) outs(%et : tensor<16x8xf32>) permutation = [1, 0]
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16x4xf32>) -> tensor<16x4xf32>
+    %g = linalg.matmul ins(%xt, %dy : tensor<16x8xf32>, tensor<8x4xf32>) outs(%z : tensor<16x4xf32>) -> tensor<16x4xf32>
+    %next = arith.addf %acc, %g : tensor<16x4xf32>
+    scf.yield %next : tensor<16x4xf32>
+  }
+  return %grad : tensor<16x4xf32>
+}

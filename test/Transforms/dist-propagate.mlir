@@ -166,3 +166,33 @@ func.func @untouched(%x: tensor<8xf32>) -> tensor<8xf32> {
   %r = math.exp %x : tensor<8xf32>
   return %r : tensor<8xf32>
 }
+
+// -----
+
+// Tests that a loop carries a partial accumulator: the iter arg, the
+// accumulation and the loop's result stay partial over dp; only the layout
+// (not the partial state) flows back to the init.
+dist.mesh @mesh_2 [dp = 2]
+// CHECK-LABEL: func.func @loop_carried_partial
+// CHECK: linalg.fill {dist.shardings = [#dist.sharding<@mesh_2, [{}, {}]>]}
+// CHECK: scf.for
+// CHECK: linalg.matmul {dist.shardings = [#dist.sharding<@mesh_2, [{}, {}], partial = sum{dp}>]}
+// CHECK: arith.addf {{.*}} {dist.shardings = [#dist.sharding<@mesh_2, [{}, {}], partial = sum{dp}>]}
+// CHECK: } {dist.shardings = [#dist.sharding<@mesh_2, [{}, {}], partial = sum{dp}>]}
+func.func @loop_carried_partial(
+    %a: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2, [{}, {dp}]>},
+    %b: tensor<16x4xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}, {}]>}) -> tensor<8x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %acc0) -> tensor<8x4xf32> {
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+    %g = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%z : tensor<8x4xf32>) -> tensor<8x4xf32>
+    %n = arith.addf %acc, %g : tensor<8x4xf32>
+    scf.yield %n : tensor<8x4xf32>
+  }
+  return %r : tensor<8x4xf32>
+}

@@ -23,6 +23,10 @@ struct TensorInfo {
   ShardingAttr sharding;
   /// A user's sharding (function boundary, dist.annotate): it wins conflicts.
   bool isUserFixed = false;
+  /// The value may still be made partial by its consumers (a loop's iter
+  /// arg: its init is masked, or is zero already), so an additive op may
+  /// keep a partial input pending with it.
+  bool mayBecomePartial = false;
   /// False for scalars and other non-tensor operands.
   bool isTensor = false;
   /// Number of elements (for the cost model: resharding a big tensor costs

@@ -148,7 +148,7 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
   }]);
   let dependentDialects = [
     "::mlir::dist::DistDialect", "::mlir::arith::ArithDialect",
-    "::mlir::tensor::TensorDialect"
+    "::mlir::tensor::TensorDialect", "::mlir::scf::SCFDialect"
   ];
 }
 
