@@ -122,6 +122,13 @@ struct LinalgShardingRule
         rule.addFactor(size, FactorKind::Unsplittable);
     }
 
+    // A body that reads a loop's index (linalg.index) computes with global
+    // indices: that loop must stay whole (a local op would see local ones).
+    op->walk([&](linalg::IndexOp index) {
+      if (index.getDim() < rule.factors.size())
+        rule.factors[index.getDim()].kind = FactorKind::Unsplittable;
+    });
+
     // Operand dims from indexing maps; a loop used in a compound expression
     // (a convolution window, say) cannot be split locally.
     auto dimsOf = [&](AffineMap map) {

@@ -151,3 +151,22 @@ func.func @reshapes(%x: tensor<8x32xf32>) -> tensor<256xf32> {
   %c = tensor.collapse_shape %e [[0, 1, 2]] : tensor<8x4x8xf32> into tensor<256xf32>
   return %c : tensor<256xf32>
 }
+
+// -----
+
+// Tests that a loop whose index the body reads (a one-hot encoding) stays
+// whole: a local op would compare against local indices.
+func.func @one_hot(%ids: tensor<8xindex>, %init: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  // expected-remark@+1 {{sharding rule: ([i], [i, j]) -> ([i, j]) {i=8, j=64 whole} init-only operands [1]}}
+  %r = linalg.generic {indexing_maps = [affine_map<(b, v) -> (b)>, affine_map<(b, v) -> (b, v)>], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<8xindex>) outs(%init : tensor<8x64xf32>) {
+  ^bb0(%id: index, %o: f32):
+    %v = linalg.index 1 : index
+    %eq = arith.cmpi eq, %id, %v : index
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %x = arith.select %eq, %one, %zero : f32
+    linalg.yield %x : f32
+  } -> tensor<8x64xf32>
+  return %r : tensor<8x64xf32>
+}
