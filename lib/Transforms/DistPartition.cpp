@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "mlir/IR/SymbolTable.h"
 
 #define DEBUG_TYPE "dist-partition"
@@ -46,6 +47,14 @@ private:
   LogicalResult partitionReplicated(Operation *op);
   LogicalResult partitionReturn(func::ReturnOp op);
   LogicalResult partitionLoop(scf::ForOp loop);
+  /// Maps the tensors `op`'s regions capture (read inside, defined outside)
+  /// to whole local copies for the duration of building `op`'s local form:
+  /// the body indexes them globally. Returns the mappings to restore.
+  FailureOr<SmallVector<std::pair<Value, Value>>> wholeCapturedTensors(Operation *op);
+  void restore(ArrayRef<std::pair<Value, Value>> saved) {
+    for (auto [global, local] : saved)
+      locals.map(global, local);
+  }
 
   ShardingAttr replicated(Type type) {
     return getReplicated(FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
@@ -239,6 +248,26 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
   return value;
 }
 
+FailureOr<SmallVector<std::pair<Value, Value>>>
+FunctionPartitioner::wholeCapturedTensors(Operation *op) {
+  SmallVector<std::pair<Value, Value>> saved;
+  if (op->getNumRegions() == 0)
+    return saved;
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
+  for (Value value : captured) {
+    if (!isa<RankedTensorType>(value.getType()) || !locals.contains(value))
+      continue;
+    Value local = locals.lookup(value);
+    FailureOr<Value> whole = reshard(value, ShardingAttr(), op);
+    if (failed(whole))
+      return failure();
+    saved.emplace_back(value, local);
+    locals.map(value, *whole);
+  }
+  return saved;
+}
+
 LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
                                                      const ShardingRule &rule,
                                                      ArrayAttr recorded) {
@@ -307,8 +336,12 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
                                << type << " (laid out as " << made.back() << ")";
     localTypes.push_back(*localType);
   }
+  auto saved = wholeCapturedTensors(op);
+  if (failed(saved))
+    return failure();
   FailureOr<Operation *> clone = cast<ShardingRuleOpInterface>(op).buildLocalOp(
       builder, locals, newOperands, localTypes);
+  restore(*saved);
   if (failed(clone))
     return op->emitOpError() << "cannot be rebuilt on local types";
   (*clone)->removeAttr(DistDialect::getShardingsAttrName());
@@ -342,7 +375,11 @@ LogicalResult FunctionPartitioner::partitionReplicated(Operation *op) {
       return failure();
     newOperands.push_back(*local);
   }
+  auto saved = wholeCapturedTensors(op);
+  if (failed(saved))
+    return failure();
   Operation *clone = builder.clone(*op, locals);
+  restore(*saved);
   clone->setOperands(newOperands);
   clone->removeAttr(DistDialect::getShardingsAttrName());
   for (auto [result, local] : llvm::zip(op->getResults(), clone->getResults()))

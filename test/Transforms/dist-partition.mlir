@@ -506,3 +506,25 @@ func.func @accumulate_micro_batches(
   }
   return %grad : tensor<16x4xf32>
 }
+
+// -----
+
+// Tests that a tensor captured by a body (an embedding table read with
+// tensor.extract) is whole inside it: the body indexes it globally.
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @captured_table
+// CHECK-SAME: %[[TABLE:[^:]+]]: tensor<16x16xf32>
+// CHECK: %[[WHOLE:.+]] = dist.all_gather %[[TABLE]] on @mesh_4 [mp] dim = 0 : tensor<16x16xf32> -> tensor<64x16xf32>
+// CHECK: linalg.generic
+// CHECK: tensor.extract %[[WHOLE]][%{{.*}}, %{{.*}}] : tensor<64x16xf32>
+func.func @captured_table(%ids: tensor<8xindex>, %table: tensor<64x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, e) -> (b)>, affine_map<(b, e) -> (b, e)>], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<8xindex>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%id: index, %o: f32):
+    %j = linalg.index 1 : index
+    %v = tensor.extract %table[%id, %j] : tensor<64x16xf32>
+    linalg.yield %v : f32
+  } -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
