@@ -123,9 +123,11 @@ struct LinalgShardingRule
     }
 
     // A body that reads a loop's index (linalg.index) computes with global
-    // indices: that loop must stay whole (a local op would see local ones).
+    // indices; the partitioner offsets the index of a split loop by the
+    // rank's block, which needs the loop's static size.
     op->walk([&](linalg::IndexOp index) {
-      if (index.getDim() < rule.factors.size())
+      if (index.getDim() < rule.factors.size() &&
+          ShapedType::isDynamic(rule.factors[index.getDim()].size))
         rule.factors[index.getDim()].kind = FactorKind::Unsplittable;
     });
 

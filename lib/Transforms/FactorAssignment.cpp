@@ -123,8 +123,6 @@ dist::decideFactors(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
   if (!assignment.mesh || !mesh)
     return std::nullopt;
   decidePassThrough(rule, operands, assignment);
-  llvm::SmallDenseSet<StringAttr> reserved(assignment.passThroughAxes.begin(),
-                                           assignment.passThroughAxes.end());
 
   // Candidates for each factor: the axes some operand or result already has
   // on a dim the factor indexes, ranked by the cost of changing that tensor.
@@ -168,6 +166,28 @@ dist::decideFactors(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
     assignment.factorAxes[f].assign(best.begin(), best.end());
     factorPriority[f] = list.front().priority;
   }
+
+  // Keeping a partial input pending reserves its axes, so no factor may be
+  // split by them. When a factor's best layout needs one of those axes and
+  // comes from a tensor that costs more to move than reducing the partial
+  // inputs now (an all_reduce moves about twice their bytes), reduce them.
+  if (!assignment.passThroughAxes.empty()) {
+    int64_t reduceCost = 0;
+    for (unsigned i : assignment.passThroughOperands)
+      reduceCost = std::max(reduceCost, 2 * operands[i].numElements);
+    bool cheaperToReduce = false;
+    for (int64_t f = 0; f < numFactors; ++f)
+      if (llvm::any_of(assignment.factorAxes[f], [&](StringAttr a) {
+            return llvm::is_contained(assignment.passThroughAxes, a);
+          }))
+        cheaperToReduce |= factorPriority[f] > reduceCost;
+    if (cheaperToReduce) {
+      assignment.passThroughAxes.clear();
+      assignment.passThroughOperands.clear();
+    }
+  }
+  llvm::SmallDenseSet<StringAttr> reserved(assignment.passThroughAxes.begin(),
+                                           assignment.passThroughAxes.end());
 
   // Each axis splits at most one factor; higher-ranked factors keep theirs.
   // Then a factor keeps only as many axes as its size divides into.

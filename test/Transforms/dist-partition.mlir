@@ -528,3 +528,93 @@ func.func @captured_table(%ids: tensor<8xindex>, %table: tensor<64x16xf32> {dist
   } -> tensor<8x16xf32>
   return %r : tensor<8x16xf32>
 }
+
+// -----
+
+// Tests vocab-parallel embedding and softmax cross-entropy (Megatron): the
+// table and the output weight split over the vocabulary. The one-hot lookup
+// compares ids with global vocabulary indices (the local index offset by the
+// rank's block), its contraction over the split vocabulary is a partial sum
+// (one all_reduce of the 8x16 embedding, cheaper than gathering a weight);
+// the logits stay split; the max is a partial max and the exp-sum and the
+// target logit partial sums, each reduced once over 8 elements.
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @vocab_parallel
+// CHECK-SAME: tensor<16x16xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{mp}, {}]>}
+// CHECK-SAME: tensor<16x16xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{}, {mp}]>}
+// CHECK: %[[BLOCK:.+]] = dist.process_index on @mesh_4 [mp] : index
+// CHECK: %[[C16:.+]] = arith.constant 16 : index
+// CHECK: %[[OFF:.+]] = arith.muli %[[BLOCK]], %[[C16]] : index
+// CHECK: %[[IDX:.+]] = linalg.index 1 : index
+// CHECK: arith.addi %[[IDX]], %[[OFF]] : index
+// CHECK: %[[EMB:.+]] = linalg.matmul {{.*}} -> tensor<8x16xf32>
+// CHECK: %[[EMB_R:.+]] = dist.all_reduce %[[EMB]] on @mesh_4 [mp] sum : tensor<8x16xf32>
+// CHECK: linalg.matmul ins(%[[EMB_R]], %{{.*}} : tensor<8x16xf32>, tensor<16x16xf32>) {{.*}} -> tensor<8x16xf32>
+// CHECK: dist.all_reduce %{{.*}} on @mesh_4 [mp] max : tensor<8xf32>
+// CHECK: dist.all_reduce %{{.*}} on @mesh_4 [mp] sum : tensor<8xf32>
+// CHECK: dist.all_reduce %{{.*}} on @mesh_4 [mp] sum : tensor<8xf32>
+// CHECK-NOT: dist.all_
+// CHECK-NOT: dist.all_gather
+// CHECK: return
+#bv = affine_map<(b, v) -> (b, v)>
+#b = affine_map<(b, v) -> (b)>
+func.func @vocab_parallel(%ids: tensor<8xindex>, %labels: tensor<8xindex>,
+    %table: tensor<64x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>},
+    %w_out: tensor<16x64xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>}) -> tensor<8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e_bv = tensor.empty() : tensor<8x64xf32>
+  // Embedding lookup as one-hot(ids) @ table.
+  %onehot = linalg.generic {indexing_maps = [#b, #bv], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<8xindex>) outs(%e_bv : tensor<8x64xf32>) {
+  ^bb0(%id: index, %o: f32):
+    %v = linalg.index 1 : index
+    %eq = arith.cmpi eq, %id, %v : index
+    %x = arith.select %eq, %one, %zero : f32
+    linalg.yield %x : f32
+  } -> tensor<8x64xf32>
+  %e_be = tensor.empty() : tensor<8x16xf32>
+  %z_be = linalg.fill ins(%zero : f32) outs(%e_be : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %emb = linalg.matmul ins(%onehot, %table : tensor<8x64xf32>, tensor<64x16xf32>) outs(%z_be : tensor<8x16xf32>) -> tensor<8x16xf32>
+  // Logits over the vocabulary.
+  %z_bv = linalg.fill ins(%zero : f32) outs(%e_bv : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %logits = linalg.matmul ins(%emb, %w_out : tensor<8x16xf32>, tensor<16x64xf32>) outs(%z_bv : tensor<8x64xf32>) -> tensor<8x64xf32>
+  // Softmax cross-entropy: loss_b = logsumexp(logits_b) - logits_b[label_b].
+  %e_b = tensor.empty() : tensor<8xf32>
+  %m0 = linalg.fill ins(%ninf : f32) outs(%e_b : tensor<8xf32>) -> tensor<8xf32>
+  %max = linalg.generic {indexing_maps = [#bv, #b], iterator_types = ["parallel", "reduction"]}
+      ins(%logits : tensor<8x64xf32>) outs(%m0 : tensor<8xf32>) {
+  ^bb0(%l: f32, %acc: f32):
+    %m = arith.maximumf %l, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%e_b : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.generic {indexing_maps = [#bv, #b, #b], iterator_types = ["parallel", "reduction"]}
+      ins(%logits, %max : tensor<8x64xf32>, tensor<8xf32>) outs(%s0 : tensor<8xf32>) {
+  ^bb0(%l: f32, %m: f32, %acc: f32):
+    %d = arith.subf %l, %m : f32
+    %x = math.exp %d : f32
+    %a = arith.addf %acc, %x : f32
+    linalg.yield %a : f32
+  } -> tensor<8xf32>
+  %t0 = linalg.fill ins(%zero : f32) outs(%e_b : tensor<8xf32>) -> tensor<8xf32>
+  %target = linalg.generic {indexing_maps = [#bv, #b, #b], iterator_types = ["parallel", "reduction"]}
+      ins(%logits, %labels : tensor<8x64xf32>, tensor<8xindex>) outs(%t0 : tensor<8xf32>) {
+  ^bb0(%l: f32, %lab: index, %acc: f32):
+    %v = linalg.index 1 : index
+    %eq = arith.cmpi eq, %lab, %v : index
+    %x = arith.select %eq, %l, %zero : f32
+    %a = arith.addf %acc, %x : f32
+    linalg.yield %a : f32
+  } -> tensor<8xf32>
+  %loss = linalg.generic {indexing_maps = [affine_map<(b) -> (b)>, affine_map<(b) -> (b)>, affine_map<(b) -> (b)>, affine_map<(b) -> (b)>], iterator_types = ["parallel"]}
+      ins(%sum, %max, %target : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) outs(%e_b : tensor<8xf32>) {
+  ^bb0(%s: f32, %m: f32, %t: f32, %o: f32):
+    %lg = math.log %s : f32
+    %lse = arith.addf %lg, %m : f32
+    %r = arith.subf %lse, %t : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %loss : tensor<8xf32>
+}

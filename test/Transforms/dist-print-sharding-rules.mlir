@@ -154,10 +154,10 @@ func.func @reshapes(%x: tensor<8x32xf32>) -> tensor<256xf32> {
 
 // -----
 
-// Tests that a loop whose index the body reads (a one-hot encoding) stays
-// whole: a local op would compare against local indices.
+// Tests that a loop whose index the body reads (a one-hot encoding) can be
+// split: the partitioner offsets the index by the rank's block.
 func.func @one_hot(%ids: tensor<8xindex>, %init: tensor<8x64xf32>) -> tensor<8x64xf32> {
-  // expected-remark@+1 {{sharding rule: ([i], [i, j]) -> ([i, j]) {i=8, j=64 whole} init-only operands [1]}}
+  // expected-remark@+1 {{sharding rule: ([i], [i, j]) -> ([i, j]) {i=8, j=64} init-only operands [1]}}
   %r = linalg.generic {indexing_maps = [affine_map<(b, v) -> (b)>, affine_map<(b, v) -> (b, v)>], iterator_types = ["parallel", "parallel"]}
       ins(%ids : tensor<8xindex>) outs(%init : tensor<8x64xf32>) {
   ^bb0(%id: index, %o: f32):
