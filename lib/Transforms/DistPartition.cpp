@@ -47,6 +47,11 @@ private:
   LogicalResult partitionReplicated(Operation *op);
   LogicalResult partitionReturn(func::ReturnOp op);
   LogicalResult partitionLoop(scf::ForOp loop);
+  LogicalResult partitionBranch(scf::IfOp branch);
+  /// Partitions the ops of `from` (but its terminator) into the end of `to`,
+  /// then yields the terminator's operands resharded to `layouts`.
+  LogicalResult partitionRegionBody(Block *from, Block *to,
+                                    function_ref<ShardingAttr(unsigned)> layouts);
   /// In the local form `local` of a linalg op, makes the indices the body
   /// reads (linalg.index) global again for the loops that are split.
   void offsetLoopIndices(Operation *local, const ShardingRule &rule,
@@ -461,21 +466,8 @@ LogicalResult FunctionPartitioner::partitionLoop(scf::ForOp loop) {
       layouts[oldArg] = layout;
   }
 
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToEnd(newBody);
-  for (Operation &bodyOp : oldBody->without_terminator())
-    if (failed(partitionOp(&bodyOp)))
-      return failure();
-  SmallVector<Value> yielded;
-  Operation *yield = oldBody->getTerminator();
-  for (auto [i, value] : llvm::enumerate(yield->getOperands())) {
-    FailureOr<Value> local = reshard(value, carriedLayout(i), yield);
-    if (failed(local))
-      return failure();
-    yielded.push_back(*local);
-  }
-  scf::YieldOp::create(builder, yield->getLoc(), yielded);
-
+  if (failed(partitionRegionBody(oldBody, newBody, carriedLayout)))
+    return failure();
   for (auto [i, pair] :
        llvm::enumerate(llvm::zip(loop.getResults(), newLoop.getResults()))) {
     auto [oldResult, newResult] = pair;
@@ -486,9 +478,75 @@ LogicalResult FunctionPartitioner::partitionLoop(scf::ForOp loop) {
   return success();
 }
 
+LogicalResult FunctionPartitioner::partitionRegionBody(
+    Block *from, Block *to, function_ref<ShardingAttr(unsigned)> layoutOf) {
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(to);
+  for (Operation &bodyOp : from->without_terminator())
+    if (failed(partitionOp(&bodyOp)))
+      return failure();
+  SmallVector<Value> yielded;
+  Operation *yield = from->getTerminator();
+  for (auto [i, value] : llvm::enumerate(yield->getOperands())) {
+    FailureOr<Value> local = reshard(value, layoutOf(i), yield);
+    if (failed(local))
+      return failure();
+    yielded.push_back(*local);
+  }
+  scf::YieldOp::create(builder, yield->getLoc(), yielded);
+  return success();
+}
+
+LogicalResult FunctionPartitioner::partitionBranch(scf::IfOp branch) {
+  auto recorded =
+      branch->getAttrOfType<ArrayAttr>(DistDialect::getShardingsAttrName());
+  auto layoutOf = [&](unsigned i) -> ShardingAttr {
+    return recorded ? dyn_cast<ShardingAttr>(recorded[i]) : ShardingAttr();
+  };
+  SmallVector<Type> resultTypes;
+  for (auto [i, result] : llvm::enumerate(branch.getResults())) {
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    ShardingAttr layout = layoutOf(i);
+    if (!type || !layout) {
+      resultTypes.push_back(result.getType());
+      continue;
+    }
+    FailureOr<RankedTensorType> local = getLocalType(type, layout, mesh);
+    if (failed(local))
+      return branch.emitOpError() << "result " << i << " of type " << type
+                                  << " cannot be laid out as " << layout;
+    resultTypes.push_back(*local);
+  }
+  bool hasElse = !branch.getElseRegion().empty();
+  auto newBranch = scf::IfOp::create(builder, branch.getLoc(), resultTypes,
+                                     locals.lookup(branch.getCondition()),
+                                     hasElse);
+  // The builder may have added empty yields; the partitioned bodies bring
+  // their own.
+  for (Region &region : newBranch->getRegions())
+    if (!region.empty() && !region.front().empty())
+      region.front().getTerminator()->erase();
+  if (failed(partitionRegionBody(branch.thenBlock(), newBranch.thenBlock(),
+                                 layoutOf)))
+    return failure();
+  if (hasElse && failed(partitionRegionBody(branch.elseBlock(),
+                                            newBranch.elseBlock(), layoutOf)))
+    return failure();
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(branch.getResults(), newBranch.getResults()))) {
+    auto [oldResult, newResult] = pair;
+    locals.map(oldResult, newResult);
+    if (ShardingAttr layout = layoutOf(i))
+      layouts[oldResult] = layout;
+  }
+  return success();
+}
+
 LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
   if (auto loop = dyn_cast<scf::ForOp>(op))
     return partitionLoop(loop);
+  if (auto branch = dyn_cast<scf::IfOp>(op))
+    return partitionBranch(branch);
   if (auto annotate = dyn_cast<AnnotateOp>(op)) {
     FailureOr<Value> local = reshard(annotate.getInput(), annotate.getSharding(), op);
     if (failed(local))
@@ -544,11 +602,11 @@ LogicalResult FunctionPartitioner::run() {
         rules[op] = std::move(*rule);
       }
     }
-    return isa<scf::ForOp>(op) ? WalkResult::advance() : WalkResult::skip();
+    return isa<scf::ForOp, scf::IfOp>(op) ? WalkResult::advance()
+                                           : WalkResult::skip();
   });
   if (walk.wasInterrupted())
     return failure();
-  StringRef shardingName = DistDialect::getShardingAttrName();
   StringAttr localName =
       StringAttr::get(func.getContext(), DistDialect::getPartitionedAsAttrName());
 

@@ -30,7 +30,8 @@ static void forEachPropagatedOp(func::FuncOp func,
                                 function_ref<void(Operation *)> fn) {
   func.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
     fn(op);
-    return isa<scf::ForOp>(op) ? WalkResult::advance() : WalkResult::skip();
+    return isa<scf::ForOp, scf::IfOp>(op) ? WalkResult::advance()
+                                           : WalkResult::skip();
   });
 }
 
@@ -59,6 +60,9 @@ private:
   /// scf.for: the init, iter arg, yielded value and result of each carried
   /// value share one layout.
   void processLoop(scf::ForOp loop);
+  /// scf.if: each result and the values both branches yield for it share one
+  /// layout.
+  void processBranch(scf::IfOp branch);
 
   func::FuncOp func;
   SymbolTableCollection &symbolTables;
@@ -135,7 +139,7 @@ LogicalResult FunctionPropagation::initialize() {
     if (auto annotate = dyn_cast<AnnotateOp>(op)) {
       shardings[annotate.getResult()] = annotate.getSharding();
       fixed.insert(annotate.getResult());
-    } else if (!isa<func::ReturnOp, scf::ForOp, scf::YieldOp>(op)) {
+    } else if (!isa<func::ReturnOp, scf::ForOp, scf::IfOp, scf::YieldOp>(op)) {
       std::optional<ShardingRule> rule;
       if (auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op)) {
         FailureOr<ShardingRule> computed = ruleOp.getShardingRule();
@@ -201,8 +205,38 @@ void FunctionPropagation::update(Value value, ShardingAttr proposed) {
   else if (auto arg = dyn_cast<BlockArgument>(value))
     if (isa<scf::ForOp>(arg.getOwner()->getParentOp()))
       enqueue(arg.getOwner()->getParentOp());
+  // A branch's results are made by its yields.
+  if (auto branch = value.getDefiningOp<scf::IfOp>())
+    enqueue(branch);
   for (Operation *user : value.getUsers())
     enqueue(neighbour(user));
+}
+
+void FunctionPropagation::processBranch(scf::IfOp branch) {
+  if (branch.getNumResults() == 0)
+    return;
+  SmallVector<Operation *> yields = {branch.thenYield()};
+  if (!branch.getElseRegion().empty())
+    yields.push_back(branch.elseYield());
+  for (auto [i, result] : llvm::enumerate(branch.getResults())) {
+    if (!isa<RankedTensorType>(result.getType()))
+      continue;
+    SmallVector<Value> yielded;
+    for (Operation *yield : yields)
+      yielded.push_back(yield->getOperand(i));
+    // The result takes whatever a branch makes (a partial yield makes it
+    // partial; the other branch is masked); the yields take only the layout.
+    yielded.push_back(result);
+    ArrayRef<Value> carried(yielded);
+    for (Value from : carried) {
+      ShardingAttr s = shardings.lookup(from);
+      if (!s)
+        continue;
+      update(result, s);
+      for (Value to : carried.drop_back())
+        update(to, dropPartial(s));
+    }
+  }
 }
 
 void FunctionPropagation::processLoop(scf::ForOp loop) {
@@ -235,6 +269,10 @@ void FunctionPropagation::process(Operation *op) {
   }
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
     processLoop(loop);
+    return;
+  }
+  if (auto branch = dyn_cast<scf::IfOp>(op)) {
+    processBranch(branch);
     return;
   }
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {

@@ -25,13 +25,11 @@ func.func @dynamic(%x: tensor<?x8xf32> {dist.sharding = #dist.sharding<@mesh_4, 
 
 // Tests that an op with regions and no sharding rule is rejected.
 dist.mesh @mesh_4 [mp = 4]
-func.func @branch(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}]>}, %c: i1) -> tensor<8xf32> {
-  // expected-error@+1 {{'scf.if' op has regions but no sharding rule; partitioning it is not supported yet}}
-  %r = scf.if %c -> tensor<8xf32> {
+func.func @region(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}]>}) -> tensor<8xf32> {
+  // expected-error@+1 {{'scf.execute_region' op has regions but no sharding rule; partitioning it is not supported yet}}
+  %r = scf.execute_region -> tensor<8xf32> {
     %n = arith.addf %x, %x : tensor<8xf32>
     scf.yield %n : tensor<8xf32>
-  } else {
-    scf.yield %x : tensor<8xf32>
   } {dist.shardings = [#dist.sharding<@mesh_4, [{}]>]}
   return %r : tensor<8xf32>
 }

@@ -618,3 +618,58 @@ func.func @vocab_parallel(%ids: tensor<8xindex>, %labels: tensor<8xindex>,
   } -> tensor<8xf32>
   return %loss : tensor<8xf32>
 }
+
+// -----
+
+// Tests a branch: both regions compute on the local rows, the result keeps
+// the layout both yield; a branch yielding a partial value makes the result
+// partial, and the other branch's value is masked (zero on all but the
+// group's first rank) so the one all_reduce after the branch is right.
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @branch
+// CHECK: %[[R:.+]] = scf.if %{{.*}} -> (tensor<2x16xf32>) {
+// CHECK: arith.addf {{.*}} : tensor<2x16xf32>
+// CHECK: } else {
+// CHECK: math.exp {{.*}} : tensor<2x16xf32>
+// CHECK: }
+// CHECK-NOT: dist.
+// CHECK: return %[[R]]
+func.func @branch(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}, %c: i1)
+    -> (tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) {
+  %r = scf.if %c -> tensor<8x16xf32> {
+    %n = arith.addf %x, %x : tensor<8x16xf32>
+    scf.yield %n : tensor<8x16xf32>
+  } else {
+    %e = math.exp %x : tensor<8x16xf32>
+    scf.yield %e : tensor<8x16xf32>
+  }
+  return %r : tensor<8x16xf32>
+}
+
+// -----
+
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @branch_partial
+// CHECK: %[[R:.+]] = scf.if %{{.*}} -> (tensor<8x8xf32>) {
+// CHECK: %[[M:.+]] = linalg.matmul
+// CHECK: scf.yield %[[M]]
+// CHECK: } else {
+// CHECK: dist.process_index on @mesh_4 [mp]
+// CHECK: %[[MASKED:.+]] = arith.select
+// CHECK: scf.yield %[[MASKED]]
+// CHECK: }
+// CHECK: %[[S:.+]] = dist.all_reduce %[[R]] on @mesh_4 [mp] sum : tensor<8x8xf32>
+// CHECK: return %[[S]]
+func.func @branch_partial(%a: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>},
+                          %b: tensor<16x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>},
+                          %y: tensor<8x8xf32>, %c: i1) -> tensor<8x8xf32> {
+  %r = scf.if %c -> tensor<8x8xf32> {
+    %zero = arith.constant 0.0 : f32
+    %z = linalg.fill ins(%zero : f32) outs(%y : tensor<8x8xf32>) -> tensor<8x8xf32>
+    %m = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+    scf.yield %m : tensor<8x8xf32>
+  } else {
+    scf.yield %y : tensor<8x8xf32>
+  }
+  return %r : tensor<8x8xf32>
+}
