@@ -329,6 +329,13 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
     }
     results.push_back(info);
   }
+  // An additive op that propagation left partial keeps its partial inputs
+  // pending with the others masked (a loop accumulator whose loop does not
+  // carry the partial state, say).
+  if (rule.partialPolicy == PartialPolicy::Additive && !results.empty() &&
+      results[0].sharding && results[0].sharding.isPartial())
+    for (TensorInfo &info : operands)
+      info.mayBecomePartial = info.isTensor;
   std::optional<FactorAssignment> assignment =
       decideFactors(rule, operands, results, mesh, /*extend=*/false);
   if (!assignment)
@@ -711,7 +718,9 @@ struct DistPartitionPass
       if (!callee || callee.isExternal())
         return WalkResult::advance();
       FailureOr<MeshOp> mesh = getFunctionMesh(callee, symbolTables);
-      if (succeeded(mesh) && !*mesh)
+      if (failed(mesh))
+        return WalkResult::interrupt(); // reported on the callee
+      if (!*mesh)
         return WalkResult::advance();
       call.emitOpError() << "calls " << call.getCalleeAttr()
                          << ", which is partitioned; calls to partitioned "

@@ -4,6 +4,7 @@
 #include "dist/Interfaces/ShardingRuleInterface.h"
 #include "dist/Transforms/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/raw_ostream.h"
 
 #define DEBUG_TYPE "dist-print-sharding-rules"
@@ -22,9 +23,12 @@ struct DistPrintShardingRulesPass
   void runOnOperation() override {
     bool failedRule = false;
     getOperation()->walk([&](Operation *op) {
-      // Terminators and dist's own ops are handled by the passes directly.
+      // Terminators, structured control flow (whose results share the
+      // layouts of their yields) and dist's own ops are handled by the
+      // passes directly.
       if (op == getOperation() || isa<DistDialect>(op->getDialect()) ||
-          op->hasTrait<OpTrait::IsTerminator>())
+          op->hasTrait<OpTrait::IsTerminator>() ||
+          isa<scf::ForOp, scf::IfOp>(op))
         return;
       auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op);
       bool onTensors =

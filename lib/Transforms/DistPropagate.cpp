@@ -246,17 +246,18 @@ void FunctionPropagation::processLoop(scf::ForOp loop) {
                  yield.getOperands(), loop.getResults())) {
     if (!isa<RankedTensorType>(result.getType()))
       continue;
-    // A carried value has one layout; a pending reduction may be carried
-    // (accumulating partial gradients), so partial travels within the loop,
-    // but only the layout travels back to the init.
+    // A carried value has one layout. A pending reduction may be carried
+    // (accumulating partial gradients): whether it is partial is decided by
+    // what the body yields, so partial state travels from the yield to the
+    // iter arg and the result; everything else shares the layout only.
     Value carried[] = {init, arg, yielded, result};
     for (Value from : carried) {
       ShardingAttr s = shardings.lookup(from);
       if (!s)
         continue;
-      for (Value to : ArrayRef<Value>(carried).drop_front())
-        update(to, s);
-      update(init, dropPartial(s));
+      for (Value to : carried)
+        if (to != from)
+          update(to, from == yielded && to != init ? s : dropPartial(s));
     }
   }
 }

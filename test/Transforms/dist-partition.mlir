@@ -673,3 +673,36 @@ func.func @branch_partial(%a: tensor<8x16xf32> {dist.sharding = #dist.sharding<@
   }
   return %r : tensor<8x8xf32>
 }
+
+// -----
+
+// Tests a loop that yields a nonlinear function of its accumulated sum: the
+// sum is needed whole in every iteration, so each iteration adds the partial
+// product to the masked accumulator and reduces once (one all_reduce and one
+// mask per iteration, nothing after the loop).
+dist.mesh @mesh_2 [dp = 2]
+// CHECK-LABEL: func.func @loop_nonlinear_yield
+// CHECK: scf.for
+// CHECK: %[[MASKED:.+]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<8x4xf32>
+// CHECK: %[[SUM:.+]] = arith.addf %[[MASKED]], %{{.*}} : tensor<8x4xf32>
+// CHECK: %[[R:.+]] = dist.all_reduce %[[SUM]] on @mesh_2 [dp] sum : tensor<8x4xf32>
+// CHECK: math.exp %[[R]]
+// CHECK-NOT: dist.all_reduce
+// CHECK: return
+func.func @loop_nonlinear_yield(%a: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2, [{}, {dp}]>},
+                                %b: tensor<16x4xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}, {}]>}) -> tensor<8x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %acc0) -> tensor<8x4xf32> {
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+    %g = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%z : tensor<8x4xf32>) -> tensor<8x4xf32>
+    %n = arith.addf %acc, %g : tensor<8x4xf32>
+    %x = math.exp %n : tensor<8x4xf32>
+    scf.yield %x : tensor<8x4xf32>
+  }
+  return %r : tensor<8x4xf32>
+}

@@ -65,6 +65,12 @@ def DistPropagate : Pass<"dist-propagate", "::mlir::ModuleOp"> {
     that are linear in them (matmul, add, mul, transpose, ...) so that a
     reduction happens once, as late as possible.
 
+    Propagation sees through structured control flow: each value a
+    `scf.for` carries (init, iter arg, yielded value, result) and each
+    `scf.if` result with the values its branches yield share one layout; a
+    loop may carry a partial accumulator, so gradients summed over
+    micro-batches are reduced once, after the loop.
+
     Updates only ever add axes (to the minor end of a dim, or to the partial
     axes), so each value changes at most a few times: the pass is linear in
     the program size, deterministic, and terminates. Values that stay
@@ -124,6 +130,9 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
       mask, `arith.select` on the group index).
     * `dist.annotate` becomes the reshard to its layout; `func.return`
       reshards each result to its declared layout.
+    * `scf.for` and `scf.if` are rebuilt with local types: inits and yielded
+      values are resharded to the recorded layout of the carried value or
+      result, and the bodies are partitioned like the function body.
     * Function arguments and results get local types; their `dist.sharding`
       becomes `dist.partitioned_as` (the global layout of the local shard).
 
@@ -142,8 +151,8 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
 
     Errors: a layout change between meshes, a split of a dynamic dim where
     its local size is needed, an op with regions but no sharding rule
-    (structured control flow is not partitioned yet), and a call to a
-    partitioned function are reported on the op (with both layouts where a
+    (other than `scf.for` and `scf.if`), and a call to a partitioned
+    function are reported on the op (with both layouts where a
     reshard fails); no wrong program is ever produced.
   }]);
   let dependentDialects = [
@@ -240,8 +249,10 @@ def DistPrintShardingRules : Pass<"dist-print-sharding-rules"> {
     per operand and result (`_` for a dim no factor indexes), then each
     factor's size and, for reductions, the combiner (`sum`, `max`, ...);
     `whole` marks a factor that must not be split. Ops on tensors without a
-    rule get a remark saying so. Rules that do not match their op (wrong
-    number of dims, sizes that disagree) are errors.
+    rule get a remark saying so (`scf.for` and `scf.if` need none: their
+    results share the layouts of what they yield). Rules that do not match
+    their op (wrong number of dims, a dim that is no multiple of its
+    factor's size) are errors.
 
     This is the tool to check a rule written for a new op.
 
