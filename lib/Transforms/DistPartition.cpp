@@ -48,6 +48,7 @@ private:
   LogicalResult partitionReturn(func::ReturnOp op);
   LogicalResult partitionLoop(scf::ForOp loop);
   LogicalResult partitionBranch(scf::IfOp branch);
+  LogicalResult partitionCall(func::CallOp call);
   /// Partitions the ops of `from` (but its terminator) into the end of `to`,
   /// then yields the terminator's operands resharded to `layouts`.
   LogicalResult partitionRegionBody(Block *from, Block *to,
@@ -549,7 +550,73 @@ LogicalResult FunctionPartitioner::partitionBranch(scf::IfOp branch) {
   return success();
 }
 
+/// The layout of argument/result `index` of `callee`: its `dist.sharding`,
+/// or, once it is partitioned, its `dist.partitioned_as`.
+static ShardingAttr getCalleeLayout(DictionaryAttr attrs) {
+  if (!attrs)
+    return {};
+  if (auto s = dyn_cast_or_null<ShardingAttr>(
+          attrs.get(DistDialect::getShardingAttrName())))
+    return s;
+  return dyn_cast_or_null<ShardingAttr>(
+      attrs.get(DistDialect::getPartitionedAsAttrName()));
+}
+
+LogicalResult FunctionPartitioner::partitionCall(func::CallOp call) {
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  if (!callee)
+    return partitionReplicated(call);
+  // One layout per callee: operands go in as its arguments are laid out,
+  // results come out as its results are.
+  SmallVector<Value> operands;
+  for (auto [i, operand] : llvm::enumerate(call.getOperands())) {
+    FailureOr<Value> local =
+        reshard(operand, getCalleeLayout(callee.getArgAttrDict(i)), call);
+    if (failed(local))
+      return failure();
+    operands.push_back(*local);
+  }
+  SmallVector<Type> resultTypes;
+  SmallVector<ShardingAttr> resultLayouts;
+  for (auto [i, result] : llvm::enumerate(call.getResults())) {
+    ShardingAttr layout = getCalleeLayout(callee.getResultAttrDict(i));
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    resultLayouts.push_back(layout);
+    if (!layout || !type) {
+      resultTypes.push_back(result.getType());
+      continue;
+    }
+    FailureOr<RankedTensorType> local = getLocalType(type, layout, mesh);
+    if (failed(local))
+      return call.emitOpError() << "result " << i << " of type " << type
+                                << " cannot be laid out as " << layout;
+    resultTypes.push_back(*local);
+  }
+  auto newCall = func::CallOp::create(builder, call.getLoc(),
+                                      call.getCalleeAttr(), resultTypes, operands);
+  auto recorded =
+      call->getAttrOfType<ArrayAttr>(DistDialect::getShardingsAttrName());
+  for (auto [i, result] : llvm::enumerate(call.getResults())) {
+    locals.map(result, newCall.getResult(i));
+    if (resultLayouts[i])
+      layouts[result] = resultLayouts[i];
+    // Consumers expect the recorded layout.
+    auto expected = recorded ? dyn_cast<ShardingAttr>(recorded[i]) : ShardingAttr();
+    if (expected && expected != shardingOf(result)) {
+      FailureOr<Value> fixed = reshard(result, expected, call);
+      if (failed(fixed))
+        return failure();
+      locals.map(result, *fixed);
+      layouts[result] = expected;
+    }
+  }
+  return success();
+}
+
 LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
+  if (auto call = dyn_cast<func::CallOp>(op))
+    return partitionCall(call);
   if (auto loop = dyn_cast<scf::ForOp>(op))
     return partitionLoop(loop);
   if (auto branch = dyn_cast<scf::IfOp>(op))
@@ -690,12 +757,23 @@ static FailureOr<MeshOp> getFunctionMesh(func::FuncOp func,
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     consider(getBoundarySharding(func.getResultAttrDict(i)));
   func.walk([&](Operation *op) {
-    if (auto annotate = dyn_cast<AnnotateOp>(op))
+    if (auto annotate = dyn_cast<AnnotateOp>(op)) {
       consider(annotate.getSharding());
-    else if (auto recorded = op->getAttrOfType<ArrayAttr>(
-                 DistDialect::getShardingsAttrName()))
+    } else if (auto recorded = op->getAttrOfType<ArrayAttr>(
+                   DistDialect::getShardingsAttrName())) {
       for (Attribute entry : recorded)
         consider(dyn_cast<ShardingAttr>(entry));
+    } else if (auto call = dyn_cast<func::CallOp>(op)) {
+      // Calling a partitioned function makes the caller a per-rank program.
+      auto callee = symbolTables.lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (!callee)
+        return;
+      for (unsigned i = 0; i < callee.getNumArguments(); ++i)
+        consider(getCalleeLayout(callee.getArgAttrDict(i)));
+      for (unsigned i = 0; i < callee.getNumResults(); ++i)
+        consider(getCalleeLayout(callee.getResultAttrDict(i)));
+    }
   });
   if (!name)
     return MeshOp();
@@ -710,25 +788,6 @@ struct DistPartitionPass
     : public dist::impl::DistPartitionBase<DistPartitionPass> {
   void runOnOperation() override {
     SymbolTableCollection symbolTables;
-    // Calls into partitioned functions would need per-callee layouts at the
-    // call site; until that exists, refuse rather than break the types.
-    WalkResult calls = getOperation().walk([&](func::CallOp call) {
-      auto callee = symbolTables.lookupNearestSymbolFrom<func::FuncOp>(
-          call, call.getCalleeAttr());
-      if (!callee || callee.isExternal())
-        return WalkResult::advance();
-      FailureOr<MeshOp> mesh = getFunctionMesh(callee, symbolTables);
-      if (failed(mesh))
-        return WalkResult::interrupt(); // reported on the callee
-      if (!*mesh)
-        return WalkResult::advance();
-      call.emitOpError() << "calls " << call.getCalleeAttr()
-                         << ", which is partitioned; calls to partitioned "
-                            "functions are not supported yet";
-      return WalkResult::interrupt();
-    });
-    if (calls.wasInterrupted())
-      return signalPassFailure();
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;

@@ -63,6 +63,11 @@ private:
   /// scf.if: each result and the values both branches yield for it share one
   /// layout.
   void processBranch(scf::IfOp branch);
+  /// The function `call` calls, if it is defined in this module.
+  func::FuncOp getCallee(func::CallOp call) {
+    return symbolTables.lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+  }
 
   func::FuncOp func;
   SymbolTableCollection &symbolTables;
@@ -100,6 +105,20 @@ LogicalResult FunctionPropagation::initialize() {
     func.walk([&](AnnotateOp op) {
       defaultMesh = op.getSharding().getMesh();
       return WalkResult::interrupt();
+    });
+  // A function that calls annotated functions works on their mesh.
+  if (!defaultMesh)
+    func.walk([&](func::CallOp call) {
+      func::FuncOp callee = getCallee(call);
+      if (!callee)
+        return WalkResult::advance();
+      for (unsigned i = 0; i < callee.getNumArguments() && !defaultMesh; ++i)
+        if (ShardingAttr s = getArgSharding(callee, i))
+          defaultMesh = s.getMesh();
+      for (unsigned i = 0; i < callee.getNumResults() && !defaultMesh; ++i)
+        if (ShardingAttr s = getResultSharding(callee, i))
+          defaultMesh = s.getMesh();
+      return defaultMesh ? WalkResult::interrupt() : WalkResult::advance();
     });
   if (!defaultMesh)
     return success();
@@ -139,6 +158,26 @@ LogicalResult FunctionPropagation::initialize() {
     if (auto annotate = dyn_cast<AnnotateOp>(op)) {
       shardings[annotate.getResult()] = annotate.getSharding();
       fixed.insert(annotate.getResult());
+    } else if (auto call = dyn_cast<func::CallOp>(op)) {
+      // One layout per callee: the call's results have the callee's result
+      // layouts (replicated where it declares none).
+      func::FuncOp callee = getCallee(call);
+      for (auto [i, value] : llvm::enumerate(call.getResults())) {
+        auto type = dyn_cast<RankedTensorType>(value.getType());
+        if (!type)
+          continue;
+        ShardingAttr s = callee ? getResultSharding(callee, i) : ShardingAttr();
+        if (s && s.getMesh() != defaultMesh) {
+          call.emitOpError() << "calls " << call.getCalleeAttr()
+                             << ", whose results are laid out on mesh "
+                             << s.getMesh() << ", from a function on "
+                             << defaultMesh << "; one function must use one mesh";
+          result = failure();
+          return;
+        }
+        shardings[value] = s ? dropPartial(s) : getReplicated(defaultMesh, type.getRank());
+        fixed.insert(value);
+      }
     } else if (!isa<func::ReturnOp, scf::ForOp, scf::IfOp, scf::YieldOp>(op)) {
       std::optional<ShardingRule> rule;
       if (auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op)) {
@@ -276,6 +315,15 @@ void FunctionPropagation::process(Operation *op) {
     processBranch(branch);
     return;
   }
+  if (auto call = dyn_cast<func::CallOp>(op)) {
+    // The callee's argument layouts are a good start for the operands.
+    if (func::FuncOp callee = getCallee(call))
+      for (auto [i, operand] : llvm::enumerate(call.getOperands()))
+        if (ShardingAttr s = getArgSharding(callee, i))
+          if (s.getMesh() == defaultMesh)
+            update(operand, dropPartial(s));
+    return;
+  }
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
     for (auto [i, operand] : llvm::enumerate(ret.getOperands()))
       update(operand, dropPartial(getResultSharding(func, i)));
@@ -384,7 +432,37 @@ struct DistPropagatePass
     : public dist::impl::DistPropagateBase<DistPropagatePass> {
   void runOnOperation() override {
     SymbolTableCollection symbolTables;
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
+    // Callees before callers: a call site takes its callee's completed
+    // layouts.
+    SmallVector<func::FuncOp> order;
+    DenseMap<Operation *, int> state; // 1: on the DFS stack, 2: done
+    std::function<LogicalResult(func::FuncOp)> visit =
+        [&](func::FuncOp func) -> LogicalResult {
+      int &mark = state[func];
+      if (mark == 2)
+        return success();
+      if (mark == 1)
+        return func.emitOpError()
+               << "is called recursively; dist-propagate needs an acyclic "
+                  "call graph";
+      mark = 1;
+      WalkResult walk = func.walk([&](func::CallOp call) {
+        auto callee = symbolTables.lookupNearestSymbolFrom<func::FuncOp>(
+            call, call.getCalleeAttr());
+        if (callee && !callee.isExternal() && failed(visit(callee)))
+          return WalkResult::interrupt();
+        return WalkResult::advance();
+      });
+      if (walk.wasInterrupted())
+        return failure();
+      state[func] = 2;
+      order.push_back(func);
+      return success();
+    };
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (failed(visit(func)))
+        return signalPassFailure();
+    for (func::FuncOp func : order) {
       FunctionPropagation propagation(func, symbolTables);
       if (failed(propagation.run()))
         return signalPassFailure();

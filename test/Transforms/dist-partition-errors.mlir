@@ -44,16 +44,3 @@ func.func @two_blocks(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2,
 ^bb1:
   return %x : tensor<8xf32>
 }
-
-// -----
-
-// Tests that a call to a partitioned function is rejected.
-dist.mesh @mesh_2 [dp = 2]
-func.func @callee(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}]>}) -> tensor<8xf32> {
-  return %x : tensor<8xf32>
-}
-func.func @caller(%x: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-error@+1 {{'func.call' op calls @callee, which is partitioned; calls to partitioned functions are not supported yet}}
-  %r = func.call @callee(%x) : (tensor<8xf32>) -> tensor<8xf32>
-  return %r : tensor<8xf32>
-}

@@ -706,3 +706,51 @@ func.func @loop_nonlinear_yield(%a: tensor<8x16xf32> {dist.sharding = #dist.shar
   }
   return %r : tensor<8x4xf32>
 }
+
+// -----
+
+// Tests calls with one layout per callee: the call site passes operands as
+// the callee's arguments are laid out and gets its results as the callee's
+// results are; the caller's unannotated arguments take the callee's layouts,
+// so nothing moves.
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @layer
+// CHECK-SAME: tensor<16x8xf32>
+// CHECK-SAME: -> (tensor<8x8xf32>
+func.func @layer(%x: tensor<8x16xf32>, %w: tensor<16x32xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>}) -> tensor<8x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %r = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x32xf32>) outs(%z : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %a = dist.annotate %r as <@mesh_4, [{}, {mp}]> : tensor<8x32xf32>
+  return %a : tensor<8x32xf32>
+}
+// CHECK-LABEL: func.func @model
+// CHECK-SAME: %[[X:[^:]+]]: tensor<8x16xf32>
+// CHECK-SAME: %[[W:[^:]+]]: tensor<16x8xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{}, {mp}]>}
+// CHECK: %[[R:.+]] = call @layer(%[[X]], %[[W]]) : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32>
+// CHECK: math.exp %[[R]] : tensor<8x8xf32>
+// CHECK-NOT: dist.
+// CHECK: return
+func.func @model(%x: tensor<8x16xf32>, %w: tensor<16x32xf32>) -> tensor<8x32xf32> {
+  %r = func.call @layer(%x, %w) : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+  %e = math.exp %r : tensor<8x32xf32>
+  return %e : tensor<8x32xf32>
+}
+
+// -----
+
+// Tests that a call site reshards to the callee's layouts: the caller holds
+// its argument split by rows, the callee wants it whole.
+dist.mesh @mesh_4 [mp = 4]
+func.func @whole(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {}]>}) -> tensor<8x16xf32> {
+  %e = math.exp %x : tensor<8x16xf32>
+  return %e : tensor<8x16xf32>
+}
+// CHECK-LABEL: func.func @rows
+// CHECK: %[[G:.+]] = dist.all_gather %{{.*}} on @mesh_4 [mp] dim = 0 : tensor<2x16xf32> -> tensor<8x16xf32>
+// CHECK: call @whole(%[[G]]) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+func.func @rows(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) -> tensor<8x16xf32> {
+  %r = func.call @whole(%x) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}

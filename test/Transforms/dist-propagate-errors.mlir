@@ -30,3 +30,27 @@ func.func @bad_completed(%x: tensor<6xf32>) -> tensor<6xf32> {
   %r = math.exp %x {dist.shardings = [#dist.sharding<@mesh_4, [{mp}]>]} : tensor<6xf32>
   return %r : tensor<6xf32>
 }
+
+// -----
+
+// Tests that recursion is rejected (callees are completed before callers).
+dist.mesh @mesh_2 [dp = 2]
+// expected-error@+1 {{'func.func' op is called recursively; dist-propagate needs an acyclic call graph}}
+func.func @rec(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}]>}) -> tensor<8xf32> {
+  %r = func.call @rec(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// Tests that a call into a function on another mesh is rejected.
+dist.mesh @mesh_2 [dp = 2]
+dist.mesh @mesh_4 [mp = 4]
+func.func @other(%x: tensor<8xf32>) -> (tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}]>}) {
+  return %x : tensor<8xf32>
+}
+func.func @caller(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}]>}) -> tensor<8xf32> {
+  // expected-error@+1 {{'func.call' op calls @other, whose results are laid out on mesh @mesh_4, from a function on @mesh_2; one function must use one mesh}}
+  %r = func.call @other(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}

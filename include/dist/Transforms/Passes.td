@@ -69,7 +69,10 @@ def DistPropagate : Pass<"dist-propagate", "::mlir::ModuleOp"> {
     `scf.for` carries (init, iter arg, yielded value, result) and each
     `scf.if` result with the values its branches yield share one layout; a
     loop may carry a partial accumulator, so gradients summed over
-    micro-batches are reduced once, after the loop.
+    micro-batches are reduced once, after the loop. Across calls, each
+    function has one layout per argument and result: callees are completed
+    before their callers (the call graph must be acyclic), and a call's
+    results take its callee's result layouts.
 
     Updates only ever add axes (to the minor end of a dim, or to the partial
     axes), so each value changes at most a few times: the pass is linear in
@@ -133,6 +136,8 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
     * `scf.for` and `scf.if` are rebuilt with local types: inits and yielded
       values are resharded to the recorded layout of the carried value or
       result, and the bodies are partitioned like the function body.
+    * `func.call` reshards its operands to the callee's argument layouts and
+      returns the callee's local result types (one layout per callee).
     * Function arguments and results get local types; their `dist.sharding`
       becomes `dist.partitioned_as` (the global layout of the local shard).
 
@@ -150,10 +155,9 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
     with exactly one collective.
 
     Errors: a layout change between meshes, a split of a dynamic dim where
-    its local size is needed, an op with regions but no sharding rule
-    (other than `scf.for` and `scf.if`), and a call to a partitioned
-    function are reported on the op (with both layouts where a
-    reshard fails); no wrong program is ever produced.
+    its local size is needed, and an op with regions but no sharding rule
+    (other than `scf.for` and `scf.if`) are reported on the op (with both
+    layouts where a reshard fails); no wrong program is ever produced.
   }]);
   let dependentDialects = [
     "::mlir::dist::DistDialect", "::mlir::arith::ArithDialect",
