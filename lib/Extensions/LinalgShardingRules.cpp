@@ -11,6 +11,7 @@
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "dist/Dialect/Dist/IR/DistOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/DialectRegistry.h"
 
@@ -162,6 +163,41 @@ struct LinalgShardingRule
     for (OpOperand &init : linalgOp.getDpsInitsMutable())
       rule.resultDims.push_back(rule.operandDims[init.getOperandNumber()]);
     return rule;
+  }
+  /// The default clone; then a body that reads the index of a split loop
+  /// (linalg.index) gets the global index back: local index + the rank's
+  /// block offset along the loop.
+  FailureOr<Operation *> buildLocalOp(Operation *op, OpBuilder &builder,
+                                      IRMapping &mapping, ValueRange operands,
+                                      TypeRange resultTypes,
+                                      const FactorSplits &splits) const {
+    Operation *local = builder.clone(*op, mapping);
+    local->setOperands(operands);
+    for (auto [result, type] : llvm::zip(local->getResults(), resultTypes))
+      result.setType(type);
+    SmallVector<int64_t> loopSizes =
+        cast<linalg::LinalgOp>(op).getStaticLoopRanges();
+    SmallVector<linalg::IndexOp> indices;
+    local->walk([&](linalg::IndexOp index) { indices.push_back(index); });
+    for (linalg::IndexOp index : indices) {
+      int64_t dim = index.getDim();
+      if (!splits.isSplit(dim) || ShapedType::isDynamic(loopSizes[dim]))
+        continue;
+      ArrayRef<StringAttr> axes = splits.axes[dim];
+      int64_t localSize = loopSizes[dim] / splits.groupSize(axes);
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPoint(local);
+      Location loc = index.getLoc();
+      Value block = dist::ProcessIndexOp::create(
+          builder, loc, splits.mesh.getValue(),
+          builder.getArrayAttr(SmallVector<Attribute>(axes.begin(), axes.end())));
+      Value size = arith::ConstantIndexOp::create(builder, loc, localSize);
+      Value offset = arith::MulIOp::create(builder, loc, block, size);
+      builder.setInsertionPointAfter(index);
+      Value global = arith::AddIOp::create(builder, loc, index, offset);
+      index.getResult().replaceAllUsesExcept(global, global.getDefiningOp());
+    }
+    return local;
   }
 };
 

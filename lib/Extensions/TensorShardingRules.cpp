@@ -74,7 +74,8 @@ struct ExtractSliceShardingRule
   /// The kept dims take their local size; the cut ones are whole anyway.
   FailureOr<Operation *> buildLocalOp(Operation *op, OpBuilder &builder,
                                       IRMapping &mapping, ValueRange operands,
-                                      TypeRange resultTypes) const {
+                                      TypeRange resultTypes,
+                                      const FactorSplits &) const {
     auto slice = cast<tensor::ExtractSliceOp>(op);
     auto localType = cast<RankedTensorType>(resultTypes[0]);
     // Sizes are per source dim; the result skips the dropped ones.
@@ -133,7 +134,8 @@ struct InsertSliceShardingRule
 
   FailureOr<Operation *> buildLocalOp(Operation *op, OpBuilder &builder,
                                       IRMapping &mapping, ValueRange operands,
-                                      TypeRange resultTypes) const {
+                                      TypeRange resultTypes,
+                                      const FactorSplits &) const {
     auto insert = cast<tensor::InsertSliceOp>(op);
     auto localSource = cast<RankedTensorType>(operands[0].getType());
     llvm::SmallBitVector dropped = insert.getDroppedDims();
@@ -234,7 +236,8 @@ struct ExpandShapeShardingRule
   /// The output shape is an attribute: rebuild it from the local type.
   FailureOr<Operation *> buildLocalOp(Operation *op, OpBuilder &builder,
                                       IRMapping &, ValueRange operands,
-                                      TypeRange resultTypes) const {
+                                      TypeRange resultTypes,
+                                      const FactorSplits &) const {
     auto expand = cast<tensor::ExpandShapeOp>(op);
     return tensor::ExpandShapeOp::create(
                builder, op->getLoc(), cast<RankedTensorType>(resultTypes[0]),

@@ -53,10 +53,6 @@ private:
   /// then yields the terminator's operands resharded to `layouts`.
   LogicalResult partitionRegionBody(Block *from, Block *to,
                                     function_ref<ShardingAttr(unsigned)> layouts);
-  /// In the local form `local` of a linalg op, makes the indices the body
-  /// reads (linalg.index) global again for the loops that are split.
-  void offsetLoopIndices(Operation *local, const ShardingRule &rule,
-                         const FactorAssignment &assignment);
   /// Maps the tensors `op`'s regions capture (read inside, defined outside)
   /// to whole local copies for the duration of building `op`'s local form:
   /// the body indexes them globally. Returns the mappings to restore.
@@ -258,34 +254,6 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
   return value;
 }
 
-void FunctionPartitioner::offsetLoopIndices(Operation *local,
-                                            const ShardingRule &rule,
-                                            const FactorAssignment &assignment) {
-  if (!isa<linalg::LinalgOp>(local))
-    return;
-  SmallVector<linalg::IndexOp> indices;
-  local->walk([&](linalg::IndexOp index) { indices.push_back(index); });
-  StringRef meshName = assignment.mesh.getValue();
-  for (linalg::IndexOp index : indices) {
-    uint64_t dim = index.getDim();
-    if (dim >= assignment.factorAxes.size() || assignment.factorAxes[dim].empty())
-      continue;
-    ArrayRef<StringAttr> axes = assignment.factorAxes[dim];
-    int64_t localSize = rule.factors[dim].size / mesh.getGroupSize(axes);
-    // The rank's block offset, computed outside the op and captured.
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPoint(local);
-    SmallVector<Attribute> names(axes.begin(), axes.end());
-    Value block = ProcessIndexOp::create(builder, index.getLoc(), meshName,
-                                         builder.getArrayAttr(names));
-    Value size = arith::ConstantIndexOp::create(builder, index.getLoc(), localSize);
-    Value offset = arith::MulIOp::create(builder, index.getLoc(), block, size);
-    builder.setInsertionPointAfter(index);
-    Value global = arith::AddIOp::create(builder, index.getLoc(), index, offset);
-    index.getResult().replaceAllUsesExcept(global, global.getDefiningOp());
-  }
-}
-
 FailureOr<SmallVector<std::pair<Value, Value>>>
 FunctionPartitioner::wholeCapturedTensors(Operation *op) {
   SmallVector<std::pair<Value, Value>> saved;
@@ -384,12 +352,15 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
   auto saved = wholeCapturedTensors(op);
   if (failed(saved))
     return failure();
+  auto groupSize = [&](ArrayRef<StringAttr> axes) {
+    return mesh.getGroupSize(axes);
+  };
+  FactorSplits splits{assignment->mesh, assignment->factorAxes, groupSize};
   FailureOr<Operation *> clone = cast<ShardingRuleOpInterface>(op).buildLocalOp(
-      builder, locals, newOperands, localTypes);
+      builder, locals, newOperands, localTypes, splits);
   restore(*saved);
   if (failed(clone))
     return op->emitOpError() << "cannot be rebuilt on local types";
-  offsetLoopIndices(*clone, rule, *assignment);
   (*clone)->removeAttr(DistDialect::getShardingsAttrName());
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
     locals.map(result, (*clone)->getResult(i));

@@ -95,6 +95,20 @@ struct ShardingRule {
   void print(raw_ostream &os) const;
 };
 
+/// How the partitioner split an op's factors, for building its local form.
+struct FactorSplits {
+  /// The mesh the op works on.
+  FlatSymbolRefAttr mesh;
+  /// Per factor of the rule, the mesh axes that split it (empty: whole).
+  ArrayRef<SmallVector<StringAttr>> axes;
+  /// Number of ranks in the group of `axes` on the mesh.
+  function_ref<int64_t(ArrayRef<StringAttr>)> groupSize;
+
+  bool isSplit(int64_t factor) const {
+    return factor >= 0 && factor < (int64_t)axes.size() && !axes[factor].empty();
+  }
+};
+
 } // namespace mlir::dist
 
 #endif // DIST_INTERFACES_SHARDINGRULE_H

@@ -32,10 +32,12 @@ def Dist_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
       /*desc=*/[{
         Builds the op's local (per-rank) form: `localOperands` are the
         operands already laid out as the rule needs, `localResultTypes` the
-        local result types. The default clones the op (remapping captured
-        values through `mapping`) and sets the result types, which is right
-        for ops whose shapes come from their operands and result types only;
-        ops with static sizes in attributes (e.g. tensor.extract_slice)
+        local result types, `splits` the mesh axes of each factor. The default
+        clones the op (remapping captured values through `mapping`) and sets
+        the result types, which is right for ops whose shapes come from their
+        operands and result types only; ops with static sizes in attributes
+        (tensor.extract_slice) or that compute with global indices (linalg
+        bodies reading linalg.index, tensor.gather of a split source)
         override it.
       }],
       /*retTy=*/"::mlir::FailureOr<::mlir::Operation *>",
@@ -43,7 +45,8 @@ def Dist_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
       /*args=*/(ins "::mlir::OpBuilder &":$builder,
                     "::mlir::IRMapping &":$mapping,
                     "::mlir::ValueRange":$localOperands,
-                    "::mlir::TypeRange":$localResultTypes),
+                    "::mlir::TypeRange":$localResultTypes,
+                    "const ::mlir::dist::FactorSplits &":$splits),
       /*methodBody=*/"",
       /*defaultImplementation=*/[{
         ::mlir::Operation *clone = builder.clone(*$_op.getOperation(), mapping);
