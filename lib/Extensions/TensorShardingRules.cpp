@@ -9,6 +9,9 @@
 #include "dist/Extensions/ShardingRules.h"
 #include "dist/Interfaces/ShardingRuleInterface.h"
 
+#include "dist/Dialect/Dist/IR/DistOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -246,6 +249,124 @@ struct ExpandShapeShardingRule
   }
 };
 
+/// tensor.gather with one gathered dim (an embedding lookup): the index
+/// batch dims and the source's other dims are parallel factors; the gathered
+/// dim is a sum "reduction" factor, since each rank can look up the rows it
+/// owns and contribute zeros for the others (vocabulary parallelism: the
+/// result is a partial sum).
+struct GatherShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<GatherShardingRule,
+                                                    tensor::GatherOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto gather = cast<tensor::GatherOp>(op);
+    RankedTensorType source = gather.getSourceType();
+    RankedTensorType indices = gather.getIndicesType();
+    RankedTensorType result = gather.getResultType();
+    ArrayRef<int64_t> gatherDims = gather.getGatherDims();
+    int64_t batchRank = indices.getRank() - 1;
+    bool rankReduced =
+        result.getRank() == batchRank + source.getRank() - (int64_t)gatherDims.size();
+    ShardingRule rule = emptyRule(op);
+    rule.partialPolicy = PartialPolicy::Multilinear;
+    for (int64_t d = 0; d < batchRank; ++d) {
+      int64_t factor = rule.addFactor(indices.getDimSize(d), FactorKind::Parallel);
+      rule.operandDims[1].push_back(factor);
+      rule.resultDims[0].push_back(factor);
+    }
+    rule.operandDims[1].push_back(ShardingRule::kNoFactor); // the coordinates
+    for (int64_t d = 0; d < source.getRank(); ++d) {
+      bool gathered = llvm::is_contained(gatherDims, d);
+      int64_t factor;
+      if (!gathered)
+        factor = rule.addFactor(source.getDimSize(d), FactorKind::Parallel);
+      else if (gatherDims.size() == 1 && !ShapedType::isDynamic(source.getDimSize(d)))
+        factor = rule.addFactor(source.getDimSize(d), FactorKind::Reduction,
+                                ReductionKind::sum);
+      else
+        factor = rule.addFactor(source.getDimSize(d), FactorKind::Unsplittable);
+      rule.operandDims[0].push_back(factor);
+      if (!gathered)
+        rule.resultDims[0].push_back(factor);
+      else if (!rankReduced)
+        rule.resultDims[0].push_back(ShardingRule::kNoFactor);
+    }
+    return rule;
+  }
+
+  /// With the gathered dim split, each rank holds rows [offset, offset +
+  /// local) of the source: it looks up the indices that fall there (shifted
+  /// to local rows) and yields zeros for the others.
+  FailureOr<Operation *> buildLocalOp(Operation *op, OpBuilder &builder,
+                                      IRMapping &, ValueRange operands,
+                                      TypeRange resultTypes,
+                                      const FactorSplits &splits) const {
+    auto gather = cast<tensor::GatherOp>(op);
+    auto resultType = cast<RankedTensorType>(resultTypes[0]);
+    int64_t batchRank = gather.getIndicesType().getRank() - 1;
+    int64_t gatheredDim = gather.getGatherDims().front();
+    int64_t factor = batchRank + gatheredDim;
+    if (!splits.isSplit(factor))
+      return tensor::GatherOp::create(builder, op->getLoc(), resultType,
+                                      operands[0], operands[1],
+                                      gather.getGatherDims(), gather.getUnique())
+          .getOperation();
+    Location loc = op->getLoc();
+    ArrayRef<StringAttr> axes = splits.axes[factor];
+    auto source = cast<RankedTensorType>(operands[0].getType());
+    Value indices = operands[1];
+    auto indicesType = cast<RankedTensorType>(indices.getType());
+    Type indexElement = indicesType.getElementType();
+    int64_t localRows = source.getDimSize(gatheredDim);
+
+    // offset = block index * local rows, in the indices' element type.
+    Value block = dist::ProcessIndexOp::create(
+        builder, loc, splits.mesh.getValue(),
+        builder.getArrayAttr(SmallVector<Attribute>(axes.begin(), axes.end())));
+    Value offset = arith::MulIOp::create(
+        builder, loc, block, arith::ConstantIndexOp::create(builder, loc, localRows));
+    auto scalar = [&](Value index) -> Value {
+      return indexElement.isIndex()
+                 ? index
+                 : arith::IndexCastOp::create(builder, loc, indexElement, index);
+    };
+    auto splat = [&](Value v) -> Value {
+      return tensor::SplatOp::create(builder, loc, indicesType, v);
+    };
+    Value local = arith::SubIOp::create(builder, loc, indices, splat(scalar(offset)));
+    // Unsigned compare: indices below the offset wrap around and fail too.
+    Value inRange = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::ult, local,
+        splat(scalar(arith::ConstantIndexOp::create(builder, loc, localRows))));
+    Value zeroIndex = splat(scalar(arith::ConstantIndexOp::create(builder, loc, 0)));
+    Value safe = arith::SelectOp::create(builder, loc, inRange, local, zeroIndex);
+    Value rows = tensor::GatherOp::create(builder, loc, resultType, operands[0],
+                                          safe, gather.getGatherDims(),
+                                          gather.getUnique());
+
+    // Zero the rows looked up for indices outside this rank's block: the mask
+    // has the indices' batch dims; broadcast it over the rest.
+    SmallVector<AffineExpr> maskDims;
+    for (int64_t d = 0; d < batchRank; ++d)
+      maskDims.push_back(builder.getAffineDimExpr(d));
+    maskDims.push_back(builder.getAffineConstantExpr(0));
+    int64_t rank = resultType.getRank();
+    AffineMap identity = builder.getMultiDimIdentityMap(rank);
+    AffineMap maskMap = AffineMap::get(rank, 0, maskDims, builder.getContext());
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    Type element = resultType.getElementType();
+    Value init = tensor::EmptyOp::create(builder, loc, resultType.getShape(), element);
+    auto masked = linalg::GenericOp::create(
+        builder, loc, resultType, ValueRange{rows, inRange}, ValueRange{init},
+        ArrayRef<AffineMap>{identity, maskMap, identity}, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(element));
+          Value v = arith::SelectOp::create(b, l, args[1], args[0], zero);
+          linalg::YieldOp::create(b, l, v);
+        });
+    return masked.getOperation();
+  }
+};
+
 /// tensor.pad: unpadded dims are shared factors.
 struct PadShardingRule
     : public ShardingRuleOpInterface::ExternalModel<PadShardingRule,
@@ -276,6 +397,7 @@ void dist::registerTensorShardingRules(DialectRegistry &registry) {
     tensor::ConcatOp::attachInterface<ConcatShardingRule>(*context);
     tensor::PadOp::attachInterface<PadShardingRule>(*context);
     tensor::CollapseShapeOp::attachInterface<CollapseShapeShardingRule>(*context);
+    tensor::GatherOp::attachInterface<GatherShardingRule>(*context);
     tensor::ExpandShapeOp::attachInterface<ExpandShapeShardingRule>(*context);
   });
 }

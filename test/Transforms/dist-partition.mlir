@@ -754,3 +754,28 @@ func.func @rows(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{
   %r = func.call @whole(%x) : (tensor<8x16xf32>) -> tensor<8x16xf32>
   return %r : tensor<8x16xf32>
 }
+
+// -----
+
+// Tests a vocabulary-parallel embedding written as tensor.gather: each rank
+// looks up the ids in its block of rows (shifted to local rows, the others
+// clamped and zeroed), and the partial sum is reduced once; the table is
+// never gathered.
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @gather_embedding
+// CHECK-SAME: %[[IDS:[^:]+]]: tensor<8x1xindex>
+// CHECK-SAME: %[[TABLE:[^:]+]]: tensor<16x16xf32>
+// CHECK: %[[BLOCK:.+]] = dist.process_index on @mesh_4 [mp] : index
+// CHECK: %[[OFF:.+]] = arith.muli %[[BLOCK]], %{{.*}} : index
+// CHECK: %[[SPLAT:.+]] = tensor.splat %[[OFF]] : tensor<8x1xindex>
+// CHECK: %[[LOCAL:.+]] = arith.subi %[[IDS]], %[[SPLAT]] : tensor<8x1xindex>
+// CHECK: %[[IN:.+]] = arith.cmpi ult, %[[LOCAL]], %{{.*}} : tensor<8x1xindex>
+// CHECK: %[[SAFE:.+]] = arith.select %[[IN]], %[[LOCAL]], %{{.*}} : tensor<8x1xi1>, tensor<8x1xindex>
+// CHECK: %[[ROWS:.+]] = tensor.gather %[[TABLE]][%[[SAFE]]] gather_dims([0]) : (tensor<16x16xf32>, tensor<8x1xindex>) -> tensor<8x16xf32>
+// CHECK: %[[MASKED:.+]] = linalg.generic {{.*}} ins(%[[ROWS]], %[[IN]] : tensor<8x16xf32>, tensor<8x1xi1>)
+// CHECK: dist.all_reduce %[[MASKED]] on @mesh_4 [mp] sum : tensor<8x16xf32>
+// CHECK-NOT: dist.all_gather
+func.func @gather_embedding(%ids: tensor<8x1xindex>, %table: tensor<64x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) -> tensor<8x16xf32> {
+  %rows = tensor.gather %table[%ids] gather_dims([0]) : (tensor<64x16xf32>, tensor<8x1xindex>) -> tensor<8x16xf32>
+  return %rows : tensor<8x16xf32>
+}
