@@ -259,6 +259,18 @@ FunctionPartitioner::wholeCapturedTensors(Operation *op) {
   SmallVector<std::pair<Value, Value>> saved;
   if (op->getNumRegions() == 0)
     return saved;
+  // Most bodies (linalg's) read no tensor at all: skip the analysis for them.
+  bool readsTensors = false;
+  op->walk([&](Operation *inner) {
+    if (inner != op &&
+        llvm::any_of(inner->getOperandTypes(), llvm::IsaPred<RankedTensorType>)) {
+      readsTensors = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (!readsTensors)
+    return saved;
   SetVector<Value> captured;
   getUsedValuesDefinedAbove(op->getRegions(), captured);
   for (Value value : captured) {
