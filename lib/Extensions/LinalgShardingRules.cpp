@@ -88,6 +88,24 @@ static PartialPolicy getPartialPolicy(linalg::LinalgOp op) {
   return PartialPolicy::None;
 }
 
+/// The size of each loop, read off the operands a loop indexes directly
+/// (dynamic if none does). Cheaper than LinalgOp::getStaticLoopRanges, which
+/// inverts and composes the maps.
+static SmallVector<int64_t> getLoopSizes(linalg::LinalgOp op,
+                                         ArrayRef<AffineMap> maps) {
+  SmallVector<int64_t> sizes(op.getNumLoops(), ShapedType::kDynamic);
+  for (auto [operand, map] : llvm::zip(op->getOpOperands(), maps)) {
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!type)
+      continue;
+    for (auto [d, expr] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(expr))
+        if (ShapedType::isDynamic(sizes[dim.getPosition()]))
+          sizes[dim.getPosition()] = type.getDimSize(d);
+  }
+  return sizes;
+}
+
 namespace {
 template <typename OpTy>
 struct LinalgShardingRule
@@ -97,8 +115,19 @@ struct LinalgShardingRule
     auto linalgOp = cast<linalg::LinalgOp>(op);
     if (!linalgOp.hasPureTensorSemantics())
       return failure();
+    // linalg.fill is the most common op and builds its maps from scratch on
+    // every query: its rule is plain (elementwise on its `outs`).
+    if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+      ShardingRule rule = ShardingRule::getElementwise(op);
+      rule.operandDims[0].clear(); // the scalar
+      rule.operandIsInitOnly[1] = true;
+      rule.partialPolicy = PartialPolicy::Multilinear;
+      return rule;
+    }
     ShardingRule rule;
-    SmallVector<int64_t> loopSizes = linalgOp.getStaticLoopRanges();
+    // Named ops build their maps on every query: get them once.
+    SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
+    SmallVector<int64_t> loopSizes = getLoopSizes(linalgOp, maps);
     SmallVector<utils::IteratorType> iterators =
         linalgOp.getIteratorTypesArray();
 
@@ -152,7 +181,7 @@ struct LinalgShardingRule
     for (OpOperand &operand : op->getOpOperands()) {
       bool isTensor = isa<RankedTensorType>(operand.get().getType());
       rule.operandDims.push_back(
-          isTensor ? dimsOf(linalgOp.getMatchingIndexingMap(&operand))
+          isTensor ? dimsOf(maps[operand.getOperandNumber()])
                    : SmallVector<int64_t>());
       bool isInit = linalgOp.isDpsInit(&operand);
       bool isRead = linalgOp.payloadUsesValueFromOperand(&operand);
@@ -175,10 +204,13 @@ struct LinalgShardingRule
     local->setOperands(operands);
     for (auto [result, type] : llvm::zip(local->getResults(), resultTypes))
       result.setType(type);
-    SmallVector<int64_t> loopSizes =
-        cast<linalg::LinalgOp>(op).getStaticLoopRanges();
     SmallVector<linalg::IndexOp> indices;
     local->walk([&](linalg::IndexOp index) { indices.push_back(index); });
+    if (indices.empty())
+      return local;
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    SmallVector<int64_t> loopSizes =
+        getLoopSizes(linalgOp, linalgOp.getIndexingMapsArray());
     for (linalg::IndexOp index : indices) {
       int64_t dim = index.getDim();
       if (!splits.isSplit(dim) || ShapedType::isDynamic(loopSizes[dim]))
