@@ -39,6 +39,35 @@ static bool coversDim(ArrayRef<int64_t> fullShape, ArrayRef<int64_t> sliceShape,
          !ShapedType::isDynamic(fullShape[d]) && sliceShape[d] == fullShape[d];
 }
 
+/// The offsets, sizes and strides of a slice op's local form: values remapped
+/// through `mapping`, and the sizes of the kept (non-dropped) dims set from
+/// `localSliceType`, the type of the local slice.
+template <typename SliceOp>
+static void getLocalSliceParams(SliceOp slice, RankedTensorType localSliceType,
+                                OpBuilder &builder, IRMapping &mapping,
+                                SmallVectorImpl<OpFoldResult> &offsets,
+                                SmallVectorImpl<OpFoldResult> &sizes,
+                                SmallVectorImpl<OpFoldResult> &strides) {
+  auto remap = [&](SmallVector<OpFoldResult> values,
+                   SmallVectorImpl<OpFoldResult> &into) {
+    for (OpFoldResult &value : values)
+      if (auto v = dyn_cast<Value>(value))
+        value = mapping.lookupOrDefault(v);
+    into.assign(values.begin(), values.end());
+  };
+  remap(slice.getMixedOffsets(), offsets);
+  remap(slice.getMixedSizes(), sizes);
+  remap(slice.getMixedStrides(), strides);
+  llvm::SmallBitVector dropped = slice.getDroppedDims();
+  for (int64_t d = 0, r = 0, e = sizes.size(); d < e; ++d) {
+    if (dropped.test(d))
+      continue;
+    int64_t local = localSliceType.getDimSize(r++);
+    if (!ShapedType::isDynamic(local))
+      sizes[d] = builder.getIndexAttr(local);
+  }
+}
+
 namespace {
 /// tensor.empty: one parallel factor per result dim.
 struct EmptyShardingRule
@@ -79,29 +108,10 @@ struct ExtractSliceShardingRule
                                       IRMapping &mapping, ValueRange operands,
                                       TypeRange resultTypes,
                                       const FactorSplits &) const {
-    auto slice = cast<tensor::ExtractSliceOp>(op);
     auto localType = cast<RankedTensorType>(resultTypes[0]);
-    // Sizes are per source dim; the result skips the dropped ones.
-    llvm::SmallBitVector dropped = slice.getDroppedDims();
-    SmallVector<OpFoldResult> sizes = slice.getMixedSizes();
-    for (int64_t d = 0, r = 0, e = sizes.size(); d < e; ++d) {
-      if (dropped.test(d))
-        continue;
-      int64_t local = localType.getDimSize(r++);
-      if (!ShapedType::isDynamic(local))
-        sizes[d] = builder.getIndexAttr(local);
-    }
-    SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
-    for (OpFoldResult &offset : offsets)
-      if (auto value = dyn_cast<Value>(offset))
-        offset = mapping.lookupOrDefault(value);
-    SmallVector<OpFoldResult> strides = slice.getMixedStrides();
-    for (OpFoldResult &stride : strides)
-      if (auto value = dyn_cast<Value>(stride))
-        stride = mapping.lookupOrDefault(value);
-    for (OpFoldResult &size : sizes)
-      if (auto value = dyn_cast<Value>(size))
-        size = mapping.lookupOrDefault(value);
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    getLocalSliceParams(cast<tensor::ExtractSliceOp>(op), localType, builder,
+                        mapping, offsets, sizes, strides);
     return tensor::ExtractSliceOp::create(builder, op->getLoc(), localType,
                                           operands[0], offsets, sizes, strides)
         .getOperation();
@@ -139,28 +149,10 @@ struct InsertSliceShardingRule
                                       IRMapping &mapping, ValueRange operands,
                                       TypeRange resultTypes,
                                       const FactorSplits &) const {
-    auto insert = cast<tensor::InsertSliceOp>(op);
-    auto localSource = cast<RankedTensorType>(operands[0].getType());
-    llvm::SmallBitVector dropped = insert.getDroppedDims();
-    SmallVector<OpFoldResult> sizes = insert.getMixedSizes();
-    for (int64_t d = 0, r = 0, e = sizes.size(); d < e; ++d) {
-      if (dropped.test(d))
-        continue;
-      int64_t local = localSource.getDimSize(r++);
-      if (!ShapedType::isDynamic(local))
-        sizes[d] = builder.getIndexAttr(local);
-    }
-    SmallVector<OpFoldResult> offsets = insert.getMixedOffsets();
-    for (OpFoldResult &offset : offsets)
-      if (auto value = dyn_cast<Value>(offset))
-        offset = mapping.lookupOrDefault(value);
-    SmallVector<OpFoldResult> strides = insert.getMixedStrides();
-    for (OpFoldResult &stride : strides)
-      if (auto value = dyn_cast<Value>(stride))
-        stride = mapping.lookupOrDefault(value);
-    for (OpFoldResult &size : sizes)
-      if (auto value = dyn_cast<Value>(size))
-        size = mapping.lookupOrDefault(value);
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    getLocalSliceParams(cast<tensor::InsertSliceOp>(op),
+                        cast<RankedTensorType>(operands[0].getType()), builder,
+                        mapping, offsets, sizes, strides);
     return tensor::InsertSliceOp::create(builder, op->getLoc(), operands[0],
                                          operands[1], offsets, sizes, strides)
         .getOperation();

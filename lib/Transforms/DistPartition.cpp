@@ -47,6 +47,22 @@ private:
   LogicalResult partitionReplicated(Operation *op);
   LogicalResult partitionReturn(func::ReturnOp op);
   LogicalResult partitionLoop(scf::ForOp loop);
+  /// Consumers of `result` expect the layout propagation recorded for it:
+  /// reshards its local value there if it was made in another (null: keep).
+  LogicalResult ensureRecordedLayout(Value result, ShardingAttr expected,
+                                     Operation *op) {
+    if (!expected || expected == shardingOf(result))
+      return success();
+    FailureOr<Value> fixed = reshard(result, expected, op);
+    if (failed(fixed))
+      return failure();
+    locals.map(result, *fixed);
+    layouts[result] = expected;
+    return success();
+  }
+  /// Maps the results of `from` to those of `to`, with the layouts recorded
+  /// on `from`.
+  void mapRecordedResults(Operation *from, Operation *to);
   LogicalResult partitionBranch(scf::IfOp branch);
   LogicalResult partitionCall(func::CallOp call);
   /// Partitions the ops of `from` (but its terminator) into the end of `to`,
@@ -254,6 +270,12 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
   return value;
 }
 
+/// The layout `dist-propagate` recorded for result `index` of `op`, if any.
+static ShardingAttr getRecordedLayout(Operation *op, unsigned index) {
+  auto recorded = op->getAttrOfType<ArrayAttr>(DistDialect::getShardingsAttrName());
+  return recorded ? dyn_cast<ShardingAttr>(recorded[index]) : ShardingAttr();
+}
+
 FailureOr<SmallVector<std::pair<Value, Value>>>
 FunctionPartitioner::wholeCapturedTensors(Operation *op) {
   SmallVector<std::pair<Value, Value>> saved;
@@ -379,15 +401,8 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
     if (!made[i])
       continue;
     layouts[result] = made[i];
-    // Consumers expect the recorded layout.
-    ShardingAttr expected = cast<ShardingAttr>(recorded[i]);
-    if (made[i] != expected) {
-      FailureOr<Value> fixed = reshard(result, expected, op);
-      if (failed(fixed))
-        return failure();
-      locals.map(result, *fixed);
-      layouts[result] = expected;
-    }
+    if (failed(ensureRecordedLayout(result, cast<ShardingAttr>(recorded[i]), op)))
+      return failure();
   }
   return success();
 }
@@ -429,12 +444,18 @@ LogicalResult FunctionPartitioner::partitionReturn(func::ReturnOp op) {
   return success();
 }
 
+void FunctionPartitioner::mapRecordedResults(Operation *from, Operation *to) {
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(from->getResults(), to->getResults()))) {
+    auto [oldResult, newResult] = pair;
+    locals.map(oldResult, newResult);
+    if (ShardingAttr layout = getRecordedLayout(from, i))
+      layouts[oldResult] = layout;
+  }
+}
+
 LogicalResult FunctionPartitioner::partitionLoop(scf::ForOp loop) {
-  auto recorded =
-      loop->getAttrOfType<ArrayAttr>(DistDialect::getShardingsAttrName());
-  auto carriedLayout = [&](unsigned i) -> ShardingAttr {
-    return recorded ? dyn_cast<ShardingAttr>(recorded[i]) : ShardingAttr();
-  };
+  auto carriedLayout = [&](unsigned i) { return getRecordedLayout(loop, i); };
   // Each carried value has the loop's recorded layout on entry, in every
   // iteration and on exit.
   SmallVector<Value> inits;
@@ -459,13 +480,7 @@ LogicalResult FunctionPartitioner::partitionLoop(scf::ForOp loop) {
 
   if (failed(partitionRegionBody(oldBody, newBody, carriedLayout)))
     return failure();
-  for (auto [i, pair] :
-       llvm::enumerate(llvm::zip(loop.getResults(), newLoop.getResults()))) {
-    auto [oldResult, newResult] = pair;
-    locals.map(oldResult, newResult);
-    if (ShardingAttr layout = carriedLayout(i))
-      layouts[oldResult] = layout;
-  }
+  mapRecordedResults(loop, newLoop);
   return success();
 }
 
@@ -489,11 +504,7 @@ LogicalResult FunctionPartitioner::partitionRegionBody(
 }
 
 LogicalResult FunctionPartitioner::partitionBranch(scf::IfOp branch) {
-  auto recorded =
-      branch->getAttrOfType<ArrayAttr>(DistDialect::getShardingsAttrName());
-  auto layoutOf = [&](unsigned i) -> ShardingAttr {
-    return recorded ? dyn_cast<ShardingAttr>(recorded[i]) : ShardingAttr();
-  };
+  auto layoutOf = [&](unsigned i) { return getRecordedLayout(branch, i); };
   SmallVector<Type> resultTypes;
   for (auto [i, result] : llvm::enumerate(branch.getResults())) {
     auto type = dyn_cast<RankedTensorType>(result.getType());
@@ -523,13 +534,7 @@ LogicalResult FunctionPartitioner::partitionBranch(scf::IfOp branch) {
   if (hasElse && failed(partitionRegionBody(branch.elseBlock(),
                                             newBranch.elseBlock(), layoutOf)))
     return failure();
-  for (auto [i, pair] :
-       llvm::enumerate(llvm::zip(branch.getResults(), newBranch.getResults()))) {
-    auto [oldResult, newResult] = pair;
-    locals.map(oldResult, newResult);
-    if (ShardingAttr layout = layoutOf(i))
-      layouts[oldResult] = layout;
-  }
+  mapRecordedResults(branch, newBranch);
   return success();
 }
 
@@ -578,21 +583,12 @@ LogicalResult FunctionPartitioner::partitionCall(func::CallOp call) {
   }
   auto newCall = func::CallOp::create(builder, call.getLoc(),
                                       call.getCalleeAttr(), resultTypes, operands);
-  auto recorded =
-      call->getAttrOfType<ArrayAttr>(DistDialect::getShardingsAttrName());
   for (auto [i, result] : llvm::enumerate(call.getResults())) {
     locals.map(result, newCall.getResult(i));
     if (resultLayouts[i])
       layouts[result] = resultLayouts[i];
-    // Consumers expect the recorded layout.
-    auto expected = recorded ? dyn_cast<ShardingAttr>(recorded[i]) : ShardingAttr();
-    if (expected && expected != shardingOf(result)) {
-      FailureOr<Value> fixed = reshard(result, expected, call);
-      if (failed(fixed))
-        return failure();
-      locals.map(result, *fixed);
-      layouts[result] = expected;
-    }
+    if (failed(ensureRecordedLayout(result, getRecordedLayout(call, i), call)))
+      return failure();
   }
   return success();
 }
@@ -621,17 +617,9 @@ LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
   // No rule: whole operands, and the results are whole too.
   if (failed(partitionReplicated(op)))
     return failure();
-  if (recorded)
-    for (auto [i, result] : llvm::enumerate(op->getResults())) {
-      auto expected = dyn_cast<ShardingAttr>(recorded[i]);
-      if (!expected)
-        continue;
-      FailureOr<Value> fixed = reshard(result, expected, op);
-      if (failed(fixed))
-        return failure();
-      locals.map(result, *fixed);
-      layouts[result] = expected;
-    }
+  for (auto [i, result] : llvm::enumerate(op->getResults()))
+    if (failed(ensureRecordedLayout(result, getRecordedLayout(op, i), op)))
+      return failure();
   return success();
 }
 
