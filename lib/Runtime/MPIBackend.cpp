@@ -1,0 +1,258 @@
+//===- MPIBackend.cpp - The dist runtime over MPI -------------------------===//
+//
+// Every collective is issued in its nonblocking form and waited for with a
+// deadline, so a job whose ranks disagree (a dead peer, mismatched
+// collectives) ends with an error instead of hanging. Errors are returned
+// (MPI_ERRORS_RETURN), reported with the failing call, and abort the job.
+// f16 and bf16 have no MPI reduction: user ops reduce them through float.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Backend.h"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+using namespace distrt;
+
+namespace {
+
+class MPICommunicator : public Communicator {
+public:
+  explicit MPICommunicator(MPI_Comm comm) : comm(comm) {
+    MPI_Comm_size(comm, &commSize);
+    MPI_Comm_rank(comm, &commRank);
+  }
+  ~MPICommunicator() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized && comm != MPI_COMM_WORLD && comm != MPI_COMM_NULL)
+      MPI_Comm_free(&comm);
+  }
+  int64_t size() const override { return commSize; }
+  int64_t rank() const override { return commRank; }
+  MPI_Comm comm;
+
+private:
+  int commSize = 1, commRank = 0;
+};
+
+MPI_Comm get(Communicator &comm) {
+  return static_cast<MPICommunicator &>(comm).comm;
+}
+
+/// User ops for 16-bit floats: reduce through float (see reduceInto).
+template <dist_dtype_t DType, dist_reduction_t Reduction>
+void halfOp(void *in, void *inout, int *len, MPI_Datatype *) {
+  reduceInto(inout, in, *len, DType, Reduction);
+}
+
+class MPIBackend : public Backend {
+public:
+  const char *name() const override { return "mpi"; }
+
+  void init(int *argc, char ***argv) override {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized)
+      check(MPI_Init(argc, argv), "MPI_Init", "init");
+    ownsMPI = !initialized;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  }
+
+  void finalize() override {
+    for (MPI_Op &op : halfOps)
+      if (op != MPI_OP_NULL)
+        MPI_Op_free(&op);
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (ownsMPI && !finalized)
+      MPI_Finalize();
+  }
+
+  int worldRank() const override { return rank; }
+  int worldSize() const override { return size; }
+
+  [[noreturn]] void abortJob(int code) override {
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized)
+      MPI_Abort(MPI_COMM_WORLD, code);
+    std::exit(code);
+  }
+
+  std::unique_ptr<Communicator> split(int64_t color, int64_t key) override {
+    MPI_Comm comm;
+    check(MPI_Comm_split(MPI_COMM_WORLD, (int)color, (int)key, &comm),
+          "MPI_Comm_split", "group creation");
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    return std::make_unique<MPICommunicator>(comm);
+  }
+
+  void allReduce(Communicator &comm, void *buffer, int64_t count,
+                 dist_dtype_t dtype, dist_reduction_t reduction,
+                 const char *what) override {
+    MPI_Request request;
+    check(MPI_Iallreduce(MPI_IN_PLACE, buffer, (int)count, type(dtype),
+                         op(dtype, reduction), get(comm), &request),
+          "MPI_Iallreduce", what);
+    wait(request, "MPI_Iallreduce", what);
+  }
+
+  void reduce(Communicator &comm, void *buffer, int64_t count,
+              dist_dtype_t dtype, dist_reduction_t reduction, int64_t root,
+              const char *what) override {
+    MPI_Request request;
+    bool isRoot = comm.rank() == root;
+    check(MPI_Ireduce(isRoot ? MPI_IN_PLACE : buffer, isRoot ? buffer : nullptr,
+                      (int)count, type(dtype), op(dtype, reduction), (int)root,
+                      get(comm), &request),
+          "MPI_Ireduce", what);
+    wait(request, "MPI_Ireduce", what);
+  }
+
+  void broadcast(Communicator &comm, void *buffer, int64_t bytes, int64_t root,
+                 const char *what) override {
+    MPI_Request request;
+    check(MPI_Ibcast(buffer, (int)bytes, MPI_BYTE, (int)root, get(comm), &request),
+          "MPI_Ibcast", what);
+    wait(request, "MPI_Ibcast", what);
+  }
+
+  void allGather(Communicator &comm, const void *input, void *output,
+                 int64_t bytes, const char *what) override {
+    MPI_Request request;
+    check(MPI_Iallgather(input, (int)bytes, MPI_BYTE, output, (int)bytes,
+                         MPI_BYTE, get(comm), &request),
+          "MPI_Iallgather", what);
+    wait(request, "MPI_Iallgather", what);
+  }
+
+  void reduceScatter(Communicator &comm, const void *input, void *output,
+                     int64_t count, dist_dtype_t dtype,
+                     dist_reduction_t reduction, const char *what) override {
+    MPI_Request request;
+    check(MPI_Ireduce_scatter_block(input, output, (int)count, type(dtype),
+                                    op(dtype, reduction), get(comm), &request),
+          "MPI_Ireduce_scatter_block", what);
+    wait(request, "MPI_Ireduce_scatter_block", what);
+  }
+
+  void allToAll(Communicator &comm, const void *input, void *output,
+                int64_t bytes, const char *what) override {
+    MPI_Request request;
+    check(MPI_Ialltoall(input, (int)bytes, MPI_BYTE, output, (int)bytes,
+                        MPI_BYTE, get(comm), &request),
+          "MPI_Ialltoall", what);
+    wait(request, "MPI_Ialltoall", what);
+  }
+
+  void sendRecv(Communicator &comm, const void *input, int64_t target,
+                void *output, int64_t source, int64_t bytes,
+                const char *what) override {
+    MPI_Request requests[2];
+    int n = 0;
+    if (source >= 0)
+      check(MPI_Irecv(output, (int)bytes, MPI_BYTE, (int)source, kPermuteTag,
+                      get(comm), &requests[n++]),
+            "MPI_Irecv", what);
+    if (target >= 0)
+      check(MPI_Isend(input, (int)bytes, MPI_BYTE, (int)target, kPermuteTag,
+                      get(comm), &requests[n++]),
+            "MPI_Isend", what);
+    for (int i = 0; i < n; ++i)
+      wait(requests[i], i == 0 && source >= 0 ? "MPI_Irecv" : "MPI_Isend", what);
+  }
+
+private:
+  static constexpr int kPermuteTag = 7101;
+
+  void check(int code, const char *call, const char *what) {
+    if (code == MPI_SUCCESS)
+      return;
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(code, text, &length);
+    fail(std::string(call) + " failed in " + what + ": " +
+         std::string(text, length));
+  }
+
+  /// Waits for `request`, driving MPI's progress, until the deadline.
+  void wait(MPI_Request &request, const char *call, const char *what) {
+    using Clock = std::chrono::steady_clock;
+    auto deadline = Clock::now() + std::chrono::duration<double>(getTimeoutSeconds());
+    for (int spins = 0;; ++spins) {
+      int done = 0;
+      check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test", what);
+      if (done)
+        return;
+      if (Clock::now() > deadline)
+        fail(std::string(what) + " (" + call + ") did not complete within " +
+             std::to_string(getTimeoutSeconds()) +
+             " s: a peer rank died or issued a different collective "
+             "(DIST_TIMEOUT_SECONDS sets the limit)");
+      // Oversubscribed ranks must leave the core to their peers.
+      if (spins > 64)
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  }
+
+  static MPI_Datatype type(dist_dtype_t dtype) {
+    switch (dtype) {
+    case DIST_F32: return MPI_FLOAT;
+    case DIST_F64: return MPI_DOUBLE;
+    case DIST_I32: return MPI_INT32_T;
+    case DIST_I64: return MPI_INT64_T;
+    case DIST_F16:
+    case DIST_BF16: return MPI_UINT16_T;
+    }
+    fail("unknown element type " + std::to_string((int)dtype));
+  }
+
+  MPI_Op op(dist_dtype_t dtype, dist_reduction_t reduction) {
+    if (dtype == DIST_F16 || dtype == DIST_BF16)
+      return halfOp(dtype, reduction);
+    switch (reduction) {
+    case DIST_SUM:
+    case DIST_AVG: return MPI_SUM;
+    case DIST_MAX: return MPI_MAX;
+    case DIST_MIN: return MPI_MIN;
+    case DIST_PROD: return MPI_PROD;
+    }
+    fail("unknown reduction " + std::to_string((int)reduction));
+  }
+
+  MPI_Op halfOp(dist_dtype_t dtype, dist_reduction_t reduction) {
+    int kind = reduction == DIST_AVG ? DIST_SUM : reduction;
+    MPI_Op &slot = halfOps[(dtype == DIST_BF16 ? 4 : 0) + kind];
+    if (slot != MPI_OP_NULL)
+      return slot;
+    static MPI_User_function *const functions[8] = {
+        ::halfOp<DIST_F16, DIST_SUM>,  ::halfOp<DIST_F16, DIST_MAX>,
+        ::halfOp<DIST_F16, DIST_MIN>,  ::halfOp<DIST_F16, DIST_PROD>,
+        ::halfOp<DIST_BF16, DIST_SUM>, ::halfOp<DIST_BF16, DIST_MAX>,
+        ::halfOp<DIST_BF16, DIST_MIN>, ::halfOp<DIST_BF16, DIST_PROD>};
+    check(MPI_Op_create(functions[(dtype == DIST_BF16 ? 4 : 0) + kind],
+                        /*commute=*/1, &slot),
+          "MPI_Op_create", "a 16-bit float reduction");
+    return slot;
+  }
+
+  int rank = 0, size = 1;
+  bool ownsMPI = false;
+  MPI_Op halfOps[8] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL,
+                       MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
+};
+
+} // namespace
+
+std::unique_ptr<Backend> distrt::createMPIBackend() {
+  return std::make_unique<MPIBackend>();
+}

@@ -1,0 +1,499 @@
+//===- Runtime.cpp - The dist runtime's C ABI -----------------------------===//
+//
+// Groups (cached communicators), the layout of tensors for the collectives
+// that cut or join them along a dim, and what no backend does natively (avg,
+// 16-bit float arithmetic). The backends move contiguous bytes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Backend.h"
+
+#include "dist/Support/MeshMath.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <vector>
+
+using namespace distrt;
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+int64_t dist_dtype_size(dist_dtype_t dtype) {
+  switch (dtype) {
+  case DIST_F32:
+  case DIST_I32: return 4;
+  case DIST_F64:
+  case DIST_I64: return 8;
+  case DIST_F16:
+  case DIST_BF16: return 2;
+  }
+  fail("unknown element type " + std::to_string((int)dtype));
+}
+
+static float halfToFloat(uint16_t h) {
+  uint32_t sign = (h & 0x8000u) << 16, exponent = (h >> 10) & 0x1f,
+           mantissa = h & 0x3ff;
+  uint32_t bits;
+  if (exponent == 0) {
+    if (mantissa == 0) {
+      bits = sign;
+    } else { // subnormal: normalize
+      exponent = 127 - 15 + 1;
+      while (!(mantissa & 0x400)) {
+        mantissa <<= 1;
+        --exponent;
+      }
+      bits = sign | (exponent << 23) | ((mantissa & 0x3ff) << 13);
+    }
+  } else if (exponent == 0x1f) {
+    bits = sign | 0x7f800000u | (mantissa << 13);
+  } else {
+    bits = sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+static uint16_t floatToHalf(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  uint32_t sign = (bits >> 16) & 0x8000u;
+  int32_t exponent = (int32_t)((bits >> 23) & 0xff) - 127 + 15;
+  uint32_t mantissa = bits & 0x7fffffu;
+  if (((bits >> 23) & 0xff) == 0xff) // inf or nan
+    return sign | 0x7c00u | (mantissa ? 0x200u : 0);
+  if (exponent >= 0x1f)
+    return sign | 0x7c00u; // overflow: inf
+  if (exponent <= 0) {     // subnormal or zero
+    if (exponent < -10)
+      return sign;
+    mantissa |= 0x800000u;
+    uint32_t shift = 14 - exponent;
+    uint32_t half = mantissa >> shift;
+    uint32_t rest = mantissa & ((1u << shift) - 1), mid = 1u << (shift - 1);
+    if (rest > mid || (rest == mid && (half & 1)))
+      ++half;
+    return sign | half;
+  }
+  uint32_t half = sign | (exponent << 10) | (mantissa >> 13);
+  uint32_t rest = mantissa & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
+    ++half; // round to nearest even (may carry into the exponent: correct)
+  return half;
+}
+
+static float bf16ToFloat(uint16_t b) {
+  uint32_t bits = (uint32_t)b << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+static uint16_t floatToBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return (bits >> 16) | 0x40; // quiet nan
+  bits += 0x7fff + ((bits >> 16) & 1); // round to nearest even
+  return bits >> 16;
+}
+
+template <typename T>
+static T combine(T a, T b, dist_reduction_t reduction) {
+  switch (reduction) {
+  case DIST_SUM:
+  case DIST_AVG: return a + b;
+  case DIST_MAX: return a > b ? a : b;
+  case DIST_MIN: return a < b ? a : b;
+  case DIST_PROD: return a * b;
+  }
+  return a;
+}
+
+template <typename T>
+static void reduceTyped(void *inout, const void *in, int64_t count,
+                        dist_reduction_t reduction) {
+  T *acc = static_cast<T *>(inout);
+  const T *other = static_cast<const T *>(in);
+  for (int64_t i = 0; i < count; ++i)
+    acc[i] = combine(acc[i], other[i], reduction);
+}
+
+template <float (*ToFloat)(uint16_t), uint16_t (*FromFloat)(float)>
+static void reduceHalf(void *inout, const void *in, int64_t count,
+                       dist_reduction_t reduction) {
+  uint16_t *acc = static_cast<uint16_t *>(inout);
+  const uint16_t *other = static_cast<const uint16_t *>(in);
+  for (int64_t i = 0; i < count; ++i)
+    acc[i] = FromFloat(combine(ToFloat(acc[i]), ToFloat(other[i]), reduction));
+}
+
+void distrt::reduceInto(void *inout, const void *in, int64_t count,
+                        dist_dtype_t dtype, dist_reduction_t reduction) {
+  switch (dtype) {
+  case DIST_F32: return reduceTyped<float>(inout, in, count, reduction);
+  case DIST_F64: return reduceTyped<double>(inout, in, count, reduction);
+  case DIST_I32: return reduceTyped<int32_t>(inout, in, count, reduction);
+  case DIST_I64: return reduceTyped<int64_t>(inout, in, count, reduction);
+  case DIST_F16:
+    return reduceHalf<halfToFloat, floatToHalf>(inout, in, count, reduction);
+  case DIST_BF16:
+    return reduceHalf<bf16ToFloat, floatToBf16>(inout, in, count, reduction);
+  }
+}
+
+/// avg = sum / n, elementwise (integers round toward zero).
+static void divideBy(void *buffer, int64_t count, dist_dtype_t dtype,
+                     int64_t n) {
+  auto scale = [&](auto *data) {
+    for (int64_t i = 0; i < count; ++i)
+      data[i] /= n;
+  };
+  switch (dtype) {
+  case DIST_F32: return scale(static_cast<float *>(buffer));
+  case DIST_F64: return scale(static_cast<double *>(buffer));
+  case DIST_I32: return scale(static_cast<int32_t *>(buffer));
+  case DIST_I64: return scale(static_cast<int64_t *>(buffer));
+  case DIST_F16:
+  case DIST_BF16: {
+    uint16_t *data = static_cast<uint16_t *>(buffer);
+    bool isHalf = dtype == DIST_F16;
+    for (int64_t i = 0; i < count; ++i) {
+      float f = (isHalf ? halfToFloat(data[i]) : bf16ToFloat(data[i])) / n;
+      data[i] = isHalf ? floatToHalf(f) : floatToBf16(f);
+    }
+    return;
+  }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Errors, timeout, backend
+//===----------------------------------------------------------------------===//
+
+static Backend *backendInstance = nullptr;
+static bool initialized = false;
+
+Backend &distrt::getBackend() {
+  if (!backendInstance) {
+#ifdef DIST_RUNTIME_HAVE_MPI
+    backendInstance = createMPIBackend().release();
+#else
+    backendInstance = createSelfBackend().release();
+#endif
+  }
+  return *backendInstance;
+}
+
+void distrt::fail(const std::string &message) {
+  int rank = backendInstance && initialized ? backendInstance->worldRank() : -1;
+  std::fprintf(stderr, "dist runtime error on rank %d (%s backend): %s\n", rank,
+               backendInstance ? backendInstance->name() : "no", message.c_str());
+  std::fflush(stderr);
+  if (backendInstance)
+    backendInstance->abortJob(3);
+  std::exit(3);
+}
+
+double distrt::getTimeoutSeconds() {
+  static double seconds = [] {
+    const char *text = std::getenv("DIST_TIMEOUT_SECONDS");
+    double value = text ? std::atof(text) : 0;
+    return value > 0 ? value : 300.0;
+  }();
+  return seconds;
+}
+
+static Backend &ready(const char *what) {
+  if (!initialized)
+    fail(std::string(what) + " called before dist_init");
+  return getBackend();
+}
+
+//===----------------------------------------------------------------------===//
+// Groups
+//===----------------------------------------------------------------------===//
+
+struct dist_group {
+  std::unique_ptr<Communicator> comm;
+};
+
+namespace {
+using GroupKey = std::pair<meshmath::Shape, meshmath::AxisList>;
+std::map<GroupKey, std::unique_ptr<dist_group>> &groupCache() {
+  static std::map<GroupKey, std::unique_ptr<dist_group>> cache;
+  return cache;
+}
+std::mutex groupMutex;
+} // namespace
+
+void dist_init(int *argc, char ***argv) {
+  if (initialized)
+    return;
+  getBackend().init(argc, argv);
+  initialized = true;
+}
+
+void dist_finalize(void) {
+  if (!initialized)
+    return;
+  groupCache().clear(); // frees the communicators before the backend stops
+  getBackend().finalize();
+  initialized = false;
+}
+
+int dist_world_rank(void) { return ready("dist_world_rank").worldRank(); }
+int dist_world_size(void) { return ready("dist_world_size").worldSize(); }
+const char *dist_backend_name(void) { return getBackend().name(); }
+
+dist_group_t *dist_get_group(const int64_t *mesh_shape, int32_t mesh_rank,
+                             const int64_t *axes, int32_t num_axes) {
+  Backend &backend = ready("dist_get_group");
+  meshmath::Shape shape(mesh_shape, mesh_shape + mesh_rank);
+  meshmath::AxisList axisList(axes, axes + num_axes);
+  std::lock_guard<std::mutex> lock(groupMutex);
+  auto &slot = groupCache()[{shape, axisList}];
+  if (slot)
+    return slot.get();
+  if (meshmath::numDevices(shape) != backend.worldSize())
+    fail("dist_get_group: the mesh has " + std::to_string(meshmath::numDevices(shape)) +
+         " devices but the job has " + std::to_string(backend.worldSize()) +
+         " ranks");
+  for (int64_t axis : axisList)
+    if (axis < 0 || axis >= mesh_rank)
+      fail("dist_get_group: axis " + std::to_string(axis) +
+           " is out of range for a mesh of rank " + std::to_string(mesh_rank));
+  int rank = backend.worldRank();
+  slot = std::make_unique<dist_group>();
+  // Every rank calls this with the same arguments (SPMD), so the split is
+  // collective; the key orders the ranks by their index in the group.
+  slot->comm = backend.split(
+      meshmath::groupColor(rank, shape, axisList),
+      meshmath::indexInGroup(meshmath::delinearize(rank, shape), shape, axisList));
+  return slot.get();
+}
+
+int64_t dist_group_size(dist_group_t *group) { return group->comm->size(); }
+int64_t dist_group_index(dist_group_t *group) { return group->comm->rank(); }
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+/// A tensor seen as [outer][n][inner] around dim `dim`.
+struct Around {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+
+static Around around(const int64_t *shape, int32_t rank, int32_t dim,
+                     const char *what) {
+  if (dim < 0 || dim >= rank)
+    fail(std::string(what) + ": dim " + std::to_string(dim) +
+         " is out of range for rank " + std::to_string(rank));
+  Around a;
+  for (int32_t d = 0; d < dim; ++d)
+    a.outer *= shape[d];
+  a.n = shape[dim];
+  for (int32_t d = dim + 1; d < rank; ++d)
+    a.inner *= shape[d];
+  return a;
+}
+
+/// Copies `blocks` runs of `runBytes` from `from` (stride `fromStride`) to
+/// `to` (stride `toStride`).
+static void copyRuns(const char *from, int64_t fromStride, char *to,
+                     int64_t toStride, int64_t blocks, int64_t runBytes) {
+  for (int64_t b = 0; b < blocks; ++b)
+    std::memcpy(to + b * toStride, from + b * fromStride, runBytes);
+}
+
+void dist_all_reduce(dist_group_t *group, void *buffer, int64_t count,
+                     dist_dtype_t dtype, dist_reduction_t reduction) {
+  Backend &backend = ready("dist_all_reduce");
+  backend.allReduce(*group->comm, buffer, count, dtype, reduction, "all_reduce");
+  if (reduction == DIST_AVG)
+    divideBy(buffer, count, dtype, group->comm->size());
+}
+
+void dist_reduce(dist_group_t *group, void *buffer, int64_t count,
+                 dist_dtype_t dtype, dist_reduction_t reduction, int64_t root) {
+  Backend &backend = ready("dist_reduce");
+  if (root < 0 || root >= group->comm->size())
+    fail("reduce: root " + std::to_string(root) + " is out of range for a group of " +
+         std::to_string(group->comm->size()));
+  backend.reduce(*group->comm, buffer, count, dtype, reduction, root, "reduce");
+  if (reduction == DIST_AVG && group->comm->rank() == root)
+    divideBy(buffer, count, dtype, group->comm->size());
+}
+
+void dist_broadcast(dist_group_t *group, void *buffer, int64_t count,
+                    dist_dtype_t dtype, int64_t root) {
+  Backend &backend = ready("dist_broadcast");
+  if (root < 0 || root >= group->comm->size())
+    fail("broadcast: root " + std::to_string(root) +
+         " is out of range for a group of " + std::to_string(group->comm->size()));
+  backend.broadcast(*group->comm, buffer, count * dist_dtype_size(dtype), root,
+                    "broadcast");
+}
+
+void dist_all_gather(dist_group_t *group, const void *input, void *output,
+                     const int64_t *shape, int32_t rank, int32_t dim,
+                     dist_dtype_t dtype) {
+  Backend &backend = ready("dist_all_gather");
+  Around a = around(shape, rank, dim, "all_gather");
+  int64_t g = group->comm->size(), size = dist_dtype_size(dtype);
+  int64_t blockBytes = a.n * a.inner * size; // one rank's run per outer index
+  int64_t bytes = a.outer * blockBytes;
+  if (a.outer == 1) {
+    backend.allGather(*group->comm, input, output, bytes, "all_gather");
+    return;
+  }
+  // Gathered as [g][outer][block]; the result is [outer][g][block].
+  std::vector<char> gathered(g * bytes);
+  backend.allGather(*group->comm, input, gathered.data(), bytes, "all_gather");
+  for (int64_t r = 0; r < g; ++r)
+    copyRuns(gathered.data() + r * bytes, blockBytes,
+             static_cast<char *>(output) + r * blockBytes, g * blockBytes,
+             a.outer, blockBytes);
+}
+
+void dist_reduce_scatter(dist_group_t *group, const void *input, void *output,
+                         const int64_t *shape, int32_t rank, int32_t dim,
+                         dist_dtype_t dtype, dist_reduction_t reduction) {
+  Backend &backend = ready("dist_reduce_scatter");
+  Around a = around(shape, rank, dim, "reduce_scatter");
+  int64_t g = group->comm->size(), size = dist_dtype_size(dtype);
+  if (a.n % g != 0)
+    fail("reduce_scatter: dim " + std::to_string(dim) + " of size " +
+         std::to_string(a.n) + " does not divide over " + std::to_string(g) +
+         " ranks");
+  int64_t chunkBytes = a.n / g * a.inner * size; // rank r's run per outer index
+  int64_t count = a.outer * (a.n / g) * a.inner;
+  if (a.outer == 1) {
+    backend.reduceScatter(*group->comm, input, output, count, dtype, reduction,
+                          "reduce_scatter");
+  } else {
+    // [outer][g][chunk] -> [g][outer][chunk], so each rank's part is contiguous.
+    std::vector<char> packed(g * count * size);
+    for (int64_t r = 0; r < g; ++r)
+      copyRuns(static_cast<const char *>(input) + r * chunkBytes, g * chunkBytes,
+               packed.data() + r * count * size, chunkBytes, a.outer, chunkBytes);
+    backend.reduceScatter(*group->comm, packed.data(), output, count, dtype,
+                          reduction, "reduce_scatter");
+  }
+  if (reduction == DIST_AVG)
+    divideBy(output, count, dtype, g);
+}
+
+void dist_all_to_all(dist_group_t *group, const void *input, void *output,
+                     const int64_t *shape, int32_t rank, int32_t split_dim,
+                     int32_t concat_dim, dist_dtype_t dtype) {
+  Backend &backend = ready("dist_all_to_all");
+  Around s = around(shape, rank, split_dim, "all_to_all");
+  around(shape, rank, concat_dim, "all_to_all");
+  int64_t g = group->comm->size(), size = dist_dtype_size(dtype);
+  if (s.n % g != 0)
+    fail("all_to_all: split dim " + std::to_string(split_dim) + " of size " +
+         std::to_string(s.n) + " does not divide over " + std::to_string(g) +
+         " ranks");
+  // Pack block j (the j-th slice along split_dim) contiguously.
+  int64_t runBytes = s.n / g * s.inner * size;
+  int64_t blockBytes = s.outer * runBytes;
+  std::vector<char> packed(g * blockBytes), received(g * blockBytes);
+  for (int64_t j = 0; j < g; ++j)
+    copyRuns(static_cast<const char *>(input) + j * runBytes, g * runBytes,
+             packed.data() + j * blockBytes, runBytes, s.outer, runBytes);
+  backend.allToAll(*group->comm, packed.data(), received.data(), blockBytes,
+                   "all_to_all");
+  // Each received block has the input's shape with split_dim divided;
+  // concatenate them along concat_dim.
+  std::vector<int64_t> blockShape(shape, shape + rank);
+  blockShape[split_dim] /= g;
+  Around c = around(blockShape.data(), rank, concat_dim, "all_to_all");
+  int64_t concatRun = c.n * c.inner * size;
+  for (int64_t i = 0; i < g; ++i)
+    copyRuns(received.data() + i * blockBytes, concatRun,
+             static_cast<char *>(output) + i * concatRun, g * concatRun, c.outer,
+             concatRun);
+}
+
+void dist_permute(dist_group_t *group, const void *input, void *output,
+                  int64_t count, dist_dtype_t dtype, const int64_t *sources,
+                  const int64_t *targets, int32_t num_pairs) {
+  Backend &backend = ready("dist_permute");
+  int64_t me = group->comm->rank(), bytes = count * dist_dtype_size(dtype);
+  int64_t target = -1, source = -1;
+  for (int32_t i = 0; i < num_pairs; ++i) {
+    if (sources[i] == me)
+      target = targets[i];
+    if (targets[i] == me)
+      source = sources[i];
+  }
+  if (source < 0)
+    std::memset(output, 0, bytes);
+  if (source == me && target == me) {
+    std::memmove(output, input, bytes);
+    return;
+  }
+  backend.sendRecv(*group->comm, input, target, output, source, bytes, "permute");
+}
+
+//===----------------------------------------------------------------------===//
+// The single-process backend
+//===----------------------------------------------------------------------===//
+
+namespace {
+class SelfCommunicator : public Communicator {
+public:
+  int64_t size() const override { return 1; }
+  int64_t rank() const override { return 0; }
+};
+
+/// One process: every group has one rank, so collectives copy or do nothing.
+class SelfBackend : public Backend {
+public:
+  const char *name() const override { return "self"; }
+  void init(int *, char ***) override {}
+  void finalize() override {}
+  int worldRank() const override { return 0; }
+  int worldSize() const override { return 1; }
+  [[noreturn]] void abortJob(int code) override { std::exit(code); }
+  std::unique_ptr<Communicator> split(int64_t, int64_t) override {
+    return std::make_unique<SelfCommunicator>();
+  }
+  void allReduce(Communicator &, void *, int64_t, dist_dtype_t,
+                 dist_reduction_t, const char *) override {}
+  void reduce(Communicator &, void *, int64_t, dist_dtype_t, dist_reduction_t,
+              int64_t, const char *) override {}
+  void broadcast(Communicator &, void *, int64_t, int64_t, const char *) override {}
+  void allGather(Communicator &, const void *input, void *output, int64_t bytes,
+                 const char *) override {
+    std::memmove(output, input, bytes);
+  }
+  void reduceScatter(Communicator &, const void *input, void *output,
+                     int64_t count, dist_dtype_t dtype, dist_reduction_t,
+                     const char *) override {
+    std::memmove(output, input, count * dist_dtype_size(dtype));
+  }
+  void allToAll(Communicator &, const void *input, void *output, int64_t bytes,
+                const char *) override {
+    std::memmove(output, input, bytes);
+  }
+  void sendRecv(Communicator &, const void *input, int64_t, void *output,
+                int64_t source, int64_t bytes, const char *) override {
+    if (source >= 0)
+      std::memmove(output, input, bytes);
+  }
+};
+} // namespace
+
+std::unique_ptr<Backend> distrt::createSelfBackend() {
+  return std::make_unique<SelfBackend>();
+}
