@@ -39,6 +39,28 @@ static bool coversDim(ArrayRef<int64_t> fullShape, ArrayRef<int64_t> sliceShape,
          !ShapedType::isDynamic(fullShape[d]) && sliceShape[d] == fullShape[d];
 }
 
+/// For a slice op (extract or insert), the factor of each dim of the full
+/// tensor: a new parallel factor for a dim the slice covers entirely (and does
+/// not drop), none for the others. Also returns the same list without the
+/// dropped unit dims (the dims of the slice itself).
+template <typename SliceOp>
+static std::pair<SmallVector<int64_t>, SmallVector<int64_t>>
+getSliceDimFactors(SliceOp slice, RankedTensorType full, ShardingRule &rule) {
+  llvm::SmallBitVector dropped = slice.getDroppedDims();
+  SmallVector<int64_t> fullDims, sliceDims;
+  for (int64_t d = 0; d < full.getRank(); ++d) {
+    int64_t factor = ShardingRule::kNoFactor;
+    if (!dropped.test(d) &&
+        coversDim(full.getShape(), slice.getStaticSizes(),
+                  slice.getStaticOffsets(), slice.getStaticStrides(), d))
+      factor = rule.addFactor(full.getDimSize(d), FactorKind::Parallel);
+    fullDims.push_back(factor);
+    if (!dropped.test(d))
+      sliceDims.push_back(factor);
+  }
+  return {fullDims, sliceDims};
+}
+
 /// The offsets, sizes and strides of a slice op's local form: values remapped
 /// through `mapping`, and the sizes of the kept (non-dropped) dims set from
 /// `localSliceType`, the type of the local slice.
@@ -85,21 +107,10 @@ struct ExtractSliceShardingRule
                                                     tensor::ExtractSliceOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto slice = cast<tensor::ExtractSliceOp>(op);
-    RankedTensorType source = slice.getSourceType();
-    llvm::SmallBitVector dropped = slice.getDroppedDims();
     ShardingRule rule = emptyRule(op);
     rule.partialPolicy = PartialPolicy::Multilinear;
-    ArrayRef<int64_t> sizes = slice.getStaticSizes();
-    for (int64_t d = 0; d < source.getRank(); ++d) {
-      int64_t factor = ShardingRule::kNoFactor;
-      if (!dropped.test(d) &&
-          coversDim(source.getShape(), sizes, slice.getStaticOffsets(),
-                    slice.getStaticStrides(), d))
-        factor = rule.addFactor(source.getDimSize(d), FactorKind::Parallel);
-      rule.operandDims[0].push_back(factor);
-      if (!dropped.test(d))
-        rule.resultDims[0].push_back(factor);
-    }
+    std::tie(rule.operandDims[0], rule.resultDims[0]) =
+        getSliceDimFactors(slice, slice.getSourceType(), rule);
     return rule;
   }
 
@@ -126,22 +137,13 @@ struct InsertSliceShardingRule
                                                     tensor::InsertSliceOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto insert = cast<tensor::InsertSliceOp>(op);
-    RankedTensorType dest = insert.getDestType();
-    llvm::SmallBitVector dropped = insert.getDroppedDims();
     ShardingRule rule = emptyRule(op);
     rule.partialPolicy = PartialPolicy::Additive;
-    ArrayRef<int64_t> sizes = insert.getStaticSizes();
-    for (int64_t d = 0; d < dest.getRank(); ++d) {
-      int64_t factor = ShardingRule::kNoFactor;
-      if (!dropped.test(d) &&
-          coversDim(dest.getShape(), sizes, insert.getStaticOffsets(),
-                    insert.getStaticStrides(), d))
-        factor = rule.addFactor(dest.getDimSize(d), FactorKind::Parallel);
-      if (!dropped.test(d))
-        rule.operandDims[0].push_back(factor);
-      rule.operandDims[1].push_back(factor);
-      rule.resultDims[0].push_back(factor);
-    }
+    auto [destDims, sourceDims] =
+        getSliceDimFactors(insert, insert.getDestType(), rule);
+    rule.operandDims[0] = sourceDims;
+    rule.operandDims[1] = destDims;
+    rule.resultDims[0] = destDims;
     return rule;
   }
 
