@@ -42,6 +42,12 @@ step "communication per execution (dist-comm-report)"
 "$dist_opt" "$partitioned" --dist-comm-report -o /dev/null 2>&1 \
   | grep -E 'remark:' | sed -E 's/^[^ ]+: remark: /  /'
 
+if command -v mpirun >/dev/null && [[ -x build/test/Runtime/dist-runtime-test ]]; then
+  step "the runtime on 4 MPI ranks: every collective checked against a reference"
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    mpirun --oversubscribe -np 4 build/test/Runtime/dist-runtime-test
+fi
+
 step "done"
-echo "The per-rank program is in $partitioned. Running it on several ranks (MPI)"
-echo "arrives with the runtime; see docs/Design.md."
+echo "The per-rank program is in $partitioned. Lowering it to calls into the"
+echo "runtime (and running it with dist-run) is the next step; see docs/Runtime.md."
