@@ -27,10 +27,12 @@ struct ElementwiseShardingRule
         !llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>))
       return failure();
     ShardingRule rule = ShardingRule::getElementwise(op);
-    if (isa<arith::AddFOp, arith::AddIOp, arith::SubFOp, arith::SubIOp,
-            arith::NegFOp>(op))
+    if (isa<arith::AddFOp, arith::AddIOp, arith::SubFOp, arith::SubIOp>(op))
       rule.partialPolicy = PartialPolicy::Additive;
-    else if (isa<arith::MulFOp, arith::MulIOp>(op))
+    else if (isa<arith::MulFOp, arith::MulIOp>(op) &&
+             op->getOperand(0) != op->getOperand(1))
+      rule.partialPolicy = PartialPolicy::Multilinear; // not x * x
+    else if (isa<arith::NegFOp>(op))
       rule.partialPolicy = PartialPolicy::Multilinear;
     return rule;
   }

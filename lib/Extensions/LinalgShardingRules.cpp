@@ -31,11 +31,10 @@ static std::optional<ReductionKind> getCombiner(linalg::LinalgOp op,
     return ReductionKind::sum;
   if (isa<arith::MulFOp, arith::MulIOp>(combiner))
     return ReductionKind::prod;
-  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp, arith::MaxUIOp>(
-          combiner))
+  // Unsigned max/min are not the (signed) max/min of the collectives.
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(combiner))
     return ReductionKind::max;
-  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp, arith::MinUIOp>(
-          combiner))
+  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(combiner))
     return ReductionKind::min;
   return std::nullopt;
 }
@@ -50,10 +49,14 @@ static bool isInputOrInvariant(Value value, linalg::LinalgOp op) {
   return !op->isAncestor(def) || def->hasTrait<OpTrait::ConstantLike>();
 }
 
-/// How partial sums flow through the op, from what its body computes: the
-/// value yielded (ignoring a sum-combined accumulator) is an input, a sum or
-/// difference of inputs, or a product of an input with anything invariant.
-static PartialPolicy getPartialPolicy(linalg::LinalgOp op) {
+/// How partial sums flow through the op, from what its body computes (the
+/// value yielded, ignoring a sum-combined accumulator): a sum or difference of
+/// inputs is Additive; an input, its negation, or a product in which it
+/// appears once with invariants or other inputs is Multilinear, and
+/// `linearIn` says in which inputs.
+static PartialPolicy getPartialPolicy(linalg::LinalgOp op,
+                                      SmallVectorImpl<bool> &linearIn) {
+  linearIn.assign(op->getNumOperands(), false);
   if (op.getNumDpsInits() != 1)
     return PartialPolicy::None;
   Operation *yield = op.getBlock()->getTerminator();
@@ -66,25 +69,42 @@ static PartialPolicy getPartialPolicy(linalg::LinalgOp op) {
     else if (add.getRhs() == acc)
       yielded = add.getLhs();
   }
-  auto isInput = [&](Value v) {
+  auto inputIndex = [&](Value v) -> std::optional<unsigned> {
     auto arg = dyn_cast<BlockArgument>(v);
-    return arg && arg.getOwner() == op.getBlock() &&
-           arg.getArgNumber() < op.getNumDpsInputs();
+    if (arg && arg.getOwner() == op.getBlock() &&
+        arg.getArgNumber() < op.getNumDpsInputs())
+      return arg.getArgNumber();
+    return std::nullopt;
   };
-  if (isInput(yielded))
+  if (std::optional<unsigned> i = inputIndex(yielded)) {
+    linearIn[*i] = true;
     return PartialPolicy::Multilinear;
+  }
   Operation *def = yielded.getDefiningOp();
   if (!def || !op->isAncestor(def))
     return PartialPolicy::None;
-  if (isa<arith::AddFOp, arith::SubFOp>(def) && isInput(def->getOperand(0)) &&
-      isInput(def->getOperand(1)))
+  if (isa<arith::AddFOp, arith::SubFOp>(def) && inputIndex(def->getOperand(0)) &&
+      inputIndex(def->getOperand(1)))
     return PartialPolicy::Additive;
-  if (isa<arith::NegFOp>(def) && isInput(def->getOperand(0)))
-    return PartialPolicy::Multilinear;
-  if (isa<arith::MulFOp>(def) &&
-      isInputOrInvariant(def->getOperand(0), op) &&
-      isInputOrInvariant(def->getOperand(1), op))
-    return PartialPolicy::Multilinear;
+  if (isa<arith::NegFOp>(def)) {
+    if (std::optional<unsigned> i = inputIndex(def->getOperand(0))) {
+      linearIn[*i] = true;
+      return PartialPolicy::Multilinear;
+    }
+    return PartialPolicy::None;
+  }
+  if (isa<arith::MulFOp>(def) && isInputOrInvariant(def->getOperand(0), op) &&
+      isInputOrInvariant(def->getOperand(1), op)) {
+    // Linear in an input that appears once: x * y, x * c; not x * x.
+    std::optional<unsigned> a = inputIndex(def->getOperand(0)),
+                            b = inputIndex(def->getOperand(1));
+    if (a && a != b)
+      linearIn[*a] = true;
+    if (b && a != b)
+      linearIn[*b] = true;
+    return llvm::is_contained(linearIn, true) ? PartialPolicy::Multilinear
+                                              : PartialPolicy::None;
+  }
   return PartialPolicy::None;
 }
 
@@ -188,7 +208,7 @@ struct LinalgShardingRule
       rule.operandIsInitOnly.push_back(isInit && !isRead);
       rule.operandIsAccumulator.push_back(isInit && isRead);
     }
-    rule.partialPolicy = getPartialPolicy(linalgOp);
+    rule.partialPolicy = getPartialPolicy(linalgOp, rule.operandIsLinear);
     for (OpOperand &init : linalgOp.getDpsInitsMutable())
       rule.resultDims.push_back(rule.operandDims[init.getOperandNumber()]);
     return rule;

@@ -262,6 +262,7 @@ struct GatherShardingRule
         result.getRank() == batchRank + source.getRank() - (int64_t)gatherDims.size();
     ShardingRule rule = emptyRule(op);
     rule.partialPolicy = PartialPolicy::Multilinear;
+    rule.operandIsLinear = {true, false}; // linear in the source, not the indices
     for (int64_t d = 0; d < batchRank; ++d) {
       int64_t factor = rule.addFactor(indices.getDimSize(d), FactorKind::Parallel);
       rule.operandDims[1].push_back(factor);
@@ -333,9 +334,10 @@ struct GatherShardingRule
         splat(scalar(arith::ConstantIndexOp::create(builder, loc, localRows))));
     Value zeroIndex = splat(scalar(arith::ConstantIndexOp::create(builder, loc, 0)));
     Value safe = arith::SelectOp::create(builder, loc, inRange, local, zeroIndex);
+    // Clamped indices repeat: the gather is no longer `unique`.
     Value rows = tensor::GatherOp::create(builder, loc, resultType, operands[0],
                                           safe, gather.getGatherDims(),
-                                          gather.getUnique());
+                                          /*unique=*/false);
 
     // Zero the rows looked up for indices outside this rank's block: the mask
     // has the indices' batch dims; broadcast it over the rest.
@@ -370,8 +372,11 @@ struct PadShardingRule
     RankedTensorType source = pad.getSourceType();
     ShardingRule rule = emptyRule(op);
     ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+    Block &body = pad.getRegion().front();
     for (int64_t d = 0; d < source.getRank(); ++d) {
-      int64_t factor = (low[d] == 0 && high[d] == 0)
+      // A body that reads dim d's index computes with global indices.
+      bool bodyReadsIndex = !body.getArgument(d).use_empty();
+      int64_t factor = (low[d] == 0 && high[d] == 0 && !bodyReadsIndex)
                            ? rule.addFactor(source.getDimSize(d),
                                             FactorKind::Parallel)
                            : ShardingRule::kNoFactor;

@@ -252,6 +252,14 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
       Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
       Value isFirst = arith::CmpIOp::create(builder, loc,
                                             arith::CmpIPredicate::eq, index, zero);
+      if (!current.getElementType().isIntOrIndexOrFloat()) {
+        InFlightDiagnostic diag = user->emitOpError()
+                                  << "cannot make an operand of element type "
+                                  << current.getElementType() << " partial";
+        diag.attachNote(loc) << "value laid out as " << source
+                             << ", needed as " << target;
+        return diag;
+      }
       if (!current.hasStaticShape()) {
         InFlightDiagnostic diag = user->emitOpError()
                                   << "cannot make an operand with dynamic dims "

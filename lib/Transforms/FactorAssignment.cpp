@@ -106,8 +106,9 @@ static void decidePassThrough(const ShardingRule &rule,
     break;
   }
   case PartialPolicy::Multilinear:
-    // Linear in each input: exactly one may be partial.
-    if (partialInputs.size() != 1)
+    // Linear in each input separately: exactly one may be partial, and the
+    // result must be linear in that one.
+    if (partialInputs.size() != 1 || !rule.isLinearIn(partialInputs.front()))
       return;
     break;
   }

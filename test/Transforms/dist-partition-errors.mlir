@@ -44,3 +44,15 @@ func.func @two_blocks(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2,
 ^bb1:
   return %x : tensor<8xf32>
 }
+
+// -----
+
+// Tests that a tensor whose elements are neither integers nor floats cannot
+// be made partial (no identity to mask with).
+dist.mesh @mesh_4 [mp = 4]
+func.func @complex(%x: tensor<4xcomplex<f32>> {dist.sharding = #dist.sharding<@mesh_4, [{}]>})
+    -> (tensor<4xcomplex<f32>> {dist.sharding = #dist.sharding<@mesh_4, [{}], partial = sum{mp}>}) {
+  // expected-error@+2 {{'func.return' op cannot make an operand of element type 'complex<f32>' partial}}
+  // expected-note@-3 {{value laid out as #dist.sharding<@mesh_4, [{}]>, needed as #dist.sharding<@mesh_4, [{}], partial = sum{mp}>}}
+  return %x : tensor<4xcomplex<f32>>
+}

@@ -779,3 +779,106 @@ func.func @gather_embedding(%ids: tensor<8x1xindex>, %table: tensor<64x16xf32> {
   %rows = tensor.gather %table[%ids] gather_dims([0]) : (tensor<64x16xf32>, tensor<8x1xindex>) -> tensor<8x16xf32>
   return %rows : tensor<8x16xf32>
 }
+
+// -----
+
+// Tests that a square is not linear in its input: a partial input is reduced
+// before it is squared ((a1 + a2)^2, not a1^2 + a2^2).
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @square
+// CHECK: %[[R:.+]] = dist.all_reduce %{{.*}} on @mesh_4 [mp] sum : tensor<8x8xf32>
+// CHECK: linalg.square ins(%[[R]] : tensor<8x8xf32>)
+// CHECK-NOT: dist.all_reduce
+func.func @square(%a: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>},
+                  %b: tensor<16x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) -> tensor<8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %p = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %sq = linalg.square ins(%p : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %sq : tensor<8x8xf32>
+}
+
+// -----
+
+// Tests that a partial input the body does not read does not make the
+// result partial: the result is %c, never reduced (the unread input's
+// reduction is dead code that the pipeline's cleanup removes).
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @unused_partial_input
+// CHECK-SAME: %[[C:arg2]]: tensor<8x8xf32>
+// CHECK: %[[R:.+]] = linalg.generic {{.*}} ins(%[[C]], %{{.*}} : tensor<8x8xf32>, tensor<8x8xf32>)
+// CHECK-NOT: dist.all_reduce
+// CHECK: return %[[R]]
+func.func @unused_partial_input(%a: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>},
+                  %b: tensor<16x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>},
+                  %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %p = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                        iterator_types = ["parallel", "parallel"]}
+      ins(%c, %p : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+// Tests that a gather is not linear in its indices: partial indices are
+// reduced before the lookup.
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @partial_indices
+// CHECK: %[[IDS:.+]] = dist.all_reduce %{{.*}} on @mesh_4 [mp] sum : tensor<8x1xindex>
+// CHECK: tensor.gather %{{.*}}[%[[IDS]]]
+// CHECK-NOT: dist.all_reduce
+func.func @partial_indices(%a: tensor<8x16xindex> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>},
+                %table: tensor<64x16xf32>) -> tensor<8x16xf32> {
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<8x1xindex>
+  %z = linalg.fill ins(%c0 : index) outs(%e : tensor<8x1xindex>) -> tensor<8x1xindex>
+  %ids = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (i, j)>],
+                        iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a : tensor<8x16xindex>) outs(%z : tensor<8x1xindex>) {
+  ^bb0(%x: index, %o: index):
+    %s = arith.addi %o, %x : index
+    linalg.yield %s : index
+  } -> tensor<8x1xindex>
+  %g = tensor.gather %table[%ids] gather_dims([0]) unique : (tensor<64x16xf32>, tensor<8x1xindex>) -> tensor<8x16xf32>
+  return %g : tensor<8x16xf32>
+}
+
+// -----
+
+// Tests that the masked gather of a split table is no longer `unique` (the
+// clamped indices repeat).
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @unique_gather
+// CHECK: tensor.gather %{{.*}} gather_dims([0]) : (tensor<16x16xf32>
+// CHECK-NOT: unique
+// CHECK: dist.all_reduce
+func.func @unique_gather(%ids: tensor<8x1xindex>, %table: tensor<64x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) -> tensor<8x16xf32> {
+  %g = tensor.gather %table[%ids] gather_dims([0]) unique : (tensor<64x16xf32>, tensor<8x1xindex>) -> tensor<8x16xf32>
+  return %g : tensor<8x16xf32>
+}
+
+// -----
+
+// Tests that a pad whose body reads the index of a dim keeps that dim whole
+// (it computes with global indices).
+dist.mesh @mesh_4 [mp = 4]
+// CHECK-LABEL: func.func @pad_reads_index
+// CHECK: %[[G:.+]] = dist.all_gather %{{.*}} on @mesh_4 [mp] dim = 0 : tensor<2x4xf32> -> tensor<8x4xf32>
+// CHECK: tensor.pad %[[G]]
+func.func @pad_reads_index(%x: tensor<8x4xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) -> (tensor<8x6xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) {
+  %p = tensor.pad %x low[0, 1] high[0, 1] {
+  ^bb0(%i: index, %j: index):
+    %ii = arith.index_cast %i : index to i32
+    %f = arith.sitofp %ii : i32 to f32
+    tensor.yield %f : f32
+  } : tensor<8x4xf32> to tensor<8x6xf32>
+  return %p : tensor<8x6xf32>
+}

@@ -70,6 +70,16 @@ struct ShardingRule {
   /// partial too, so that their value is added once.
   SmallVector<bool> operandIsAccumulator;
   PartialPolicy partialPolicy = PartialPolicy::None;
+  /// For Multilinear: the operands the result is linear in (each appears
+  /// once, through linear operations only). Empty means every tensor
+  /// operand. A partial input flows through only if the result is linear in
+  /// it: x * x (a square), a body that ignores an input, or the indices of a
+  /// gather are not.
+  SmallVector<bool> operandIsLinear;
+
+  bool isLinearIn(unsigned operand) const {
+    return operandIsLinear.empty() || operandIsLinear[operand];
+  }
 
   int64_t getNumFactors() const { return factors.size(); }
 
