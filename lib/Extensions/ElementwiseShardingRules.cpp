@@ -27,6 +27,14 @@ struct ElementwiseShardingRule
         !llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>))
       return failure();
     ShardingRule rule = ShardingRule::getElementwise(op);
+    // Integer overflow flags would turn a partial summand's overflow (which
+    // the total need not have) into poison: such ops reduce first.
+    auto overflow = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(op);
+    bool hasOverflowFlags =
+        overflow && overflow.getOverflowAttr().getValue() !=
+                        arith::IntegerOverflowFlags::none;
+    if (hasOverflowFlags)
+      return rule;
     if (isa<arith::AddFOp, arith::AddIOp, arith::SubFOp, arith::SubIOp>(op))
       rule.partialPolicy = PartialPolicy::Additive;
     else if (isa<arith::MulFOp, arith::MulIOp>(op) &&

@@ -187,6 +187,10 @@ struct LinalgShardingRule
       SmallVector<int64_t> dims;
       for (AffineExpr expr : map.getResults()) {
         if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+          // A loop indexing two dims of one operand (a diagonal) would split
+          // both by the same axes: it must stay whole.
+          if (llvm::is_contained(dims, (int64_t)dim.getPosition()))
+            rule.factors[dim.getPosition()].kind = FactorKind::Unsplittable;
           dims.push_back(dim.getPosition());
           continue;
         }

@@ -180,3 +180,31 @@ func.func @gather(%ids: tensor<8x1xindex>, %table: tensor<64x16xf32>) -> tensor<
   %rows = tensor.gather %table[%ids] gather_dims([0]) : (tensor<64x16xf32>, tensor<8x1xindex>) -> tensor<8x1x16xf32>
   return %rows : tensor<8x1x16xf32>
 }
+
+// -----
+
+// Tests that a loop indexing two dims of one operand (a trace) stays whole:
+// splitting it would split both dims by the same axes.
+func.func @trace(%x: tensor<8x8xf32>, %o: tensor<f32>) -> tensor<f32> {
+  // expected-remark@+1 {{sharding rule: ([i, i], []) -> ([]) {i=8 whole}}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i, i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+      ins(%x : tensor<8x8xf32>) outs(%o : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// Tests that integer adds with overflow flags do not pass partial sums
+// through (a partial summand may overflow where the total does not), while
+// plain ones do.
+func.func @overflow_flags(%a: tensor<8xi32>, %b: tensor<8xi32>) -> (tensor<8xi32>, tensor<8xi32>) {
+  // expected-remark-re@+1 {{sharding rule: {{.*}}{i=8}{{$}}}}
+  %s = arith.addi %a, %b overflow<nsw> : tensor<8xi32>
+  // expected-remark@+1 {{sharding rule: ([i], [i]) -> ([i]) {i=8} partial: additive}}
+  %t = arith.addi %a, %b : tensor<8xi32>
+  return %s, %t : tensor<8xi32>, tensor<8xi32>
+}
