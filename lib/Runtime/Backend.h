@@ -34,6 +34,9 @@ public:
   virtual int worldSize() const = 0;
   /// Ends every process of the job (after an error was reported).
   [[noreturn]] virtual void abortJob(int code) = 0;
+  /// Fails unless every rank of the world passes the same `key` (within the
+  /// timeout): collective set-up steps check that all ranks agree first.
+  virtual void checkAgreement(int64_t key, const char *what) = 0;
   /// Splits the world: ranks with equal `color` form a communicator,
   /// ordered by `key`.
   virtual std::unique_ptr<Communicator> split(int64_t color, int64_t key) = 0;

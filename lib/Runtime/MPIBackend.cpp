@@ -13,6 +13,8 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -56,7 +58,10 @@ public:
   const char *name() const override { return "mpi"; }
 
   void init(int *argc, char ***argv) override {
-    int initialized = 0;
+    int initialized = 0, finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized)
+      fail("dist_init after MPI was finalized: the runtime starts once per process");
     MPI_Initialized(&initialized);
     if (!initialized)
       check(MPI_Init(argc, argv), "MPI_Init", "init");
@@ -67,11 +72,11 @@ public:
   }
 
   void finalize() override {
-    for (MPI_Op &op : halfOps)
-      if (op != MPI_OP_NULL)
-        MPI_Op_free(&op);
     int finalized = 0;
     MPI_Finalized(&finalized);
+    for (MPI_Op &op : halfOps)
+      if (op != MPI_OP_NULL && !finalized)
+        MPI_Op_free(&op);
     if (ownsMPI && !finalized)
       MPI_Finalize();
   }
@@ -88,6 +93,20 @@ public:
     std::exit(code);
   }
 
+  void checkAgreement(int64_t key, const char *what) override {
+    // max(key) and max(-key) = -min(key): equal iff every rank passed key.
+    int64_t values[2] = {key, -key};
+    MPI_Request request;
+    check(MPI_Iallreduce(MPI_IN_PLACE, values, 2, MPI_INT64_T, MPI_MAX,
+                         MPI_COMM_WORLD, &request),
+          "MPI_Iallreduce", what);
+    wait(request, "MPI_Iallreduce", what);
+    if (values[0] != -values[1] || values[0] != key)
+      fail(std::string(what) + ": the ranks asked for different groups (every "
+                               "rank must create the same groups in the same "
+                               "order)");
+  }
+
   std::unique_ptr<Communicator> split(int64_t color, int64_t key) override {
     MPI_Comm comm;
     check(MPI_Comm_split(MPI_COMM_WORLD, (int)color, (int)key, &comm),
@@ -100,7 +119,7 @@ public:
                  dist_dtype_t dtype, dist_reduction_t reduction,
                  const char *what) override {
     MPI_Request request;
-    check(MPI_Iallreduce(MPI_IN_PLACE, buffer, (int)count, type(dtype),
+    check(MPI_Iallreduce(MPI_IN_PLACE, buffer, toCount(count, what), type(dtype),
                          op(dtype, reduction), get(comm), &request),
           "MPI_Iallreduce", what);
     wait(request, "MPI_Iallreduce", what);
@@ -112,7 +131,7 @@ public:
     MPI_Request request;
     bool isRoot = comm.rank() == root;
     check(MPI_Ireduce(isRoot ? MPI_IN_PLACE : buffer, isRoot ? buffer : nullptr,
-                      (int)count, type(dtype), op(dtype, reduction), (int)root,
+                      toCount(count, what), type(dtype), op(dtype, reduction), (int)root,
                       get(comm), &request),
           "MPI_Ireduce", what);
     wait(request, "MPI_Ireduce", what);
@@ -121,7 +140,7 @@ public:
   void broadcast(Communicator &comm, void *buffer, int64_t bytes, int64_t root,
                  const char *what) override {
     MPI_Request request;
-    check(MPI_Ibcast(buffer, (int)bytes, MPI_BYTE, (int)root, get(comm), &request),
+    check(MPI_Ibcast(buffer, toCount(bytes, what), MPI_BYTE, (int)root, get(comm), &request),
           "MPI_Ibcast", what);
     wait(request, "MPI_Ibcast", what);
   }
@@ -129,7 +148,7 @@ public:
   void allGather(Communicator &comm, const void *input, void *output,
                  int64_t bytes, const char *what) override {
     MPI_Request request;
-    check(MPI_Iallgather(input, (int)bytes, MPI_BYTE, output, (int)bytes,
+    check(MPI_Iallgather(input, toCount(bytes, what), MPI_BYTE, output, toCount(bytes, what),
                          MPI_BYTE, get(comm), &request),
           "MPI_Iallgather", what);
     wait(request, "MPI_Iallgather", what);
@@ -139,7 +158,7 @@ public:
                      int64_t count, dist_dtype_t dtype,
                      dist_reduction_t reduction, const char *what) override {
     MPI_Request request;
-    check(MPI_Ireduce_scatter_block(input, output, (int)count, type(dtype),
+    check(MPI_Ireduce_scatter_block(input, output, toCount(count, what), type(dtype),
                                     op(dtype, reduction), get(comm), &request),
           "MPI_Ireduce_scatter_block", what);
     wait(request, "MPI_Ireduce_scatter_block", what);
@@ -148,7 +167,7 @@ public:
   void allToAll(Communicator &comm, const void *input, void *output,
                 int64_t bytes, const char *what) override {
     MPI_Request request;
-    check(MPI_Ialltoall(input, (int)bytes, MPI_BYTE, output, (int)bytes,
+    check(MPI_Ialltoall(input, toCount(bytes, what), MPI_BYTE, output, toCount(bytes, what),
                         MPI_BYTE, get(comm), &request),
           "MPI_Ialltoall", what);
     wait(request, "MPI_Ialltoall", what);
@@ -160,11 +179,11 @@ public:
     MPI_Request requests[2];
     int n = 0;
     if (source >= 0)
-      check(MPI_Irecv(output, (int)bytes, MPI_BYTE, (int)source, kPermuteTag,
+      check(MPI_Irecv(output, toCount(bytes, what), MPI_BYTE, (int)source, kPermuteTag,
                       get(comm), &requests[n++]),
             "MPI_Irecv", what);
     if (target >= 0)
-      check(MPI_Isend(input, (int)bytes, MPI_BYTE, (int)target, kPermuteTag,
+      check(MPI_Isend(input, toCount(bytes, what), MPI_BYTE, (int)target, kPermuteTag,
                       get(comm), &requests[n++]),
             "MPI_Isend", what);
     for (int i = 0; i < n; ++i)
@@ -173,6 +192,14 @@ public:
 
 private:
   static constexpr int kPermuteTag = 7101;
+
+  /// MPI counts are ints: larger messages are refused, never truncated.
+  static int toCount(int64_t count, const char *what) {
+    if (count < 0 || count > (int64_t)INT32_MAX)
+      fail(std::string(what) + ": a message of " + std::to_string(count) +
+           " elements or bytes exceeds the MPI limit of 2^31 - 1 per call");
+    return (int)count;
+  }
 
   void check(int code, const char *call, const char *what) {
     if (code == MPI_SUCCESS)

@@ -217,6 +217,58 @@ static Backend &ready(const char *what) {
   return getBackend();
 }
 
+static void checkDtype(dist_dtype_t dtype, const char *what) {
+  if (dtype < DIST_F32 || dtype > DIST_I64)
+    fail(std::string(what) + ": unknown element type " + std::to_string((int)dtype));
+}
+
+static void checkReduction(dist_reduction_t reduction, const char *what) {
+  if (reduction < DIST_SUM || reduction > DIST_AVG)
+    fail(std::string(what) + ": unknown reduction " + std::to_string((int)reduction));
+}
+
+/// A reduction that would lose precision or overflow in the element type
+/// itself (16-bit float sums, products and averages; i32 averages) runs on a
+/// wider copy: f32 for 16-bit floats, i64 for i32.
+static bool needsWidening(dist_dtype_t dtype, dist_reduction_t reduction) {
+  if (dtype == DIST_F16 || dtype == DIST_BF16)
+    return reduction != DIST_MAX && reduction != DIST_MIN;
+  return dtype == DIST_I32 && reduction == DIST_AVG;
+}
+
+static dist_dtype_t widened(dist_dtype_t dtype) {
+  return dtype == DIST_I32 ? DIST_I64 : DIST_F32;
+}
+
+static std::vector<char> widen(const void *data, int64_t count,
+                               dist_dtype_t dtype) {
+  std::vector<char> wide(count * 8);
+  const uint16_t *half = static_cast<const uint16_t *>(data);
+  for (int64_t i = 0; i < count; ++i) {
+    if (dtype == DIST_I32)
+      reinterpret_cast<int64_t *>(wide.data())[i] =
+          static_cast<const int32_t *>(data)[i];
+    else
+      reinterpret_cast<float *>(wide.data())[i] =
+          dtype == DIST_F16 ? halfToFloat(half[i]) : bf16ToFloat(half[i]);
+  }
+  return wide;
+}
+
+static void narrow(const std::vector<char> &wide, void *data, int64_t count,
+                   dist_dtype_t dtype) {
+  uint16_t *half = static_cast<uint16_t *>(data);
+  for (int64_t i = 0; i < count; ++i) {
+    if (dtype == DIST_I32) {
+      static_cast<int32_t *>(data)[i] =
+          (int32_t)reinterpret_cast<const int64_t *>(wide.data())[i];
+    } else {
+      float f = reinterpret_cast<const float *>(wide.data())[i];
+      half[i] = dtype == DIST_F16 ? floatToHalf(f) : floatToBf16(f);
+    }
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Groups
 //===----------------------------------------------------------------------===//
@@ -270,6 +322,23 @@ dist_group_t *dist_get_group(const int64_t *mesh_shape, int32_t mesh_rank,
     if (axis < 0 || axis >= mesh_rank)
       fail("dist_get_group: axis " + std::to_string(axis) +
            " is out of range for a mesh of rank " + std::to_string(mesh_rank));
+  for (int32_t i = 0; i < num_axes; ++i)
+    for (int32_t j = i + 1; j < num_axes; ++j)
+      if (axes[i] == axes[j])
+        fail("dist_get_group: axis " + std::to_string(axes[i]) + " appears twice");
+  // The split is collective: make sure every rank asks for this group now
+  // (a mismatch would pair unrelated splits, a missing rank would hang).
+  uint64_t hash = 1469598103934665603ull; // FNV-1a over shape and axes
+  auto mix = [&](int64_t v) {
+    hash = (hash ^ (uint64_t)v) * 1099511628211ull;
+  };
+  mix(mesh_rank);
+  for (int64_t v : shape)
+    mix(v);
+  mix(-1);
+  for (int64_t v : axisList)
+    mix(v);
+  backend.checkAgreement((int64_t)(hash >> 1), "group creation");
   int rank = backend.worldRank();
   slot = std::make_unique<dist_group>();
   // Every rank calls this with the same arguments (SPMD), so the split is
@@ -317,6 +386,14 @@ static void copyRuns(const char *from, int64_t fromStride, char *to,
 void dist_all_reduce(dist_group_t *group, void *buffer, int64_t count,
                      dist_dtype_t dtype, dist_reduction_t reduction) {
   Backend &backend = ready("dist_all_reduce");
+  checkDtype(dtype, "all_reduce");
+  checkReduction(reduction, "all_reduce");
+  if (needsWidening(dtype, reduction)) {
+    std::vector<char> wide = widen(buffer, count, dtype);
+    dist_all_reduce(group, wide.data(), count, widened(dtype), reduction);
+    narrow(wide, buffer, count, dtype);
+    return;
+  }
   backend.allReduce(*group->comm, buffer, count, dtype, reduction, "all_reduce");
   if (reduction == DIST_AVG)
     divideBy(buffer, count, dtype, group->comm->size());
@@ -325,6 +402,15 @@ void dist_all_reduce(dist_group_t *group, void *buffer, int64_t count,
 void dist_reduce(dist_group_t *group, void *buffer, int64_t count,
                  dist_dtype_t dtype, dist_reduction_t reduction, int64_t root) {
   Backend &backend = ready("dist_reduce");
+  checkDtype(dtype, "reduce");
+  checkReduction(reduction, "reduce");
+  if (needsWidening(dtype, reduction)) {
+    std::vector<char> wide = widen(buffer, count, dtype);
+    dist_reduce(group, wide.data(), count, widened(dtype), reduction, root);
+    if (group->comm->rank() == root)
+      narrow(wide, buffer, count, dtype);
+    return;
+  }
   if (root < 0 || root >= group->comm->size())
     fail("reduce: root " + std::to_string(root) + " is out of range for a group of " +
          std::to_string(group->comm->size()));
@@ -336,6 +422,7 @@ void dist_reduce(dist_group_t *group, void *buffer, int64_t count,
 void dist_broadcast(dist_group_t *group, void *buffer, int64_t count,
                     dist_dtype_t dtype, int64_t root) {
   Backend &backend = ready("dist_broadcast");
+  checkDtype(dtype, "broadcast");
   if (root < 0 || root >= group->comm->size())
     fail("broadcast: root " + std::to_string(root) +
          " is out of range for a group of " + std::to_string(group->comm->size()));
@@ -347,6 +434,7 @@ void dist_all_gather(dist_group_t *group, const void *input, void *output,
                      const int64_t *shape, int32_t rank, int32_t dim,
                      dist_dtype_t dtype) {
   Backend &backend = ready("dist_all_gather");
+  checkDtype(dtype, "all_gather");
   Around a = around(shape, rank, dim, "all_gather");
   int64_t g = group->comm->size(), size = dist_dtype_size(dtype);
   int64_t blockBytes = a.n * a.inner * size; // one rank's run per outer index
@@ -368,6 +456,19 @@ void dist_reduce_scatter(dist_group_t *group, const void *input, void *output,
                          const int64_t *shape, int32_t rank, int32_t dim,
                          dist_dtype_t dtype, dist_reduction_t reduction) {
   Backend &backend = ready("dist_reduce_scatter");
+  checkDtype(dtype, "reduce_scatter");
+  checkReduction(reduction, "reduce_scatter");
+  if (needsWidening(dtype, reduction)) {
+    int64_t total = 1, g = group->comm->size();
+    for (int32_t d = 0; d < rank; ++d)
+      total *= shape[d];
+    std::vector<char> wideIn = widen(input, total, dtype);
+    std::vector<char> wideOut(total / g * 8);
+    dist_reduce_scatter(group, wideIn.data(), wideOut.data(), shape, rank, dim,
+                        widened(dtype), reduction);
+    narrow(wideOut, output, total / g, dtype);
+    return;
+  }
   Around a = around(shape, rank, dim, "reduce_scatter");
   int64_t g = group->comm->size(), size = dist_dtype_size(dtype);
   if (a.n % g != 0)
@@ -396,6 +497,7 @@ void dist_all_to_all(dist_group_t *group, const void *input, void *output,
                      const int64_t *shape, int32_t rank, int32_t split_dim,
                      int32_t concat_dim, dist_dtype_t dtype) {
   Backend &backend = ready("dist_all_to_all");
+  checkDtype(dtype, "all_to_all");
   Around s = around(shape, rank, split_dim, "all_to_all");
   around(shape, rank, concat_dim, "all_to_all");
   int64_t g = group->comm->size(), size = dist_dtype_size(dtype);
@@ -428,6 +530,21 @@ void dist_permute(dist_group_t *group, const void *input, void *output,
                   int64_t count, dist_dtype_t dtype, const int64_t *sources,
                   const int64_t *targets, int32_t num_pairs) {
   Backend &backend = ready("dist_permute");
+  checkDtype(dtype, "permute");
+  int64_t g = group->comm->size();
+  std::vector<bool> isSource(g, false), isTarget(g, false);
+  for (int32_t i = 0; i < num_pairs; ++i) {
+    if (sources[i] < 0 || sources[i] >= g || targets[i] < 0 || targets[i] >= g)
+      fail("permute: pair " + std::to_string(sources[i]) + " -> " +
+           std::to_string(targets[i]) + " is out of range for a group of " +
+           std::to_string(g));
+    if (isSource[sources[i]] || isTarget[targets[i]])
+      fail("permute: rank " +
+           std::to_string(isSource[sources[i]] ? sources[i] : targets[i]) +
+           " appears twice as a " +
+           (isSource[sources[i]] ? "source" : "target"));
+    isSource[sources[i]] = isTarget[targets[i]] = true;
+  }
   int64_t me = group->comm->rank(), bytes = count * dist_dtype_size(dtype);
   int64_t target = -1, source = -1;
   for (int32_t i = 0; i < num_pairs; ++i) {
@@ -465,6 +582,7 @@ public:
   int worldRank() const override { return 0; }
   int worldSize() const override { return 1; }
   [[noreturn]] void abortJob(int code) override { std::exit(code); }
+  void checkAgreement(int64_t, const char *) override {}
   std::unique_ptr<Communicator> split(int64_t, int64_t) override {
     return std::make_unique<SelfCommunicator>();
   }

@@ -2,6 +2,7 @@
 //
 // mismatch:  rank 0 all-reduces while rank 1 broadcasts: neither completes.
 // dead-peer: rank 1 dies before the collective the others wait in.
+// bad-permute: a permute whose pairs name one target twice is refused.
 // Either way the job must end with an error within DIST_TIMEOUT_SECONDS.
 //
 //===----------------------------------------------------------------------===//
@@ -19,6 +20,11 @@ int main(int argc, char **argv) {
   int64_t mesh = dist_world_size(), axis = 0;
   dist_group_t *group = dist_get_group(&mesh, 1, &axis, 1);
   float data[4] = {1, 2, 3, 4};
+  if (std::strcmp(mode, "bad-permute") == 0) {
+    int64_t sources[2] = {0, 1}, targets[2] = {1, 1}; // 1 is a target twice
+    float out[4];
+    dist_permute(group, data, out, 4, DIST_F32, sources, targets, 2);
+  }
   if (std::strcmp(mode, "dead-peer") == 0 && dist_world_rank() == 1)
     _exit(9); // dies without a word to its peers
   if (std::strcmp(mode, "mismatch") == 0 && dist_world_rank() == 1)

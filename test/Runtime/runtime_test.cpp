@@ -91,11 +91,12 @@ const char *dtypeName(dist_dtype_t d) {
   return names[d];
 }
 
-/// Rank `rank`'s input element `i`: small and distinct enough.
+/// Rank `rank`'s input element `i`: distinct for every rank (11 * rank mod
+/// 97 differs for up to 97 ranks) and exact in every type (<= 97 < 256).
 double value(int64_t rank, int64_t i, dist_reduction_t reduction) {
   if (reduction == DIST_PROD)
     return (double)((rank + i) % 2 + 1); // products stay small
-  return (double)((rank * 3 + i * 5) % 7 + 1);
+  return (double)((rank * 11 + i * 3) % 97 + 1);
 }
 
 double combine(double a, double b, dist_reduction_t r) {
@@ -194,10 +195,12 @@ void testGroup(const meshmath::Shape &mesh, const meshmath::AxisList &axes) {
         for (int64_t i = 0; i < count; ++i)
           c.set(i, value(worldRank, i, r));
         dist_reduce(group, c.data(), count, dtype, r, root);
-        if (me == root)
-          for (int64_t i = 0; i < count; ++i)
-            expect(close(c.get(i), reduced(members, i, r, dtype), dtype),
-                   "reduce " + where + " root " + std::to_string(root));
+        for (int64_t i = 0; i < count; ++i)
+          expect(close(c.get(i),
+                       me == root ? reduced(members, i, r, dtype)
+                                  : value(worldRank, i, r), // keeps its input
+                       dtype),
+                 "reduce " + where + " root " + std::to_string(root));
       }
     }
     // broadcast from every root
@@ -212,7 +215,7 @@ void testGroup(const meshmath::Shape &mesh, const meshmath::AxisList &axes) {
     }
     // all_gather, reduce_scatter, all_to_all on a 3-D tensor, every dim.
     for (int32_t d = 0; d < 3; ++d) {
-      std::vector<int64_t> shape = {2, 3, 2};
+      std::vector<int64_t> shape = {2, 3, 5};
       Buffer in(dtype, product(shape));
       for (int64_t i = 0; i < product(shape); ++i)
         in.set(i, value(worldRank, i, DIST_SUM));
@@ -228,7 +231,7 @@ void testGroup(const meshmath::Shape &mesh, const meshmath::AxisList &axes) {
                "all_gather " + where + " dim " + std::to_string(d));
       }
 
-      std::vector<int64_t> rsShape = {2, 3, 2};
+      std::vector<int64_t> rsShape = {2, 3, 5};
       rsShape[d] *= g;
       Buffer rsIn(dtype, product(rsShape));
       for (int64_t i = 0; i < product(rsShape); ++i)
@@ -247,7 +250,7 @@ void testGroup(const meshmath::Shape &mesh, const meshmath::AxisList &axes) {
       }
 
       for (int32_t c = 0; c < 3; ++c) {
-        std::vector<int64_t> aShape = {2, 3, 2};
+        std::vector<int64_t> aShape = {2, 3, 5};
         aShape[d] *= g; // split dim d
         Buffer aIn(dtype, product(aShape));
         for (int64_t i = 0; i < product(aShape); ++i)
@@ -294,6 +297,25 @@ void testGroup(const meshmath::Shape &mesh, const meshmath::AxisList &axes) {
   }
 }
 
+/// Averages near the limits of their types: the sum would overflow f16 or
+/// i32, the average does not.
+void testAverageLimits(const meshmath::Shape &mesh) {
+  int64_t axes[1] = {0};
+  dist_group_t *group = dist_get_group(mesh.data(), (int32_t)mesh.size(), axes, 1);
+  Buffer half(DIST_F16, 4);
+  for (int64_t i = 0; i < 4; ++i)
+    half.set(i, 10000);
+  dist_all_reduce(group, half.data(), 4, DIST_F16, DIST_AVG);
+  for (int64_t i = 0; i < 4; ++i)
+    expect(close(half.get(i), 10000, DIST_F16), "f16 avg of equal copies near the f16 limit");
+  Buffer word(DIST_I32, 4);
+  for (int64_t i = 0; i < 4; ++i)
+    word.set(i, 2147483646.0);
+  dist_all_reduce(group, word.data(), 4, DIST_I32, DIST_AVG);
+  for (int64_t i = 0; i < 4; ++i)
+    expect(word.get(i) == 2147483646.0, "i32 avg near INT_MAX");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -307,6 +329,7 @@ int main(int argc, char **argv) {
     groups = {{0}, {1}, {0, 1}, {1, 0}};
   for (const meshmath::AxisList &axes : groups)
     testGroup(mesh, axes);
+  testAverageLimits(mesh);
   dist_finalize();
   if (worldRank == 0 || failures)
     std::printf("runtime test on %d ranks (%s backend), rank %d: %d checks, %d failed\n",

@@ -47,7 +47,8 @@ typedef enum {
 typedef struct dist_group dist_group_t;
 
 /* Starts the runtime (MPI_Init for the MPI backend); `argc`/`argv` may be
- * null. Idempotent. */
+ * null. Idempotent; the runtime starts once per process (no init after
+ * finalize). One thread calls the runtime. */
 void dist_init(int *argc, char ***argv);
 /* Frees every cached communicator and stops the backend. Idempotent. */
 void dist_finalize(void);
@@ -59,7 +60,8 @@ const char *dist_backend_name(void);
 /* The group of ranks spanned by mesh axes `axes` (positions in the mesh,
  * major to minor) that contains the calling rank, on a mesh of shape
  * `mesh_shape`. The mesh must have as many devices as the world has ranks.
- * Cached: the same arguments give the same group. */
+ * Cached: the same arguments give the same group. Collective on first use:
+ * every rank asks for the same groups in the same order (checked). */
 dist_group_t *dist_get_group(const int64_t *mesh_shape, int32_t mesh_rank,
                              const int64_t *axes, int32_t num_axes);
 /* Number of ranks in the group and the caller's index in it. */
@@ -67,7 +69,9 @@ int64_t dist_group_size(dist_group_t *group);
 int64_t dist_group_index(dist_group_t *group);
 
 /* Every rank gets the `reduction` of every rank's `count` elements, in
- * place. */
+ * place. 16-bit float sums, products and averages, and i32 averages, are
+ * computed in f32 / i64 and rounded once. A call moves at most 2^31 - 1
+ * elements (or bytes, for the data-moving collectives). */
 void dist_all_reduce(dist_group_t *group, void *buffer, int64_t count,
                      dist_dtype_t dtype, dist_reduction_t reduction);
 
