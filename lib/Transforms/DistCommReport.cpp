@@ -4,6 +4,7 @@
 #include "dist/Dialect/Dist/IR/ShardingUtils.h"
 #include "dist/Transforms/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -34,6 +35,9 @@ struct CollectiveCost {
   int64_t elementBytes;
   std::optional<int64_t> bytes;
   std::optional<int64_t> sentPerRank;
+  /// Executions per run of the function: the product of the trip counts of
+  /// the enclosing loops (std::nullopt if one is not constant).
+  std::optional<int64_t> executions = 1;
 };
 
 struct GroupTotal {
@@ -69,6 +73,20 @@ static int64_t sentPerRank(Operation *op, int64_t bytes, int64_t g) {
   return (g - 1) * bytes / g;
 }
 
+/// How often `op` runs per execution of its function: the product of the
+/// constant trip counts of the scf.for loops around it.
+static std::optional<int64_t> getExecutions(Operation *op) {
+  int64_t executions = 1;
+  for (auto loop = op->getParentOfType<scf::ForOp>(); loop;
+       loop = loop->getParentOfType<scf::ForOp>()) {
+    std::optional<APInt> trips = loop.getStaticTripCount();
+    if (!trips)
+      return std::nullopt;
+    executions *= trips->getSExtValue();
+  }
+  return executions;
+}
+
 static std::string formatGroup(ArrayAttr axes) {
   std::string text = "[";
   llvm::raw_string_ostream os(text);
@@ -99,10 +117,13 @@ void DistCommReportPass::runOnOperation() {
       cost.elementBytes = 1;
     cost.elementBytes *=
         element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8 : 8;
+    cost.executions = getExecutions(op);
     if (type.hasStaticShape()) {
       cost.elements = type.getNumElements();
       cost.bytes = *cost.elements * cost.elementBytes;
-      cost.sentPerRank = sentPerRank(op, *cost.bytes, cost.groupSize);
+      if (cost.executions)
+        cost.sentPerRank =
+            sentPerRank(op, *cost.bytes, cost.groupSize) * *cost.executions;
     }
     costs.push_back(cost);
   });
@@ -116,11 +137,17 @@ void DistCommReportPass::runOnOperation() {
            << cost.groupSize << " ranks): ";
     std::string element;
     llvm::raw_string_ostream(element) << getMeasuredType(cost.op).getElementType();
-    if (cost.bytes)
-      remark << *cost.elements << " x " << element << " = " << *cost.bytes
-             << " B; each rank sends " << *cost.sentPerRank << " B";
-    else
+    if (!cost.bytes)
       remark << "dynamic shape, bytes unknown";
+    else if (!cost.executions)
+      remark << *cost.elements << " x " << element << " = " << *cost.bytes
+             << " B, in a loop without a constant trip count: bytes unknown";
+    else
+      remark << *cost.elements << " x " << element << " = " << *cost.bytes
+             << " B; each rank sends " << *cost.sentPerRank << " B"
+             << (*cost.executions != 1
+                     ? " (" + std::to_string(*cost.executions) + " executions)"
+                     : std::string());
     GroupTotal &group = perGroup[cost.group];
     ++group.collectives;
     if (cost.sentPerRank) {
@@ -135,7 +162,7 @@ void DistCommReportPass::runOnOperation() {
   summary << "dist-comm-report: " << costs.size()
           << (costs.size() == 1 ? " collective" : " collectives")
           << "; each rank sends " << total << " B"
-          << (anyUnknown ? " plus unknown (dynamic shapes)" : "");
+          << (anyUnknown ? " plus unknown (dynamic shapes or trip counts)" : "");
   for (auto &[group, totals] : perGroup)
     summary << "; " << group << ": " << totals.collectives
             << (totals.collectives == 1 ? " collective, " : " collectives, ")
@@ -150,11 +177,14 @@ void DistCommReportPass::runOnOperation() {
     entry["op"] = cost.op->getName().getStringRef().str();
     entry["group"] = cost.group;
     entry["ranks"] = cost.groupSize;
+    if (cost.executions)
+      entry["executions"] = *cost.executions;
     if (cost.bytes) {
       entry["elements"] = *cost.elements;
       entry["bytes"] = *cost.bytes;
-      entry["sent_per_rank"] = *cost.sentPerRank;
     }
+    if (cost.sentPerRank)
+      entry["sent_per_rank"] = *cost.sentPerRank;
     collectives.push_back(std::move(entry));
   }
   llvm::json::Object groups;

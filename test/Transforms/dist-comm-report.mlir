@@ -30,7 +30,6 @@ func.func @all_kinds(%x: tensor<8x16xf32>, %h: tensor<4xf16>, %i: tensor<2x?xi32
   %8 = dist.process_index on @mesh_2x4 [dp] : index
   return
 }
-// CHECK: remark: dist-comm-report: 8 collectives; each rank sends 3152 B plus unknown (dynamic shapes); [mp]: 4 collectives, 2696 B; [dp, mp]: 1 collective, 448 B; [dp]: 3 collectives, 8 B
 
 // JSON: "collectives": [
 // JSON: "bytes": 512,
@@ -43,4 +42,27 @@ func.func @all_kinds(%x: tensor<8x16xf32>, %h: tensor<4xf16>, %i: tensor<2x?xi32
 // JSON: "[dp, mp]": {
 // JSON-NEXT: "collectives": 1,
 // JSON-NEXT: "sent_per_rank": 448
-// JSON: "sent_per_rank": 3152
+// JSON: "sent_per_rank": 12368
+
+// Tests that a collective in a loop counts once per iteration, and that a
+// loop without a constant trip count makes the bytes unknown.
+func.func @in_loops(%x: tensor<8x16xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c3 step %c1 {
+    scf.for %j = %c0 to %c4 step %c1 {
+      // CHECK: remark: dist.all_reduce over [mp] (4 ranks): 128 x f32 = 512 B; each rank sends 9216 B (12 executions)
+      %r = dist.all_reduce %x on @mesh_2x4 [mp] sum : tensor<8x16xf32>
+    }
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    // CHECK: remark: dist.all_reduce over [dp] (2 ranks): 128 x f32 = 512 B, in a loop without a constant trip count: bytes unknown
+    %r = dist.all_reduce %x on @mesh_2x4 [dp] sum : tensor<8x16xf32>
+  }
+  return
+}
+
+// The totals: the loop's 12 executions count, the unknown ones are flagged.
+// CHECK: remark: dist-comm-report: 10 collectives; each rank sends 12368 B plus unknown (dynamic shapes or trip counts); [mp]: 5 collectives, 11912 B; [dp, mp]: 1 collective, 448 B; [dp]: 4 collectives, 8 B

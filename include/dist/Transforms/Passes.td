@@ -235,9 +235,11 @@ def DistCommReport : Pass<"dist-comm-report", "::mlir::ModuleOp"> {
     //         [mp]: 1 collective, 768 B
     ```
 
-    With `json=<file>`, the same report is written as JSON (`-` for
-    stdout). Collectives with dynamic shapes are counted with unknown bytes
-    and reported as such.
+    A collective inside `scf.for` loops counts once per iteration: its bytes
+    are multiplied by the loops' constant trip counts (unknown if a trip
+    count is not constant). With `json=<file>`, the same report is written as
+    JSON (`-` for stdout). Collectives with dynamic shapes or unknown trip
+    counts are counted with unknown bytes and reported as such.
   }];
   let options = [
     Option<"jsonFile", "json", "std::string", /*default=*/"\"\"",
