@@ -241,11 +241,9 @@ std::vector<Layout> allLayouts(int64_t numAxes, int partialKind) {
   return layouts;
 }
 
-// Tests every pair of layouts (sum partials) on a 2x2x2 mesh.
-TEST(ReshardPlan, AllPairsOn2x2x2) {
-  Simulator sim({2, 2, 2}, {8, 8});
-  std::vector<Layout> layouts = allLayouts(3, kSum);
-  ASSERT_EQ(layouts.size(), 92u);
+/// Checks the plan between every pair of `layouts`; reports the first
+/// failures and returns how many there were.
+int checkAllPairs(const Simulator &sim, const std::vector<Layout> &layouts) {
   int failures = 0;
   for (const Layout &from : layouts)
     for (const Layout &to : layouts) {
@@ -253,21 +251,22 @@ TEST(ReshardPlan, AllPairsOn2x2x2) {
       if (!error.empty() && ++failures <= 10)
         ADD_FAILURE() << describe(from) << " -> " << describe(to) << ": " << error;
     }
-  EXPECT_EQ(failures, 0);
+  return failures;
+}
+
+// Tests every pair of layouts (sum partials) on a 2x2x2 mesh.
+TEST(ReshardPlan, AllPairsOn2x2x2) {
+  Simulator sim({2, 2, 2}, {8, 8});
+  std::vector<Layout> layouts = allLayouts(3, kSum);
+  ASSERT_EQ(layouts.size(), 92u);
+  EXPECT_EQ(checkAllPairs(sim, layouts), 0);
 }
 
 // Tests every pair of layouts on a 2x3 mesh, with max partials.
 TEST(ReshardPlan, AllPairsOn2x3WithMax) {
   Simulator sim({2, 3}, {12, 6});
   std::vector<Layout> layouts = allLayouts(2, kMax);
-  int failures = 0;
-  for (const Layout &from : layouts)
-    for (const Layout &to : layouts) {
-      std::string error = sim.check(from, to);
-      if (!error.empty() && ++failures <= 10)
-        ADD_FAILURE() << describe(from) << " -> " << describe(to) << ": " << error;
-    }
-  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(checkAllPairs(sim, layouts), 0);
 }
 
 std::string planText(const Layout &from, const Layout &to) {

@@ -65,6 +65,10 @@ private:
   void mapRecordedResults(Operation *from, Operation *to);
   LogicalResult partitionBranch(scf::IfOp branch);
   LogicalResult partitionCall(func::CallOp call);
+  /// The local types of `op`'s results laid out as `layoutOf(i)` says
+  /// (unchanged where it gives none).
+  FailureOr<SmallVector<Type>>
+  getLocalResultTypes(Operation *op, function_ref<ShardingAttr(unsigned)> layoutOf);
   /// Partitions the ops of `from` (but its terminator) into the end of `to`,
   /// then yields the terminator's operands resharded to `layouts`.
   LogicalResult partitionRegionBody(Block *from, Block *to,
@@ -511,24 +515,32 @@ LogicalResult FunctionPartitioner::partitionRegionBody(
   return success();
 }
 
-LogicalResult FunctionPartitioner::partitionBranch(scf::IfOp branch) {
-  auto layoutOf = [&](unsigned i) { return getRecordedLayout(branch, i); };
-  SmallVector<Type> resultTypes;
-  for (auto [i, result] : llvm::enumerate(branch.getResults())) {
+FailureOr<SmallVector<Type>> FunctionPartitioner::getLocalResultTypes(
+    Operation *op, function_ref<ShardingAttr(unsigned)> layoutOf) {
+  SmallVector<Type> types;
+  for (auto [i, result] : llvm::enumerate(op->getResults())) {
     auto type = dyn_cast<RankedTensorType>(result.getType());
     ShardingAttr layout = layoutOf(i);
     if (!type || !layout) {
-      resultTypes.push_back(result.getType());
+      types.push_back(result.getType());
       continue;
     }
     FailureOr<RankedTensorType> local = getLocalType(type, layout, mesh);
     if (failed(local))
-      return branch.emitOpError() << "result " << i << " of type " << type
-                                  << " cannot be laid out as " << layout;
-    resultTypes.push_back(*local);
+      return op->emitOpError() << "result " << i << " of type " << type
+                               << " cannot be laid out as " << layout;
+    types.push_back(*local);
   }
+  return types;
+}
+
+LogicalResult FunctionPartitioner::partitionBranch(scf::IfOp branch) {
+  auto layoutOf = [&](unsigned i) { return getRecordedLayout(branch, i); };
+  FailureOr<SmallVector<Type>> resultTypes = getLocalResultTypes(branch, layoutOf);
+  if (failed(resultTypes))
+    return failure();
   bool hasElse = !branch.getElseRegion().empty();
-  auto newBranch = scf::IfOp::create(builder, branch.getLoc(), resultTypes,
+  auto newBranch = scf::IfOp::create(builder, branch.getLoc(), *resultTypes,
                                      locals.lookup(branch.getCondition()),
                                      hasElse);
   // The builder may have added empty yields; the partitioned bodies bring
@@ -573,28 +585,18 @@ LogicalResult FunctionPartitioner::partitionCall(func::CallOp call) {
       return failure();
     operands.push_back(*local);
   }
-  SmallVector<Type> resultTypes;
-  SmallVector<ShardingAttr> resultLayouts;
-  for (auto [i, result] : llvm::enumerate(call.getResults())) {
-    ShardingAttr layout = getCalleeLayout(callee.getResultAttrDict(i));
-    auto type = dyn_cast<RankedTensorType>(result.getType());
-    resultLayouts.push_back(layout);
-    if (!layout || !type) {
-      resultTypes.push_back(result.getType());
-      continue;
-    }
-    FailureOr<RankedTensorType> local = getLocalType(type, layout, mesh);
-    if (failed(local))
-      return call.emitOpError() << "result " << i << " of type " << type
-                                << " cannot be laid out as " << layout;
-    resultTypes.push_back(*local);
-  }
+  auto calleeLayout = [&](unsigned i) {
+    return getCalleeLayout(callee.getResultAttrDict(i));
+  };
+  FailureOr<SmallVector<Type>> resultTypes = getLocalResultTypes(call, calleeLayout);
+  if (failed(resultTypes))
+    return failure();
   auto newCall = func::CallOp::create(builder, call.getLoc(),
-                                      call.getCalleeAttr(), resultTypes, operands);
+                                      call.getCalleeAttr(), *resultTypes, operands);
   for (auto [i, result] : llvm::enumerate(call.getResults())) {
     locals.map(result, newCall.getResult(i));
-    if (resultLayouts[i])
-      layouts[result] = resultLayouts[i];
+    if (ShardingAttr layout = calleeLayout(i))
+      layouts[result] = layout;
     if (failed(ensureRecordedLayout(result, getRecordedLayout(call, i), call)))
       return failure();
   }
