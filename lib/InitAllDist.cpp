@@ -2,6 +2,7 @@
 
 #include "dist/InitAllDist.h"
 #include "dist/Dialect/Dist/IR/DistDialect.h"
+#include "dist/Dialect/Dist/Transforms/BufferizableOpInterfaceImpl.h"
 #include "dist/Extensions/ShardingRules.h"
 #include "dist/Transforms/Passes.h"
 #include "dist/Transforms/Pipelines.h"
@@ -11,6 +12,7 @@
 void mlir::dist::registerAllDistDialects(DialectRegistry &registry) {
   registry.insert<DistDialect>();
   registerAllDistExtensions(registry);
+  registerBufferizableOpInterfaceExternalModels(registry);
 }
 
 void mlir::dist::registerAllDistPasses() {

@@ -11,6 +11,8 @@ packages=(
   cmake ninja-build ccache python3 libgtest-dev
   # The CPU multi-process engine.
   libopenmpi-dev openmpi-bin
+  # BLAS for fast matmuls in lowered programs; valgrind for the leak tests.
+  libopenblas-dev valgrind
 )
 
 missing=()

@@ -271,4 +271,82 @@ def DistPrintShardingRules : Pass<"dist-print-sharding-rules"> {
   }];
 }
 
+def DistLowerToRuntime : Pass<"dist-lower-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Lowers bufferized collectives to calls into dist's runtime";
+  let description = [{
+    Runs after bufferization (which turns every tensor collective into its
+    `dist.buffer.*` form) and after buffer deallocation. Each buffer
+    collective becomes a call into the runtime's C ABI
+    (`include/dist/Runtime/DistRuntime.h`): `dist_get_group` with the mesh
+    shape and the group's axis positions (constant globals; the runtime
+    caches the communicator), then the collective on the buffer's data
+    pointer. `dist.process_index` becomes `dist_group_index` of its group.
+
+    all_reduce, reduce and broadcast run in place on their buffer. A buffer
+    that is not contiguous (a strided view) is copied into a temporary
+    contiguous one, and back when the collective writes it; the temporary is
+    freed right after. Elements must be f32, f64, f16, bf16, i32, i64 or
+    index; shapes must be static.
+
+    ```mlir
+    dist.buffer.all_reduce %buf on @mesh_4 [mp] sum : memref<4x8xf32>
+    // becomes
+    %group = func.call @dist_get_group(%mesh_shape, %c1_i32, %axes, %c1_i32)
+        : (!llvm.ptr, i32, !llvm.ptr, i32) -> !llvm.ptr
+    func.call @dist_all_reduce(%group, %data, %c32_i64, %c0_i32, %c0_i32)
+        : (!llvm.ptr, !llvm.ptr, i64, i32, i32) -> ()
+    ```
+    The module then needs the usual conversions to LLVM (see
+    `dist-lower-to-llvm`) and linking with `libdist_runtime`.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect"
+  ];
+}
+
+def DistDecomposeAggregates : Pass<"dist-decompose-aggregates"> {
+  let summary = "Decomposes aggregate linalg ops (softmax) into generic ones";
+  let description = [{
+    Ops such as `linalg.softmax` have no loop form of their own; this pass
+    replaces every op implementing linalg's `AggregatedOpInterface` with the
+    ops it stands for (reductions, elementwise ops), so that the rest of the
+    lowering sees only structured ops. It runs first in `dist-lower-to-llvm`.
+
+    ```mlir
+    %s = linalg.softmax dimension(1) ins(%x : tensor<2x16xf32>)
+        outs(%e : tensor<2x16xf32>) -> tensor<2x16xf32>
+    // becomes a max reduction, a subtract-exp, a sum reduction and a divide.
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def DistMatmulToBlas : Pass<"dist-matmul-to-blas", "::mlir::ModuleOp"> {
+  let summary = "Calls cblas_sgemm/cblas_dgemm for linalg.matmul on buffers";
+  let description = [{
+    Replaces `linalg.matmul` on memrefs of f32 (f64) whose rows are
+    contiguous (unit innermost stride) by a call to `cblas_sgemm`
+    (`cblas_dgemm`) in row-major order with beta = 1, which is what
+    linalg.matmul computes (C += A * B). Matmuls with other element types,
+    user-defined indexing maps or strided rows are left for the loop
+    lowering. The program must be linked with a CBLAS (OpenBLAS).
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>)
+                  outs(%c : memref<64x16xf32>)
+    // becomes
+    func.call @cblas_sgemm(%row_major, %no_trans, %no_trans, %m, %n, %k,
+        %one, %a_ptr, %lda, %b_ptr, %ldb, %one, %c_ptr, %ldc) : (...) -> ()
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect"
+  ];
+}
+
 #endif // DIST_TRANSFORMS_PASSES_TD

@@ -25,7 +25,23 @@ struct AutoPartitionOptions : public PassPipelineOptions<AutoPartitionOptions> {
 void buildAutoPartitionPipeline(OpPassManager &pm,
                                 const AutoPartitionOptions &options);
 
-/// Registers dist-auto-partition.
+struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
+  PassOptions::Option<bool> blas{
+      *this, "blas",
+      llvm::cl::desc("Call a BLAS (cblas_sgemm/cblas_dgemm) for f32/f64 "
+                     "linalg.matmul instead of generating loops"),
+      llvm::cl::init(false)};
+};
+
+/// Takes a program on tensors (serial, or the per-rank program of
+/// dist-partition) to the LLVM dialect: decompose aggregate linalg ops,
+/// one-shot bufferize (identity layouts at function boundaries), free
+/// buffers, lower collectives to runtime calls, matmuls to BLAS (optional),
+/// the rest of linalg to loops, and everything to LLVM.
+void buildLowerToLLVMPipeline(OpPassManager &pm,
+                              const LowerToLLVMOptions &options);
+
+/// Registers dist-auto-partition and dist-lower-to-llvm.
 void registerDistPipelines();
 
 } // namespace dist

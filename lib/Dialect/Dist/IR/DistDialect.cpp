@@ -36,6 +36,9 @@ static LogicalResult verifyBoundarySharding(Operation *op, NamedAttribute attr,
                              << attr.getValue();
   MeshOp mesh = lookupMesh(op, sharding.getMesh());
   auto emitError = [&]() { return op->emitOpError() << what << ": "; };
+  // After bufferization the attribute describes the buffer's data.
+  if (auto memref = dyn_cast<MemRefType>(type))
+    type = RankedTensorType::get(memref.getShape(), memref.getElementType());
   if (!isLocal)
     return verifySharding(sharding, type, mesh, emitError);
   // A local type: it has the rank of the global one, but divisibility was
@@ -49,6 +52,23 @@ static LogicalResult verifyBoundarySharding(Operation *op, NamedAttribute attr,
   return mesh.getAxisIndices(sharding.getPartialAxes(), emitError);
 }
 
+/// `dist.input_range = array<i64: lo, hi>` on an integer argument.
+static LogicalResult verifyInputRange(Operation *op, NamedAttribute attr,
+                                      Type type, unsigned argIndex) {
+  auto range = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+  if (!range || range.size() != 2 || range[0] >= range[1])
+    return op->emitOpError()
+           << "argument " << argIndex << ": '" << attr.getName().getValue()
+           << "' must be array<i64: lo, hi> with lo < hi, got "
+           << attr.getValue();
+  if (!getElementTypeOrSelf(type).isSignlessInteger() &&
+      !getElementTypeOrSelf(type).isIndex())
+    return op->emitOpError() << "argument " << argIndex << ": '"
+                             << attr.getName().getValue()
+                             << "' applies to integer arguments, not " << type;
+  return success();
+}
+
 LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
@@ -58,6 +78,8 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
     type = func.getArgumentTypes()[argIndex];
   else
     type = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  if (attr.getName() == getInputRangeAttrName())
+    return verifyInputRange(op, attr, type, argIndex);
   return verifyBoundarySharding(op, attr, type,
                                 "argument " + Twine(argIndex));
 }

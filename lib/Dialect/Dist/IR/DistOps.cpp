@@ -236,7 +236,7 @@ static LogicalResult verifyReducible(Operation *op, Type elementType) {
 }
 
 static LogicalResult verifyDimInRange(Operation *op, StringRef name,
-                                      int64_t dim, RankedTensorType type) {
+                                      int64_t dim, ShapedType type) {
   if (dim >= type.getRank())
     return op->emitOpError() << name << " " << dim
                              << " is out of range for the operand type "
@@ -246,8 +246,8 @@ static LogicalResult verifyDimInRange(Operation *op, StringRef name,
 
 /// Checks that `result` has the operand's rank and element type, and the same
 /// size in every dim except those in `changedDims`.
-static LogicalResult verifySameExcept(Operation *op, RankedTensorType input,
-                                      RankedTensorType result,
+static LogicalResult verifySameExcept(Operation *op, ShapedType input,
+                                      ShapedType result,
                                       ArrayRef<int64_t> changedDims) {
   if (input.getElementType() != result.getElementType())
     return op->emitOpError() << "result element type "
@@ -272,8 +272,8 @@ static LogicalResult verifySameExcept(Operation *op, RankedTensorType input,
 }
 
 /// Checks `result` dim `d` == operand dim `d` * or / the group size.
-static LogicalResult verifyScaledDim(Operation *op, RankedTensorType input,
-                                     RankedTensorType result, int64_t d,
+static LogicalResult verifyScaledDim(Operation *op, ShapedType input,
+                                     ShapedType result, int64_t d,
                                      bool multiply, int64_t groupSize,
                                      const std::string &group) {
   int64_t in = input.getDimSize(d), out = result.getDimSize(d);
@@ -316,12 +316,155 @@ DIST_DEFINE_GET_GROUP_SIZE(AllToAllOp)
 DIST_DEFINE_GET_GROUP_SIZE(ReduceOp)
 DIST_DEFINE_GET_GROUP_SIZE(BroadcastOp)
 DIST_DEFINE_GET_GROUP_SIZE(PermuteOp)
+DIST_DEFINE_GET_GROUP_SIZE(BufferAllReduceOp)
+DIST_DEFINE_GET_GROUP_SIZE(BufferAllGatherOp)
+DIST_DEFINE_GET_GROUP_SIZE(BufferReduceScatterOp)
+DIST_DEFINE_GET_GROUP_SIZE(BufferAllToAllOp)
+DIST_DEFINE_GET_GROUP_SIZE(BufferReduceOp)
+DIST_DEFINE_GET_GROUP_SIZE(BufferBroadcastOp)
+DIST_DEFINE_GET_GROUP_SIZE(BufferPermuteOp)
 #undef DIST_DEFINE_GET_GROUP_SIZE
 
 //===----------------------------------------------------------------------===//
 // Collectives: per-op checks. `verify` checks what needs no mesh;
 // `verifySymbolUses` what depends on the group size.
 //===----------------------------------------------------------------------===//
+
+// Each check is written once, over the operand and result (or output buffer)
+// types, and shared by the tensor and buffer forms.
+
+template <typename OpTy>
+static LogicalResult verifyAllGatherTypes(OpTy op, ShapedType input,
+                                          ShapedType result) {
+  if (failed(verifyDimInRange(op, "dim", op.getDim(), input)))
+    return failure();
+  return verifySameExcept(op, input, result, {(int64_t)op.getDim()});
+}
+
+template <typename OpTy>
+static LogicalResult
+verifyAllGatherGroup(OpTy op, ShapedType input, ShapedType result,
+                     SymbolTableCollection &symbolTables) {
+  FailureOr<int64_t> groupSize =
+      verifyGroup(op, op.getMeshAttr(), op.getAxes(), symbolTables);
+  if (failed(groupSize))
+    return failure();
+  return verifyScaledDim(op, input, result, op.getDim(), /*multiply=*/true,
+                         *groupSize,
+                         describeGroup(op.getMeshAttr(), op.getAxes(),
+                                       *groupSize));
+}
+
+template <typename OpTy>
+static LogicalResult verifyReduceScatterTypes(OpTy op, ShapedType input,
+                                              ShapedType result) {
+  if (failed(verifyReducible(op, input.getElementType())) ||
+      failed(verifyDimInRange(op, "dim", op.getDim(), input)))
+    return failure();
+  return verifySameExcept(op, input, result, {(int64_t)op.getDim()});
+}
+
+template <typename OpTy>
+static LogicalResult
+verifyReduceScatterGroup(OpTy op, ShapedType input, ShapedType result,
+                         SymbolTableCollection &symbolTables) {
+  FailureOr<int64_t> groupSize =
+      verifyGroup(op, op.getMeshAttr(), op.getAxes(), symbolTables);
+  if (failed(groupSize))
+    return failure();
+  return verifyScaledDim(op, input, result, op.getDim(), /*multiply=*/false,
+                         *groupSize,
+                         describeGroup(op.getMeshAttr(), op.getAxes(),
+                                       *groupSize));
+}
+
+template <typename OpTy>
+static LogicalResult verifyAllToAllTypes(OpTy op, ShapedType input,
+                                         ShapedType result) {
+  if (failed(verifyDimInRange(op, "split_dim", op.getSplitDim(), input)) ||
+      failed(verifyDimInRange(op, "concat_dim", op.getConcatDim(), input)))
+    return failure();
+  if (op.getSplitDim() == op.getConcatDim())
+    return verifySameExcept(op, input, result, {});
+  return verifySameExcept(
+      op, input, result,
+      {(int64_t)op.getSplitDim(), (int64_t)op.getConcatDim()});
+}
+
+template <typename OpTy>
+static LogicalResult
+verifyAllToAllGroup(OpTy op, ShapedType input, ShapedType result,
+                    SymbolTableCollection &symbolTables) {
+  FailureOr<int64_t> groupSize =
+      verifyGroup(op, op.getMeshAttr(), op.getAxes(), symbolTables);
+  if (failed(groupSize))
+    return failure();
+  std::string group = describeGroup(op.getMeshAttr(), op.getAxes(), *groupSize);
+  int64_t splitSize = input.getDimSize(op.getSplitDim());
+  if (!ShapedType::isDynamic(splitSize) && splitSize % *groupSize != 0)
+    return op.emitOpError() << "operand split_dim " << op.getSplitDim()
+                            << " of size " << splitSize
+                            << " is not divisible by " << group;
+  if (op.getSplitDim() == op.getConcatDim())
+    return success();
+  if (failed(verifyScaledDim(op, input, result, op.getSplitDim(),
+                             /*multiply=*/false, *groupSize, group)))
+    return failure();
+  return verifyScaledDim(op, input, result, op.getConcatDim(),
+                         /*multiply=*/true, *groupSize, group);
+}
+
+template <typename OpTy>
+static LogicalResult verifyRootGroup(OpTy op,
+                                     SymbolTableCollection &symbolTables) {
+  FailureOr<int64_t> groupSize =
+      verifyGroup(op, op.getMeshAttr(), op.getAxes(), symbolTables);
+  if (failed(groupSize))
+    return failure();
+  return verifyRoot(op, op.getRoot(), *groupSize,
+                    describeGroup(op.getMeshAttr(), op.getAxes(), *groupSize));
+}
+
+static SmallVector<std::pair<int64_t, int64_t>>
+decodePairs(ArrayRef<int64_t> flat) {
+  SmallVector<std::pair<int64_t, int64_t>> pairs;
+  for (size_t i = 0; i + 1 < flat.size(); i += 2)
+    pairs.emplace_back(flat[i], flat[i + 1]);
+  return pairs;
+}
+
+template <typename OpTy>
+static LogicalResult verifyPermutePairs(OpTy op) {
+  if (op.getPairs().size() % 2 != 0)
+    return op.emitOpError() << "'pairs' must hold an even number of ranks, got "
+                            << op.getPairs().size();
+  llvm::SmallDenseSet<int64_t> sources, targets;
+  for (auto [source, target] : decodePairs(op.getPairs())) {
+    if (source < 0 || target < 0)
+      return op.emitOpError() << "pair " << source << " -> " << target
+                              << " has a negative rank";
+    if (!sources.insert(source).second)
+      return op.emitOpError() << "rank " << source << " is a source twice";
+    if (!targets.insert(target).second)
+      return op.emitOpError() << "rank " << target << " is a target twice";
+  }
+  return success();
+}
+
+template <typename OpTy>
+static LogicalResult verifyPermuteGroup(OpTy op,
+                                        SymbolTableCollection &symbolTables) {
+  FailureOr<int64_t> groupSize =
+      verifyGroup(op, op.getMeshAttr(), op.getAxes(), symbolTables);
+  if (failed(groupSize))
+    return failure();
+  for (auto [source, target] : decodePairs(op.getPairs()))
+    if (source >= *groupSize || target >= *groupSize)
+      return op.emitOpError()
+             << "pair " << source << " -> " << target << " is out of range for "
+             << describeGroup(op.getMeshAttr(), op.getAxes(), *groupSize);
+  return success();
+}
 
 LogicalResult AllReduceOp::verify() {
   return verifyReducible(*this, getInput().getType().getElementType());
@@ -333,73 +476,36 @@ AllReduceOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
 }
 
 LogicalResult AllGatherOp::verify() {
-  auto input = getInput().getType(), result = getResult().getType();
-  if (failed(verifyDimInRange(*this, "dim", getDim(), input)))
-    return failure();
-  return verifySameExcept(*this, input, result, {(int64_t)getDim()});
+  return verifyAllGatherTypes(*this, getInput().getType(),
+                              getResult().getType());
 }
 
 LogicalResult
 AllGatherOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  FailureOr<int64_t> groupSize =
-      verifyGroup(*this, getMeshAttr(), getAxes(), symbolTables);
-  if (failed(groupSize))
-    return failure();
-  return verifyScaledDim(*this, getInput().getType(), getResult().getType(),
-                         getDim(), /*multiply=*/true, *groupSize,
-                         describeGroup(getMeshAttr(), getAxes(), *groupSize));
+  return verifyAllGatherGroup(*this, getInput().getType(),
+                              getResult().getType(), symbolTables);
 }
 
 LogicalResult ReduceScatterOp::verify() {
-  auto input = getInput().getType(), result = getResult().getType();
-  if (failed(verifyReducible(*this, input.getElementType())) ||
-      failed(verifyDimInRange(*this, "dim", getDim(), input)))
-    return failure();
-  return verifySameExcept(*this, input, result, {(int64_t)getDim()});
+  return verifyReduceScatterTypes(*this, getInput().getType(),
+                                  getResult().getType());
 }
 
 LogicalResult
 ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  FailureOr<int64_t> groupSize =
-      verifyGroup(*this, getMeshAttr(), getAxes(), symbolTables);
-  if (failed(groupSize))
-    return failure();
-  return verifyScaledDim(*this, getInput().getType(), getResult().getType(),
-                         getDim(), /*multiply=*/false, *groupSize,
-                         describeGroup(getMeshAttr(), getAxes(), *groupSize));
+  return verifyReduceScatterGroup(*this, getInput().getType(),
+                                  getResult().getType(), symbolTables);
 }
 
 LogicalResult AllToAllOp::verify() {
-  auto input = getInput().getType(), result = getResult().getType();
-  if (failed(verifyDimInRange(*this, "split_dim", getSplitDim(), input)) ||
-      failed(verifyDimInRange(*this, "concat_dim", getConcatDim(), input)))
-    return failure();
-  if (getSplitDim() == getConcatDim())
-    return verifySameExcept(*this, input, result, {});
-  return verifySameExcept(*this, input, result,
-                          {(int64_t)getSplitDim(), (int64_t)getConcatDim()});
+  return verifyAllToAllTypes(*this, getInput().getType(),
+                             getResult().getType());
 }
 
 LogicalResult
 AllToAllOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  FailureOr<int64_t> groupSize =
-      verifyGroup(*this, getMeshAttr(), getAxes(), symbolTables);
-  if (failed(groupSize))
-    return failure();
-  auto input = getInput().getType(), result = getResult().getType();
-  std::string group = describeGroup(getMeshAttr(), getAxes(), *groupSize);
-  int64_t splitSize = input.getDimSize(getSplitDim());
-  if (!ShapedType::isDynamic(splitSize) && splitSize % *groupSize != 0)
-    return emitOpError() << "operand split_dim " << getSplitDim()
-                         << " of size " << splitSize
-                         << " is not divisible by " << group;
-  if (getSplitDim() == getConcatDim())
-    return success();
-  if (failed(verifyScaledDim(*this, input, result, getSplitDim(),
-                             /*multiply=*/false, *groupSize, group)))
-    return failure();
-  return verifyScaledDim(*this, input, result, getConcatDim(),
-                         /*multiply=*/true, *groupSize, group);
+  return verifyAllToAllGroup(*this, getInput().getType(),
+                             getResult().getType(), symbolTables);
 }
 
 LogicalResult ReduceOp::verify() {
@@ -407,61 +513,105 @@ LogicalResult ReduceOp::verify() {
 }
 
 LogicalResult ReduceOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  FailureOr<int64_t> groupSize =
-      verifyGroup(*this, getMeshAttr(), getAxes(), symbolTables);
-  if (failed(groupSize))
-    return failure();
-  return verifyRoot(*this, getRoot(), *groupSize,
-                    describeGroup(getMeshAttr(), getAxes(), *groupSize));
+  return verifyRootGroup(*this, symbolTables);
 }
 
 LogicalResult
 BroadcastOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  FailureOr<int64_t> groupSize =
-      verifyGroup(*this, getMeshAttr(), getAxes(), symbolTables);
-  if (failed(groupSize))
-    return failure();
-  return verifyRoot(*this, getRoot(), *groupSize,
-                    describeGroup(getMeshAttr(), getAxes(), *groupSize));
+  return verifyRootGroup(*this, symbolTables);
 }
 
 SmallVector<std::pair<int64_t, int64_t>> PermuteOp::getSourceTargetPairs() {
-  ArrayRef<int64_t> flat = getPairs();
-  SmallVector<std::pair<int64_t, int64_t>> pairs;
-  for (size_t i = 0; i + 1 < flat.size(); i += 2)
-    pairs.emplace_back(flat[i], flat[i + 1]);
-  return pairs;
+  return decodePairs(getPairs());
 }
 
-LogicalResult PermuteOp::verify() {
-  if (getPairs().size() % 2 != 0)
-    return emitOpError() << "'pairs' must hold an even number of ranks, got "
-                         << getPairs().size();
-  llvm::SmallDenseSet<int64_t> sources, targets;
-  for (auto [source, target] : getSourceTargetPairs()) {
-    if (source < 0 || target < 0)
-      return emitOpError() << "pair " << source << " -> " << target
-                           << " has a negative rank";
-    if (!sources.insert(source).second)
-      return emitOpError() << "rank " << source << " is a source twice";
-    if (!targets.insert(target).second)
-      return emitOpError() << "rank " << target << " is a target twice";
-  }
-  return success();
-}
+LogicalResult PermuteOp::verify() { return verifyPermutePairs(*this); }
 
 LogicalResult PermuteOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  FailureOr<int64_t> groupSize =
-      verifyGroup(*this, getMeshAttr(), getAxes(), symbolTables);
-  if (failed(groupSize))
-    return failure();
-  for (auto [source, target] : getSourceTargetPairs())
-    if (source >= *groupSize || target >= *groupSize)
-      return emitOpError() << "pair " << source << " -> " << target
-                           << " is out of range for "
-                           << describeGroup(getMeshAttr(), getAxes(),
-                                            *groupSize);
-  return success();
+  return verifyPermuteGroup(*this, symbolTables);
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives on buffers
+//===----------------------------------------------------------------------===//
+
+LogicalResult BufferAllReduceOp::verify() {
+  return verifyReducible(*this, getBuffer().getType().getElementType());
+}
+
+LogicalResult
+BufferAllReduceOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyGroup(*this, getMeshAttr(), getAxes(), symbolTables);
+}
+
+LogicalResult BufferReduceOp::verify() {
+  return verifyReducible(*this, getBuffer().getType().getElementType());
+}
+
+LogicalResult
+BufferReduceOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyRootGroup(*this, symbolTables);
+}
+
+LogicalResult BufferBroadcastOp::verify() { return success(); }
+
+LogicalResult
+BufferBroadcastOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyRootGroup(*this, symbolTables);
+}
+
+LogicalResult BufferAllGatherOp::verify() {
+  return verifyAllGatherTypes(*this, getInput().getType(),
+                              getOutput().getType());
+}
+
+LogicalResult
+BufferAllGatherOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyAllGatherGroup(*this, getInput().getType(),
+                              getOutput().getType(), symbolTables);
+}
+
+LogicalResult BufferReduceScatterOp::verify() {
+  return verifyReduceScatterTypes(*this, getInput().getType(),
+                                  getOutput().getType());
+}
+
+LogicalResult
+BufferReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyReduceScatterGroup(*this, getInput().getType(),
+                                  getOutput().getType(), symbolTables);
+}
+
+LogicalResult BufferAllToAllOp::verify() {
+  return verifyAllToAllTypes(*this, getInput().getType(),
+                             getOutput().getType());
+}
+
+LogicalResult
+BufferAllToAllOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyAllToAllGroup(*this, getInput().getType(),
+                             getOutput().getType(), symbolTables);
+}
+
+SmallVector<std::pair<int64_t, int64_t>>
+BufferPermuteOp::getSourceTargetPairs() {
+  return decodePairs(getPairs());
+}
+
+LogicalResult BufferPermuteOp::verify() {
+  if (getInput().getType().getShape() != getOutput().getType().getShape() ||
+      getInput().getType().getElementType() !=
+          getOutput().getType().getElementType())
+    return emitOpError() << "output type " << getOutput().getType()
+                         << " must have the shape and element type of the "
+                            "input type "
+                         << getInput().getType();
+  return verifyPermutePairs(*this);
+}
+
+LogicalResult
+BufferPermuteOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyPermuteGroup(*this, symbolTables);
 }
 
 //===----------------------------------------------------------------------===//

@@ -62,6 +62,12 @@ def Dist_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getRoleAttrName() {
       return "dist.role";
     }
+    /// Name of the argument attribute `array<i64: lo, hi>` that bounds the
+    /// values of an integer argument when test inputs are generated
+    /// (dist-run): every element is drawn from [lo, hi).
+    static constexpr ::llvm::StringLiteral getInputRangeAttrName() {
+      return "dist.input_range";
+    }
   }];
 }
 

@@ -326,6 +326,183 @@ def Dist_PermuteOp : Dist_CollectiveOp<"permute", [
 }
 
 //===----------------------------------------------------------------------===//
+// Collectives on buffers
+//===----------------------------------------------------------------------===//
+
+// The bufferized forms of the collectives (produced by one-shot bufferization
+// of the tensor forms, consumed by dist-lower-to-runtime). all_reduce, reduce
+// and broadcast work in place on one buffer; the others read `input` and
+// write `output`, which must not overlap.
+class Dist_BufferCollectiveOp<string mnemonic, list<Trait> traits = []>
+    : Dist_CollectiveOp<"buffer." # mnemonic, traits> {
+  let hasVerifier = 1;
+}
+
+def Dist_BufferAllReduceOp : Dist_BufferCollectiveOp<"all_reduce"> {
+  let summary = "all_reduce on a buffer, in place";
+  let description = [{
+    The bufferized `dist.all_reduce`: afterwards `buffer` holds the reduction
+    over the group.
+
+    ```mlir
+    dist.buffer.all_reduce %buf on @mesh_4 [mp] sum : memref<4x8xf32>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyStridedMemRef, "", [MemRead, MemWrite]>:$buffer,
+    FlatSymbolRefAttr:$mesh,
+    Dist_AxisArrayAttr:$axes,
+    Dist_ReductionKind:$kind
+  );
+  let assemblyFormat = [{
+    $buffer `on` $mesh custom<AxisList>($axes) $kind attr-dict `:` type($buffer)
+  }];
+}
+
+def Dist_BufferReduceOp : Dist_BufferCollectiveOp<"reduce"> {
+  let summary = "reduce on a buffer, in place";
+  let description = [{
+    The bufferized `dist.reduce`: afterwards `buffer` on rank `root` of the
+    group holds the reduction; on the other ranks it keeps its input.
+
+    ```mlir
+    dist.buffer.reduce %buf on @mesh_4 [dp] sum root = 2 : memref<1024xf32>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyStridedMemRef, "", [MemRead, MemWrite]>:$buffer,
+    FlatSymbolRefAttr:$mesh,
+    Dist_AxisArrayAttr:$axes,
+    Dist_ReductionKind:$kind,
+    ConfinedAttr<I64Attr, [IntNonNegative]>:$root
+  );
+  let assemblyFormat = [{
+    $buffer `on` $mesh custom<AxisList>($axes) $kind `root` `=` $root attr-dict
+    `:` type($buffer)
+  }];
+}
+
+def Dist_BufferBroadcastOp : Dist_BufferCollectiveOp<"broadcast"> {
+  let summary = "broadcast on a buffer, in place";
+  let description = [{
+    The bufferized `dist.broadcast`: afterwards `buffer` holds what it held on
+    rank `root` of the group.
+
+    ```mlir
+    dist.buffer.broadcast %buf on @mesh_4 [dp] root = 1 : memref<1024xf32>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyStridedMemRef, "", [MemRead, MemWrite]>:$buffer,
+    FlatSymbolRefAttr:$mesh,
+    Dist_AxisArrayAttr:$axes,
+    ConfinedAttr<I64Attr, [IntNonNegative]>:$root
+  );
+  let assemblyFormat = [{
+    $buffer `on` $mesh custom<AxisList>($axes) `root` `=` $root attr-dict
+    `:` type($buffer)
+  }];
+}
+
+def Dist_BufferAllGatherOp : Dist_BufferCollectiveOp<"all_gather"> {
+  let summary = "all_gather from one buffer into another";
+  let description = [{
+    The bufferized `dist.all_gather`; the types obey the same rules.
+
+    ```mlir
+    dist.buffer.all_gather %in into %out on @mesh_4 [mp] dim = 1
+        : memref<4x2xf32>, memref<4x8xf32>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyStridedMemRef, "", [MemRead]>:$input,
+    Arg<AnyStridedMemRef, "", [MemWrite]>:$output,
+    FlatSymbolRefAttr:$mesh,
+    Dist_AxisArrayAttr:$axes,
+    ConfinedAttr<I64Attr, [IntNonNegative]>:$dim
+  );
+  let assemblyFormat = [{
+    $input `into` $output `on` $mesh custom<AxisList>($axes) `dim` `=` $dim
+    attr-dict `:` type($input) `,` type($output)
+  }];
+}
+
+def Dist_BufferReduceScatterOp : Dist_BufferCollectiveOp<"reduce_scatter"> {
+  let summary = "reduce_scatter from one buffer into another";
+  let description = [{
+    The bufferized `dist.reduce_scatter`; the types obey the same rules.
+
+    ```mlir
+    dist.buffer.reduce_scatter %in into %out on @mesh_4 [mp] sum dim = 0
+        : memref<8x8xf32>, memref<2x8xf32>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyStridedMemRef, "", [MemRead]>:$input,
+    Arg<AnyStridedMemRef, "", [MemWrite]>:$output,
+    FlatSymbolRefAttr:$mesh,
+    Dist_AxisArrayAttr:$axes,
+    Dist_ReductionKind:$kind,
+    ConfinedAttr<I64Attr, [IntNonNegative]>:$dim
+  );
+  let assemblyFormat = [{
+    $input `into` $output `on` $mesh custom<AxisList>($axes) $kind `dim` `=`
+    $dim attr-dict `:` type($input) `,` type($output)
+  }];
+}
+
+def Dist_BufferAllToAllOp : Dist_BufferCollectiveOp<"all_to_all"> {
+  let summary = "all_to_all from one buffer into another";
+  let description = [{
+    The bufferized `dist.all_to_all`; the types obey the same rules.
+
+    ```mlir
+    dist.buffer.all_to_all %in into %out on @mesh_2 [mp] split_dim = 1
+        concat_dim = 0 : memref<4x8xf32>, memref<8x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyStridedMemRef, "", [MemRead]>:$input,
+    Arg<AnyStridedMemRef, "", [MemWrite]>:$output,
+    FlatSymbolRefAttr:$mesh,
+    Dist_AxisArrayAttr:$axes,
+    ConfinedAttr<I64Attr, [IntNonNegative]>:$split_dim,
+    ConfinedAttr<I64Attr, [IntNonNegative]>:$concat_dim
+  );
+  let assemblyFormat = [{
+    $input `into` $output `on` $mesh custom<AxisList>($axes) `split_dim` `=`
+    $split_dim `concat_dim` `=` $concat_dim attr-dict
+    `:` type($input) `,` type($output)
+  }];
+}
+
+def Dist_BufferPermuteOp : Dist_BufferCollectiveOp<"permute"> {
+  let summary = "permute from one buffer into another";
+  let description = [{
+    The bufferized `dist.permute`; `output` has the type of `input`.
+
+    ```mlir
+    dist.buffer.permute %in into %out on @mesh_4 [pp] pairs = [0 -> 1, 1 -> 0]
+        : memref<16xf32>, memref<16xf32>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyStridedMemRef, "", [MemRead]>:$input,
+    Arg<AnyStridedMemRef, "", [MemWrite]>:$output,
+    FlatSymbolRefAttr:$mesh,
+    Dist_AxisArrayAttr:$axes,
+    DenseI64ArrayAttr:$pairs
+  );
+  let assemblyFormat = [{
+    $input `into` $output `on` $mesh custom<AxisList>($axes) `pairs` `=`
+    custom<PermutePairs>($pairs) attr-dict `:` type($input) `,` type($output)
+  }];
+  let extraClassDeclaration = commonExtraClassDeclaration # [{
+    ::llvm::SmallVector<std::pair<int64_t, int64_t>> getSourceTargetPairs();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Process position
 //===----------------------------------------------------------------------===//
 
