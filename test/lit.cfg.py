@@ -16,12 +16,15 @@ config.test_exec_root = os.path.join(config.dist_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%dist_src_root", config.dist_src_root))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%dist_lib_dir", os.path.join(config.dist_obj_root, "lib")))
+config.substitutions.append(("%mlir_lib_dir", os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")))
+config.substitutions.append(("%clang", shutil.which("clang-22") or shutil.which("clang") or "clang"))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.dist_tools_dir, config.llvm_tools_dir]
-tools = ["dist-opt", "mlir-opt", "FileCheck", "not", "count"]
+tools = ["dist-opt", "dist-run", "mlir-opt", "mlir-translate", "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.dist_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
@@ -29,6 +32,10 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # Optional engines are features: tests that need one say `REQUIRES: mpi`.
 if config.have_mpi and shutil.which("mpirun"):
     config.available_features.add("mpi")
+if config.have_blas:
+    config.available_features.add("blas")
+if shutil.which("valgrind"):
+    config.available_features.add("valgrind")
 if config.have_cuda:
     config.available_features.add("cuda-toolkit")
 if config.have_nccl:

@@ -183,11 +183,24 @@ static bool initialized = false;
 
 Backend &distrt::getBackend() {
   if (!backendInstance) {
+    // DIST_BACKEND=self runs one process without MPI (tests under valgrind,
+    // single-device meshes); the default is the best backend built in.
+    const char *choice = std::getenv("DIST_BACKEND");
+    std::string name = choice ? choice : "";
+    if (name == "self") {
+      backendInstance = createSelfBackend().release();
+    } else {
 #ifdef DIST_RUNTIME_HAVE_MPI
-    backendInstance = createMPIBackend().release();
+      if (!name.empty() && name != "mpi")
+        fail("DIST_BACKEND=" + name + " is no backend; use 'mpi' or 'self'");
+      backendInstance = createMPIBackend().release();
 #else
-    backendInstance = createSelfBackend().release();
+      if (!name.empty())
+        fail("DIST_BACKEND=" + name + " is no backend of this build; use "
+             "'self'");
+      backendInstance = createSelfBackend().release();
 #endif
+    }
   }
   return *backendInstance;
 }

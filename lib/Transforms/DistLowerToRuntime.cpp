@@ -122,6 +122,9 @@ public:
         ptrType());
   }
 
+  /// Set when a pattern reported why it could not lower an op.
+  bool reportedError = false;
+
 private:
   void declare(RewriterBase &rewriter, StringRef name, TypeRange args,
                TypeRange results) {
@@ -223,11 +226,11 @@ struct LowerInPlaceCollective : public RuntimePattern<OpTy> {
     Location loc = op.getLoc();
     RuntimeCallBuilder &rt = this->runtime;
     if (failed(checkBuffer(op, op.getBuffer())))
-      return failure();
+      return rt.reportedError = true, failure();
     FailureOr<Value> group =
         rt.group(rewriter, op, op.getMeshAttr(), op.getAxes());
     if (failed(group))
-      return failure();
+      return rt.reportedError = true, failure();
     RuntimeBuffer buffer =
         prepareBuffer(rewriter, rt, op, op.getBuffer(), /*copyIn=*/true);
     SmallVector<Value> args = {*group, buffer.pointer,
@@ -263,11 +266,11 @@ struct LowerOutOfPlaceCollective : public RuntimePattern<OpTy> {
     RuntimeCallBuilder &rt = this->runtime;
     if (failed(checkBuffer(op, op.getInput())) ||
         failed(checkBuffer(op, op.getOutput())))
-      return failure();
+      return rt.reportedError = true, failure();
     FailureOr<Value> group =
         rt.group(rewriter, op, op.getMeshAttr(), op.getAxes());
     if (failed(group))
-      return failure();
+      return rt.reportedError = true, failure();
     RuntimeBuffer input =
         prepareBuffer(rewriter, rt, op, op.getInput(), /*copyIn=*/true);
     RuntimeBuffer output =
@@ -321,7 +324,7 @@ struct LowerProcessIndex : public RuntimePattern<ProcessIndexOp> {
     FailureOr<Value> group =
         runtime.group(rewriter, op, op.getMeshAttr(), op.getAxes());
     if (failed(group))
-      return failure();
+      return runtime.reportedError = true, failure();
     Value index = runtime.callWithResult(rewriter, op.getLoc(),
                                          "dist_group_index", {*group},
                                          rewriter.getI64Type());
@@ -360,6 +363,8 @@ struct DistLowerToRuntimePass
                  LowerOutOfPlaceCollective<BufferPermuteOp>, LowerProcessIndex>(
         context, runtime);
     walkAndApplyPatterns(module, std::move(patterns));
+    if (runtime.reportedError)
+      return signalPassFailure();
 
     // A failed pattern already reported why; any dist op left is an error.
     WalkResult left = module.walk([](Operation *op) {

@@ -48,6 +48,8 @@ void dist::buildAutoPartitionPipeline(OpPassManager &pm,
 void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
                                     const LowerToLLVMOptions &options) {
   pm.addPass(createDistDecomposeAggregates());
+  // arith/math ops on tensors have no bufferization: make them linalg ops.
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =

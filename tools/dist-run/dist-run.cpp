@@ -111,6 +111,10 @@ static cl::opt<unsigned> timeoutSeconds(
     cl::desc("Seconds before the N-rank run is killed (the runtime's own "
              "collective timeout is DIST_TIMEOUT_SECONDS)"),
     cl::init(600), cl::cat(category));
+static cl::opt<int> corruptRank(
+    "corrupt-rank", cl::Hidden, cl::init(-1),
+    cl::desc("Testing: this rank adds 1 to the first element of its first "
+             "result, which the comparison must catch"));
 static cl::opt<std::string> workerDir("worker", cl::Hidden,
                                       cl::desc("Internal: run as one rank"));
 
@@ -343,8 +347,8 @@ static void addRunWrapper(ModuleOp module, func::FuncOp entry) {
 }
 
 /// The serial program: upstream shard annotations imported, then every
-/// annotation dropped (dist.annotate becomes its operand). The sharding
-/// attributes and meshes left are removed by the lowering.
+/// annotation dropped (dist.annotate becomes its operand, boundary shardings
+/// go). Meshes and other dist attributes are removed by the lowering.
 static LogicalResult makeSerial(ModuleOp module) {
   PassManager pm(module.getContext());
   pm.addPass(createDistImportShard());
@@ -354,6 +358,14 @@ static LogicalResult makeSerial(ModuleOp module) {
     op.getResult().replaceAllUsesWith(op.getInput());
     op.erase();
   });
+  StringAttr sharding =
+      StringAttr::get(module.getContext(), DistDialect::getShardingAttrName());
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
+      fn.removeArgAttr(i, sharding);
+    for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
+      fn.removeResultAttr(i, sharding);
+  }
   return success();
 }
 
@@ -598,6 +610,9 @@ static int runWorker(MLIRContext &context) {
       keep && rank == 0 ? dir + "/partitioned.rank0.o" : std::string();
   if (failed(execute(*module, args, results, objectDump)))
     return fail("the partitioned program failed");
+  if (rank == corruptRank && !results.empty() &&
+      results.front().numElements() > 0)
+    results.front().set(0, results.front().get(0) + 1.0);
   for (auto [i, result] : llvm::enumerate(results))
     if (failed(writeFile(dir + "/result" + std::to_string(i) + ".rank" +
                              std::to_string(rank) + ".bin",
@@ -687,6 +702,8 @@ static LogicalResult launchRanks(StringRef self, StringRef dir, int ranks) {
     argv.push_back("--keep");
   if (!useBlas)
     argv.push_back("--blas=false");
+  if (corruptRank >= 0)
+    argv.push_back("--corrupt-rank=" + std::to_string(corruptRank));
   SmallVector<StringRef> args(argv.begin(), argv.end());
   std::string message;
   int status = llvm::sys::ExecuteAndWait(mpirun, args, std::nullopt, {},

@@ -35,7 +35,7 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
 
 /// Takes a program on tensors (serial, or the per-rank program of
 /// dist-partition) to the LLVM dialect: decompose aggregate linalg ops,
-/// one-shot bufferize (identity layouts at function boundaries), free
+/// elementwise arith/math on tensors to linalg, one-shot bufferize (identity layouts at function boundaries), free
 /// buffers, lower collectives to runtime calls, matmuls to BLAS (optional),
 /// the rest of linalg to loops, and everything to LLVM.
 void buildLowerToLLVMPipeline(OpPassManager &pm,

@@ -1178,3 +1178,94 @@ dist.mesh @mesh_4 [mp = 4]
 // expected-note@-1 {{mesh declared here}}
 // expected-error@+1 {{'func.func' op argument 0: mesh @mesh_4 has no axis 'zz'}}
 func.func private @f(tensor<2xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{zz}]>})
+
+// -----
+
+// Tests that a buffer all_gather follows the tensor form's size rule.
+dist.mesh @mesh_4 [mp = 4]
+func.func @f(%a: memref<4x8xf32>, %b: memref<4x16xf32>) {
+  // expected-error@+1 {{'dist.buffer.all_gather' op result dim 1 has size 16, expected 32 (operand dim 1 of size 8 times the group size 4 of axes [mp] on @mesh_4)}}
+  dist.buffer.all_gather %a into %b on @mesh_4 [mp] dim = 1 : memref<4x8xf32>, memref<4x16xf32>
+  return
+}
+
+// -----
+
+// Tests that a buffer reduce_scatter checks divisibility by the group.
+dist.mesh @mesh_4 [mp = 4]
+func.func @f(%a: memref<6x8xf32>, %b: memref<1x8xf32>) {
+  // expected-error@+1 {{'dist.buffer.reduce_scatter' op operand dim 0 of size 6 is not divisible by the group size 4 of axes [mp] on @mesh_4}}
+  dist.buffer.reduce_scatter %a into %b on @mesh_4 [mp] sum dim = 0 : memref<6x8xf32>, memref<1x8xf32>
+  return
+}
+
+// -----
+
+// Tests that a buffer all_to_all checks its dims.
+dist.mesh @mesh_4 [mp = 4]
+func.func @f(%a: memref<4x8xf32>, %b: memref<16x2xf32>) {
+  // expected-error@+1 {{'dist.buffer.all_to_all' op concat_dim 2 is out of range for the operand type 'memref<4x8xf32>' of rank 2}}
+  dist.buffer.all_to_all %a into %b on @mesh_4 [mp] split_dim = 1 concat_dim = 2 : memref<4x8xf32>, memref<16x2xf32>
+  return
+}
+
+// -----
+
+// Tests that a buffer permute writes a buffer of its input's type.
+dist.mesh @mesh_4 [mp = 4]
+func.func @f(%a: memref<4x8xf32>, %b: memref<8x4xf32>) {
+  // expected-error@+1 {{'dist.buffer.permute' op output type 'memref<8x4xf32>' must have the shape and element type of the input type 'memref<4x8xf32>'}}
+  dist.buffer.permute %a into %b on @mesh_4 [mp] pairs = [0 -> 1] : memref<4x8xf32>, memref<8x4xf32>
+  return
+}
+
+// -----
+
+// Tests that buffer permute pairs are checked against the group.
+dist.mesh @mesh_4 [mp = 4]
+func.func @f(%a: memref<4xf32>, %b: memref<4xf32>) {
+  // expected-error@+1 {{'dist.buffer.permute' op pair 0 -> 4 is out of range for the group size 4 of axes [mp] on @mesh_4}}
+  dist.buffer.permute %a into %b on @mesh_4 [mp] pairs = [0 -> 4] : memref<4xf32>, memref<4xf32>
+  return
+}
+
+// -----
+
+// Tests that a buffer reduce needs a root inside the group.
+dist.mesh @mesh_4 [mp = 4]
+func.func @f(%a: memref<4xf32>) {
+  // expected-error@+1 {{'dist.buffer.reduce' op root 4 is out of range for the group size 4 of axes [mp] on @mesh_4}}
+  dist.buffer.reduce %a on @mesh_4 [mp] sum root = 4 : memref<4xf32>
+  return
+}
+
+// -----
+
+// Tests that a buffer all_reduce needs numbers.
+dist.mesh @mesh_4 [mp = 4]
+func.func @f(%a: memref<4xcomplex<f32>>) {
+  // expected-error@+1 {{'dist.buffer.all_reduce' op cannot reduce elements of type 'complex<f32>'; expected an integer or floating-point type}}
+  dist.buffer.all_reduce %a on @mesh_4 [mp] sum : memref<4xcomplex<f32>>
+  return
+}
+
+// -----
+
+// Tests that a buffer broadcast names a mesh that exists.
+func.func @f(%a: memref<4xf32>) {
+  // expected-error@+1 {{'dist.buffer.broadcast' op refers to an unknown mesh @nowhere}}
+  dist.buffer.broadcast %a on @nowhere [mp] root = 0 : memref<4xf32>
+  return
+}
+
+// -----
+
+// Tests that dist.input_range is a pair lo < hi.
+// expected-error@+1 {{'func.func' op argument 0: 'dist.input_range' must be array<i64: lo, hi> with lo < hi, got array<i64: 5, 5>}}
+func.func private @f(tensor<8xi32> {dist.input_range = array<i64: 5, 5>})
+
+// -----
+
+// Tests that dist.input_range applies to integers only.
+// expected-error@+1 {{'func.func' op argument 0: 'dist.input_range' applies to integer arguments, not 'tensor<8xf32>'}}
+func.func private @f(tensor<8xf32> {dist.input_range = array<i64: 0, 5>})

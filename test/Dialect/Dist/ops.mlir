@@ -369,3 +369,38 @@ func.func @completed_and_partitioned(%x: tensor<2x8xf32> {dist.partitioned_as = 
   %e = math.exp %y {dist.shardings = [#dist.sharding<@mesh_4b, [{mp}]>]} : tensor<8xf32>
   return %x : tensor<2x8xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// Collectives on buffers
+//===----------------------------------------------------------------------===//
+
+// Tests the bufferized forms of every collective: in place on one buffer
+// (all_reduce, reduce, broadcast) or from an input into an output buffer,
+// including strided views.
+// CHECK-LABEL: func.func @buffer_collectives
+// CHECK: dist.buffer.all_reduce %{{.*}} on @mesh_2x4 [mp] sum : memref<4x8xf32>
+// CHECK: dist.buffer.reduce %{{.*}} on @mesh_2x4 [dp] max root = 1 : memref<4x8xf32>
+// CHECK: dist.buffer.broadcast %{{.*}} on @mesh_2x4 [dp, mp] root = 7 : memref<4x8xf32>
+// CHECK: dist.buffer.all_gather %{{.*}} into %{{.*}} on @mesh_2x4 [mp] dim = 1 : memref<4x8xf32>, memref<4x32xf32>
+// CHECK: dist.buffer.reduce_scatter %{{.*}} into %{{.*}} on @mesh_2x4 [mp] avg dim = 0 : memref<4x8xf32>, memref<1x8xf32>
+// CHECK: dist.buffer.all_to_all %{{.*}} into %{{.*}} on @mesh_2x4 [mp] split_dim = 1 concat_dim = 0 : memref<4x8xf32>, memref<16x2xf32>
+// CHECK: dist.buffer.permute %{{.*}} into %{{.*}} on @mesh_2x4 [mp] pairs = [0 -> 1, 1 -> 0] : memref<4x8xf32>, memref<4x8xf32>
+// CHECK: dist.buffer.all_reduce %{{.*}} on @mesh_2x4 [mp] sum : memref<2x8xf32, strided<[8, 1], offset: 16>>
+func.func @buffer_collectives(%a: memref<4x8xf32>, %g: memref<4x32xf32>, %r: memref<1x8xf32>,
+                              %t: memref<16x2xf32>, %p: memref<4x8xf32>,
+                              %v: memref<2x8xf32, strided<[8, 1], offset: 16>>) {
+  dist.buffer.all_reduce %a on @mesh_2x4 [mp] sum : memref<4x8xf32>
+  dist.buffer.reduce %a on @mesh_2x4 [dp] max root = 1 : memref<4x8xf32>
+  dist.buffer.broadcast %a on @mesh_2x4 [dp, mp] root = 7 : memref<4x8xf32>
+  dist.buffer.all_gather %a into %g on @mesh_2x4 [mp] dim = 1 : memref<4x8xf32>, memref<4x32xf32>
+  dist.buffer.reduce_scatter %a into %r on @mesh_2x4 [mp] avg dim = 0 : memref<4x8xf32>, memref<1x8xf32>
+  dist.buffer.all_to_all %a into %t on @mesh_2x4 [mp] split_dim = 1 concat_dim = 0 : memref<4x8xf32>, memref<16x2xf32>
+  dist.buffer.permute %a into %p on @mesh_2x4 [mp] pairs = [0 -> 1, 1 -> 0] : memref<4x8xf32>, memref<4x8xf32>
+  dist.buffer.all_reduce %v on @mesh_2x4 [mp] sum : memref<2x8xf32, strided<[8, 1], offset: 16>>
+  return
+}
+
+// Tests the test-input range of an integer argument.
+// CHECK-LABEL: func.func private @input_range
+// CHECK-SAME: {dist.input_range = array<i64: 0, 100>}
+func.func private @input_range(tensor<8xi32> {dist.input_range = array<i64: 0, 100>})

@@ -36,8 +36,8 @@ static LogicalResult verifyBoundarySharding(Operation *op, NamedAttribute attr,
                              << attr.getValue();
   MeshOp mesh = lookupMesh(op, sharding.getMesh());
   auto emitError = [&]() { return op->emitOpError() << what << ": "; };
-  // After bufferization the attribute describes the buffer's data.
-  if (auto memref = dyn_cast<MemRefType>(type))
+  // A per-rank function keeps describing its buffers after bufferization.
+  if (auto memref = dyn_cast<MemRefType>(type); memref && isLocal)
     type = RankedTensorType::get(memref.getShape(), memref.getElementType());
   if (!isLocal)
     return verifySharding(sharding, type, mesh, emitError);

@@ -1,0 +1,39 @@
+// RUN: dist-opt %s --split-input-file --dist-lower-to-runtime -verify-diagnostics
+
+// Tests that tensor collectives must be bufferized first.
+dist.mesh @mesh_4 [mp = 4]
+func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error@+1 {{'dist.all_reduce' op works on tensors; bufferize the module before dist-lower-to-runtime}}
+  %r = dist.all_reduce %x on @mesh_4 [mp] sum : tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// Tests that annotations must be gone (partitioned) before lowering.
+dist.mesh @mesh_4 [mp = 4]
+func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error@+1 {{'dist.annotate' op works on tensors; bufferize the module before dist-lower-to-runtime}}
+  %r = dist.annotate %x as <@mesh_4, [{mp}]> : tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// Tests that element types without a runtime type are rejected.
+dist.mesh @mesh_4 [mp = 4]
+func.func @f(%a: memref<8xi8>) {
+  // expected-error@+1 {{'dist.buffer.all_reduce' op has no runtime element type for 'i8'; supported: f32, f64, f16, bf16, i32, i64, index}}
+  dist.buffer.all_reduce %a on @mesh_4 [mp] sum : memref<8xi8>
+  return
+}
+
+// -----
+
+// Tests that the runtime needs static shapes.
+dist.mesh @mesh_4 [mp = 4]
+func.func @f(%a: memref<?xf32>, %b: memref<?xf32>) {
+  // expected-error@+1 {{'dist.buffer.permute' op needs a static shape to call the runtime, got 'memref<?xf32>'}}
+  dist.buffer.permute %a into %b on @mesh_4 [mp] pairs = [0 -> 1] : memref<?xf32>, memref<?xf32>
+  return
+}
