@@ -42,12 +42,17 @@ step "communication per execution (dist-comm-report)"
 "$dist_opt" "$partitioned" --dist-comm-report -o /dev/null 2>&1 \
   | grep -E 'remark:' | sed -E 's/^[^ ]+: remark: /  /'
 
-if command -v mpirun >/dev/null && [[ -x build/test/Runtime/dist-runtime-test ]]; then
-  step "the runtime on 4 MPI ranks: every collective checked against a reference"
-  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-    mpirun --oversubscribe -np 4 build/test/Runtime/dist-runtime-test
+step "lower the per-rank program to LLVM (dist-lower-to-llvm): runtime calls in it"
+"$dist_opt" "$partitioned" --dist-lower-to-llvm=blas=true \
+  | grep -oE 'llvm\.call @(dist_[a-z_]+|cblas_[a-z]+)' | sort | uniq -c | sed 's/^ */  /'
+
+if command -v mpirun >/dev/null; then
+  step "run it (dist-run): serial vs 4 MPI ranks, every result compared"
+  build/bin/dist-run "$model" --ranks 4
+else
+  echo "mpirun not found: skipping the 4-rank run"
 fi
 
 step "done"
-echo "The per-rank program is in $partitioned. Lowering it to calls into the"
-echo "runtime (and running it with dist-run) is the next step; see docs/Runtime.md."
+echo "The per-rank program is in $partitioned; dist-run --keep leaves the"
+echo "lowered programs and data for a closer look (docs/DistRun.md)."
