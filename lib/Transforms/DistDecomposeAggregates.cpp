@@ -3,6 +3,8 @@
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::dist {
@@ -13,6 +15,63 @@ namespace mlir::dist {
 using namespace mlir;
 
 namespace {
+
+/// tensor.gather as a linalg.generic over the result: each element reads its
+/// indices (one per gathered dim) and then the source. Bufferization has no
+/// model for tensor.gather; this form bufferizes and lowers to loops.
+static FailureOr<Value> decomposeGather(RewriterBase &rewriter,
+                                        tensor::GatherOp gather) {
+  auto resultType = gather.getResultType();
+  auto sourceType = gather.getSourceType();
+  auto indicesType = gather.getIndicesType();
+  if (!resultType.hasStaticShape())
+    return gather.emitOpError()
+           << "cannot be decomposed with a dynamic result shape";
+  ArrayRef<int64_t> gatherDims = gather.getGatherDims();
+  int64_t batchRank = indicesType.getRank() - 1;
+  int64_t sourceRank = sourceType.getRank();
+  bool rankReduced = resultType.getRank() == batchRank + sourceRank -
+                                                 (int64_t)gatherDims.size();
+  Location loc = gather.getLoc();
+  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  Value source = gather.getSource(), indices = gather.getIndices();
+  int64_t resultRank = resultType.getRank();
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{resultType}, ValueRange{}, ValueRange{init},
+      ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(resultRank)},
+      SmallVector<utils::IteratorType>(resultRank,
+                                       utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location loc, ValueRange) {
+        SmallVector<Value> coords;
+        for (int64_t d = 0; d < resultRank; ++d)
+          coords.push_back(linalg::IndexOp::create(b, loc, d));
+        SmallVector<Value> indexCoords(coords.begin(),
+                                       coords.begin() + batchRank);
+        indexCoords.push_back(Value());
+        SmallVector<Value> sourceCoords(sourceRank);
+        for (auto [j, dim] : llvm::enumerate(gatherDims)) {
+          indexCoords.back() = arith::ConstantIndexOp::create(b, loc, j);
+          Value index = tensor::ExtractOp::create(b, loc, indices, indexCoords);
+          if (!index.getType().isIndex())
+            index = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+          sourceCoords[dim] = index;
+        }
+        int64_t next = batchRank;
+        for (int64_t d = 0; d < sourceRank; ++d) {
+          bool gathered = llvm::is_contained(gatherDims, d);
+          if (gathered && rankReduced)
+            continue;
+          if (!gathered)
+            sourceCoords[d] = coords[next];
+          ++next;
+        }
+        Value element = tensor::ExtractOp::create(b, loc, source, sourceCoords);
+        linalg::YieldOp::create(b, loc, element);
+      });
+  return generic.getResult(0);
+}
+
 struct DistDecomposeAggregatesPass
     : public dist::impl::DistDecomposeAggregatesBase<
           DistDecomposeAggregatesPass> {
@@ -29,6 +88,15 @@ struct DistDecomposeAggregatesPass
         return signalPassFailure();
       }
       rewriter.replaceOp(op, *results);
+    }
+    SmallVector<tensor::GatherOp> gathers;
+    getOperation()->walk([&](tensor::GatherOp op) { gathers.push_back(op); });
+    for (tensor::GatherOp op : gathers) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<Value> result = decomposeGather(rewriter, op);
+      if (failed(result))
+        return signalPassFailure();
+      rewriter.replaceOp(op, *result);
     }
   }
 };

@@ -4,6 +4,7 @@
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
@@ -54,8 +55,13 @@ void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // Partitioned loops may yield a fresh tensor (an accumulator whose init
+  // value the partitioner replaced by tensor.empty).
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::buildBufferDeallocationPipeline(pm);
+  // The deallocation pipeline leaves bufferization.clone/dealloc ops.
+  pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createDistLowerToRuntime());
   if (options.blas)
     pm.addPass(createDistMatmulToBlas());

@@ -27,3 +27,35 @@ func.func @matmul(%a: tensor<2x4xf32>, %b: tensor<4x2xf32>, %c: tensor<2x2xf32>)
   %r = linalg.matmul ins(%a, %b : tensor<2x4xf32>, tensor<4x2xf32>) outs(%c : tensor<2x2xf32>) -> tensor<2x2xf32>
   return %r : tensor<2x2xf32>
 }
+
+// Tests that tensor.gather becomes a linalg.generic over its result: each
+// element extracts its index (cast to index) and then the source element;
+// the gathered dim's coordinate is the index, the others the result's.
+// CHECK-LABEL: func.func @gather
+// CHECK-SAME: (%[[T:.*]]: tensor<64x32xf32>, %[[I:.*]]: tensor<16x1xi32>)
+// CHECK-NOT: tensor.gather
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<16x32xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]{{.*}} outs(%[[E]] : tensor<16x32xf32>)
+// CHECK: %[[B:.*]] = linalg.index 0 : index
+// CHECK: %[[C:.*]] = linalg.index 1 : index
+// CHECK: %[[RAW:.*]] = tensor.extract %[[I]][%[[B]], %c0] : tensor<16x1xi32>
+// CHECK: %[[ROW:.*]] = arith.index_cast %[[RAW]] : i32 to index
+// CHECK: %[[V:.*]] = tensor.extract %[[T]][%[[ROW]], %[[C]]] : tensor<64x32xf32>
+// CHECK: linalg.yield %[[V]]
+func.func @gather(%table: tensor<64x32xf32>, %ids: tensor<16x1xi32>) -> tensor<16x32xf32> {
+  %g = tensor.gather %table[%ids] gather_dims([0]) : (tensor<64x32xf32>, tensor<16x1xi32>) -> tensor<16x32xf32>
+  return %g : tensor<16x32xf32>
+}
+
+// Tests the form that keeps the gathered dim (size 1), on two gathered dims.
+// CHECK-LABEL: func.func @gather_keep_dims
+// CHECK: linalg.generic {{.*}}outs(%{{.*}} : tensor<5x1x1x3xf32>)
+// CHECK: %[[B:.*]] = linalg.index 0 : index
+// CHECK: %[[K:.*]] = linalg.index 3 : index
+// CHECK: %[[I0:.*]] = tensor.extract %{{.*}}[%[[B]], %c0{{.*}}] : tensor<5x2xindex>
+// CHECK: %[[I1:.*]] = tensor.extract %{{.*}}[%[[B]], %c1{{.*}}] : tensor<5x2xindex>
+// CHECK: tensor.extract %{{.*}}[%[[I0]], %[[I1]], %[[K]]] : tensor<4x6x3xf32>
+func.func @gather_keep_dims(%s: tensor<4x6x3xf32>, %i: tensor<5x2xindex>) -> tensor<5x1x1x3xf32> {
+  %g = tensor.gather %s[%i] gather_dims([0, 1]) : (tensor<4x6x3xf32>, tensor<5x2xindex>) -> tensor<5x1x1x3xf32>
+  return %g : tensor<5x1x1x3xf32>
+}

@@ -845,6 +845,14 @@ static int runDriver(MLIRContext &context, StringRef self) {
       parseSourceFile<ModuleOp>(inputFilename, sourceMgr, ParserConfig(&context));
   if (!original)
     return 1;
+  // Upstream shard annotations become dist ones first, so that --mesh sees
+  // every mesh and both programs start from the same module.
+  {
+    PassManager pm(&context);
+    pm.addPass(createDistImportShard());
+    if (failed(pm.run(*original)))
+      return 1;
+  }
   if (failed(applyMeshOverrides(*original)))
     return 1;
   func::FuncOp entry = findEntry(*original);

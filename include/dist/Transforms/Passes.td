@@ -306,12 +306,15 @@ def DistLowerToRuntime : Pass<"dist-lower-to-runtime", "::mlir::ModuleOp"> {
 }
 
 def DistDecomposeAggregates : Pass<"dist-decompose-aggregates"> {
-  let summary = "Decomposes aggregate linalg ops (softmax) into generic ones";
+  let summary = "Decomposes softmax and tensor.gather into linalg.generic ops";
   let description = [{
-    Ops such as `linalg.softmax` have no loop form of their own; this pass
-    replaces every op implementing linalg's `AggregatedOpInterface` with the
-    ops it stands for (reductions, elementwise ops), so that the rest of the
-    lowering sees only structured ops. It runs first in `dist-lower-to-llvm`.
+    Ops such as `linalg.softmax` have no loop form of their own, and
+    `tensor.gather` has no bufferization; this pass replaces every op
+    implementing linalg's `AggregatedOpInterface` with the ops it stands for
+    (reductions, elementwise ops), and every `tensor.gather` with a
+    `linalg.generic` over its result that extracts the indices and then the
+    source element, so that the rest of the lowering sees only structured
+    ops. It runs first in `dist-lower-to-llvm`.
 
     ```mlir
     %s = linalg.softmax dimension(1) ins(%x : tensor<2x16xf32>)

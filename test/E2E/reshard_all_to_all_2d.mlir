@@ -1,0 +1,87 @@
+// End-to-end: moving splits between dims on a 2-D mesh dp x mp, each forced
+// with dist.annotate between two local elementwise ops:
+//   %x: [{dp}, {mp}] -> [{mp}, {dp}]   (the axes of the two dims swapped)
+//   %y: [{dp, mp}, {}] -> [{dp}, {mp}] (the minor axis of a two-axis split
+//                                       moved to the other dim)
+//   %z: [{mp}, {}] -> [{}, {mp}]       (a one-axis move, replicated over dp)
+// The moves are all_to_alls (with a gather and a local slice for the swap).
+// Must match the serial run on 1x2, 2x2, 2x4 and 4x2 meshes.
+// The IR run checks the collectives on the 2x4 mesh.
+
+// RUN: dist-run %s --mesh 1x2 | FileCheck %s -DRANKS=2 -DDP=1 -DMP=2
+// RUN: dist-run %s --mesh 2x2 | FileCheck %s -DRANKS=4 -DDP=2 -DMP=2
+// RUN: dist-run %s --mesh mesh=2x4 | FileCheck %s -DRANKS=8 -DDP=2 -DMP=4
+// RUN: dist-run %s --mesh 4x2 | FileCheck %s -DRANKS=8 -DDP=4 -DMP=2
+// RUN: dist-opt %s --dist-auto-partition | FileCheck %s --check-prefix=IR
+
+// CHECK: dist-run: @reshard_all_to_all_2d on [[RANKS]] rank(s), mesh @mesh [dp = [[DP]], mp = [[MP]]]
+// CHECK-NEXT: result #0 tensor<32x32xf32> {{.*}}: PASS{{$}}
+// CHECK-NEXT: result #1 tensor<32x32xf32> {{.*}}: PASS{{$}}
+// CHECK-NEXT: result #2 tensor<32x32xf32> {{.*}}: PASS{{$}}
+// CHECK-NEXT: PASS: 3 of 3 result(s) match the serial run
+// CHECK-NOT: FAIL
+
+// IR-LABEL: func.func @reshard_all_to_all_2d
+// IR-DAG: dist.all_to_all %{{.*}} on @mesh [mp] split_dim = 0 concat_dim = 1 : tensor<32x8xf32> -> tensor<8x32xf32>
+// IR-DAG: dist.all_to_all %{{.*}} on @mesh [mp] split_dim = 1 concat_dim = 0 : tensor<4x32xf32> -> tensor<16x8xf32>
+// IR-DAG: dist.all_to_all %{{.*}} on @mesh [mp] split_dim = 1 concat_dim = 0 : tensor<8x32xf32> -> tensor<32x8xf32>
+// IR: return
+
+dist.mesh @mesh [dp = 2, mp = 4]
+
+#id = affine_map<(i, j) -> (i, j)>
+
+func.func @reshard_all_to_all_2d(
+    %x: tensor<32x32xf32> {dist.sharding = #dist.sharding<@mesh, [{dp}, {mp}]>},
+    %y: tensor<32x32xf32> {dist.sharding = #dist.sharding<@mesh, [{dp, mp}, {}]>},
+    %z: tensor<32x32xf32> {dist.sharding = #dist.sharding<@mesh, [{mp}, {}]>})
+    -> (tensor<32x32xf32> {dist.sharding = #dist.sharding<@mesh, [{mp}, {dp}]>},
+        tensor<32x32xf32> {dist.sharding = #dist.sharding<@mesh, [{dp}, {mp}]>},
+        tensor<32x32xf32> {dist.sharding = #dist.sharding<@mesh, [{}, {mp}]>}) {
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  %e = tensor.empty() : tensor<32x32xf32>
+  %x1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<32x32xf32>) outs(%e : tensor<32x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.exp %v : f32
+    linalg.yield %r : f32
+  } -> tensor<32x32xf32>
+  %y1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<32x32xf32>) outs(%e : tensor<32x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.exp %v : f32
+    linalg.yield %r : f32
+  } -> tensor<32x32xf32>
+  %z1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%z : tensor<32x32xf32>) outs(%e : tensor<32x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.exp %v : f32
+    linalg.yield %r : f32
+  } -> tensor<32x32xf32>
+  %x2 = dist.annotate %x1 as <@mesh, [{mp}, {dp}]> : tensor<32x32xf32>
+  %y2 = dist.annotate %y1 as <@mesh, [{dp}, {mp}]> : tensor<32x32xf32>
+  %z2 = dist.annotate %z1 as <@mesh, [{}, {mp}]> : tensor<32x32xf32>
+  %x3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x2 : tensor<32x32xf32>) outs(%e : tensor<32x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %v, %two : f32
+    %r = arith.addf %m, %one : f32
+    linalg.yield %r : f32
+  } -> tensor<32x32xf32>
+  %y3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y2 : tensor<32x32xf32>) outs(%e : tensor<32x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %v, %two : f32
+    %r = arith.addf %m, %one : f32
+    linalg.yield %r : f32
+  } -> tensor<32x32xf32>
+  %z3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%z2 : tensor<32x32xf32>) outs(%e : tensor<32x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %v, %two : f32
+    %r = arith.addf %m, %one : f32
+    linalg.yield %r : f32
+  } -> tensor<32x32xf32>
+  return %x3, %y3, %z3 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>
+}

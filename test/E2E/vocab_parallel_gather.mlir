@@ -1,0 +1,82 @@
+// End-to-end: vocabulary-parallel embedding written as tensor.gather with
+// integer ids, then softmax cross-entropy over vocabulary-parallel logits
+// (Megatron). The table is split over mp by vocabulary rows: each rank looks
+// the ids up in its own block (the others masked to zero) and the embedding
+// is a partial sum reduced once; the output weight is split by vocabulary
+// columns, so the logits stay split and the max, the exp-sum and the target
+// logit are partial values reduced over mp. Ids and labels are random in
+// [0, 64), so every rank's block gets hits and misses. Must match the serial
+// run on 2, 4 and 8 ranks.
+
+// RUN: dist-run %s --mesh 2 | FileCheck %s -DN=2
+// RUN: dist-run %s --mesh 4 | FileCheck %s -DN=4
+// RUN: dist-run %s --mesh mesh=8 | FileCheck %s -DN=8
+
+// CHECK: dist-run: @vocab_parallel_gather on [[N]] rank(s), mesh @mesh [mp = [[N]]]
+// CHECK-NEXT: result #0 tensor<16xf32> {{.*}}: PASS{{$}}
+// CHECK-NEXT: result #1 tensor<16x32xf32> {{.*}}: PASS{{$}}
+// CHECK-NEXT: result #2 tensor<16x64xf32> {{.*}}: PASS{{$}}
+// CHECK-NEXT: PASS: 3 of 3 result(s) match the serial run
+// CHECK-NOT: FAIL
+
+dist.mesh @mesh [mp = 4]
+
+#bv = affine_map<(b, v) -> (b, v)>
+#b = affine_map<(b, v) -> (b)>
+#id1 = affine_map<(b) -> (b)>
+
+func.func @vocab_parallel_gather(
+    %ids: tensor<16x1xindex> {dist.input_range = array<i64: 0, 64>},
+    %labels: tensor<16xindex> {dist.input_range = array<i64: 0, 64>},
+    %table: tensor<64x32xf32> {dist.sharding = #dist.sharding<@mesh, [{mp}, {}]>},
+    %w_out: tensor<32x64xf32> {dist.sharding = #dist.sharding<@mesh, [{}, {mp}]>})
+    -> (tensor<16xf32>, tensor<16x32xf32>,
+        tensor<16x64xf32> {dist.sharding = #dist.sharding<@mesh, [{}, {mp}]>}) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  // Embedding lookup.
+  %emb = tensor.gather %table[%ids] gather_dims([0])
+      : (tensor<64x32xf32>, tensor<16x1xindex>) -> tensor<16x32xf32>
+  // Logits over the vocabulary.
+  %e_bv = tensor.empty() : tensor<16x64xf32>
+  %z_bv = linalg.fill ins(%zero : f32) outs(%e_bv : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %logits = linalg.matmul ins(%emb, %w_out : tensor<16x32xf32>, tensor<32x64xf32>)
+      outs(%z_bv : tensor<16x64xf32>) -> tensor<16x64xf32>
+  // Softmax cross-entropy: loss_b = logsumexp(logits_b) - logits_b[label_b].
+  %e_b = tensor.empty() : tensor<16xf32>
+  %m0 = linalg.fill ins(%ninf : f32) outs(%e_b : tensor<16xf32>) -> tensor<16xf32>
+  %max = linalg.generic {indexing_maps = [#bv, #b], iterator_types = ["parallel", "reduction"]}
+      ins(%logits : tensor<16x64xf32>) outs(%m0 : tensor<16xf32>) {
+  ^bb0(%l: f32, %acc: f32):
+    %m = arith.maximumf %l, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<16xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%e_b : tensor<16xf32>) -> tensor<16xf32>
+  %sum = linalg.generic {indexing_maps = [#bv, #b, #b], iterator_types = ["parallel", "reduction"]}
+      ins(%logits, %max : tensor<16x64xf32>, tensor<16xf32>) outs(%s0 : tensor<16xf32>) {
+  ^bb0(%l: f32, %m: f32, %acc: f32):
+    %d = arith.subf %l, %m : f32
+    %x = math.exp %d : f32
+    %a = arith.addf %acc, %x : f32
+    linalg.yield %a : f32
+  } -> tensor<16xf32>
+  %t0 = linalg.fill ins(%zero : f32) outs(%e_b : tensor<16xf32>) -> tensor<16xf32>
+  %target = linalg.generic {indexing_maps = [#bv, #b, #b], iterator_types = ["parallel", "reduction"]}
+      ins(%logits, %labels : tensor<16x64xf32>, tensor<16xindex>) outs(%t0 : tensor<16xf32>) {
+  ^bb0(%l: f32, %lab: index, %acc: f32):
+    %v = linalg.index 1 : index
+    %eq = arith.cmpi eq, %lab, %v : index
+    %x = arith.select %eq, %l, %zero : f32
+    %a = arith.addf %acc, %x : f32
+    linalg.yield %a : f32
+  } -> tensor<16xf32>
+  %loss = linalg.generic {indexing_maps = [#id1, #id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%sum, %max, %target : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) outs(%e_b : tensor<16xf32>) {
+  ^bb0(%s: f32, %m: f32, %t: f32, %o: f32):
+    %lg = math.log %s : f32
+    %lse = arith.addf %lg, %m : f32
+    %r = arith.subf %lse, %t : f32
+    linalg.yield %r : f32
+  } -> tensor<16xf32>
+  return %loss, %emb, %logits : tensor<16xf32>, tensor<16x32xf32>, tensor<16x64xf32>
+}
