@@ -7,6 +7,7 @@
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseSet.h"
@@ -428,6 +429,42 @@ LogicalResult FunctionPropagation::run() {
 }
 
 namespace {
+/// Gives each use of `op`'s result but the first its own copy of `op`.
+static void cloneForEachUse(Operation *op) {
+  SmallVector<OpOperand *> uses = llvm::map_to_vector(
+      op->getResult(0).getUses(), [](OpOperand &use) { return &use; });
+  OpBuilder builder(op->getContext());
+  builder.setInsertionPointAfter(op);
+  for (OpOperand *use : llvm::drop_begin(uses))
+    use->set(builder.clone(*op)->getResult(0));
+}
+
+/// A `tensor.empty`, or a `linalg.fill` of one, read by several ops would tie
+/// those ops' layouts together although its value is free to recreate (a
+/// zero accumulator shared by a column- and a row-parallel matmul, after CSE
+/// for example). Each use gets its own copy, so each takes the layout its
+/// user wants and no reshard is made for it.
+static void splitSharedInits(func::FuncOp func) {
+  SmallVector<Operation *> fills, empties;
+  func.walk([&](Operation *op) {
+    if (op->getNumResults() != 1 || op->getResult(0).hasOneUse() ||
+        op->use_empty())
+      return;
+    if (auto fill = dyn_cast<linalg::FillOp>(op);
+        fill && fill.hasPureTensorSemantics() &&
+        fill.getOutputs().front().getDefiningOp<tensor::EmptyOp>())
+      fills.push_back(op);
+  });
+  for (Operation *fill : fills)
+    cloneForEachUse(fill);
+  func.walk([&](tensor::EmptyOp op) {
+    if (!op->use_empty() && !op->getResult(0).hasOneUse())
+      empties.push_back(op);
+  });
+  for (Operation *empty : empties)
+    cloneForEachUse(empty);
+}
+
 struct DistPropagatePass
     : public dist::impl::DistPropagateBase<DistPropagatePass> {
   void runOnOperation() override {
@@ -463,6 +500,7 @@ struct DistPropagatePass
       if (failed(visit(func)))
         return signalPassFailure();
     for (func::FuncOp func : order) {
+      splitSharedInits(func);
       FunctionPropagation propagation(func, symbolTables);
       if (failed(propagation.run()))
         return signalPassFailure();

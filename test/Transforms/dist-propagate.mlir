@@ -196,3 +196,30 @@ func.func @loop_carried_partial(
   }
   return %r : tensor<8x4xf32>
 }
+
+// -----
+
+// Tests that a zero accumulator shared (after CSE) by a row-split and a
+// column-split matmul is recreated for each: each copy takes its user's
+// layout, and no value is moved for it.
+// CHECK-LABEL: func.func @shared_accumulator
+// CHECK-COUNT-2: tensor.empty() {dist.shardings = [#dist.sharding<@mesh_4, [{mp}, {}]>]}
+// CHECK-NEXT: tensor.empty() {dist.shardings = [#dist.sharding<@mesh_4, [{}, {mp}]>]}
+// CHECK-NEXT: linalg.fill {{.*}}dist.shardings = [#dist.sharding<@mesh_4, [{}, {mp}]>]
+// CHECK-NEXT: linalg.fill {{.*}}dist.shardings = [#dist.sharding<@mesh_4, [{mp}, {}]>]
+dist.mesh @mesh_4 [mp = 4]
+func.func @shared_accumulator(
+    %a: tensor<16x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>},
+    %b: tensor<16x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>},
+    %w: tensor<16x16xf32>)
+    -> (tensor<16x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>},
+        tensor<16x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>},
+        tensor<16x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %r = linalg.matmul ins(%a, %w : tensor<16x16xf32>, tensor<16x16xf32>) outs(%z : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %c = linalg.matmul ins(%w, %b : tensor<16x16xf32>, tensor<16x16xf32>) outs(%z : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %x = linalg.exp ins(%a : tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %r, %c, %x : tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>
+}
