@@ -43,7 +43,7 @@ step "communication per execution (dist-comm-report)"
   | grep -E 'remark:' | sed -E 's/^[^ ]+: remark: /  /'
 
 step "lower the per-rank program to LLVM (dist-lower-to-llvm): runtime calls in it"
-"$dist_opt" "$partitioned" --dist-lower-to-llvm=blas=true \
+"$dist_opt" "$partitioned" --dist-lower-to-llvm \
   | grep -oE 'llvm\.call @(dist_[a-z_]+|cblas_[a-z]+)' | sort | uniq -c | sed 's/^ */  /'
 
 if command -v mpirun >/dev/null; then

@@ -1,5 +1,5 @@
-// RUN: dist-opt %s --dist-lower-to-llvm | FileCheck %s
-// RUN: dist-opt %s --dist-lower-to-llvm=blas=true | FileCheck %s --check-prefix=BLAS
+// RUN: dist-opt %s --dist-lower-to-llvm=blas=false | FileCheck %s
+// RUN: dist-opt %s --dist-lower-to-llvm | FileCheck %s --check-prefix=BLAS
 
 // Tests that the CPU pipeline takes a per-rank program on tensors all the
 // way to the LLVM dialect: softmax decomposed, elementwise arith on tensors

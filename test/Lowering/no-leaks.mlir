@@ -5,7 +5,7 @@
 // collective is an identity on its group of one.
 
 // REQUIRES: valgrind
-// RUN: dist-opt %s --dist-lower-to-llvm | mlir-translate --mlir-to-llvmir -o %t.ll
+// RUN: dist-opt %s --dist-lower-to-llvm=blas=false | mlir-translate --mlir-to-llvmir -o %t.ll
 // RUN: %clang -O1 -Wno-override-module %t.ll -o %t.exe -L%dist_lib_dir -ldist_runtime -Wl,-rpath,%dist_lib_dir -L%mlir_lib_dir -lmlir_c_runner_utils -Wl,-rpath,%mlir_lib_dir
 // RUN: env DIST_BACKEND=self valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 %t.exe | FileCheck %s
 

@@ -447,6 +447,8 @@ static LogicalResult execute(ModuleOp module, std::vector<HostTensor> &args,
   LowerToLLVMOptions lowering;
 #ifdef DIST_BLAS_LIBRARY
   lowering.blas = useBlas;
+#else
+  lowering.blas = false; // No BLAS to load into the JIT.
 #endif
   buildLowerToLLVMPipeline(pm, lowering);
   if (failed(pm.run(module)))

@@ -29,8 +29,8 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
   PassOptions::Option<bool> blas{
       *this, "blas",
       llvm::cl::desc("Call a BLAS (cblas_sgemm/cblas_dgemm) for f32/f64 "
-                     "linalg.matmul instead of generating loops"),
-      llvm::cl::init(false)};
+                     "linalg.matmul (link a CBLAS); false generates loops"),
+      llvm::cl::init(true)};
 };
 
 /// Takes a program on tensors (serial, or the per-rank program of
