@@ -1,8 +1,9 @@
 //===- MPIBackend.cpp - The dist runtime over MPI -------------------------===//
 //
-// Every collective is issued in its nonblocking form and waited for with a
-// deadline, so a job whose ranks disagree (a dead peer, mismatched
-// collectives) ends with an error instead of hanging. Errors are returned
+// Every collective is MPI's blocking call (the nonblocking forms go through
+// slower schedules, libnbc in OpenMPI), run under a watchdog thread: a call
+// that does not return before the deadline (a dead peer, mismatched
+// collectives) ends the process with an error instead of hanging. Errors are returned
 // (MPI_ERRORS_RETURN), reported with the failing call, and abort the job.
 // f16 and bf16 have no MPI reduction: user ops reduce them through float.
 //
@@ -12,12 +13,15 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 #include <thread>
+#include <unistd.h>
 
 using namespace distrt;
 
@@ -52,6 +56,63 @@ template <dist_dtype_t DType, dist_reduction_t Reduction>
 void halfOp(void *in, void *inout, int *len, MPI_Datatype *) {
   reduceInto(inout, in, *len, DType, Reduction);
 }
+
+/// Ends the process when a blocking call outlives its deadline. Arming is
+/// two atomic stores (no lock, no wake-up: a collective of a few bytes takes
+/// microseconds); the thread polls a few times per second. It calls no MPI
+/// (the library runs single-threaded): it reports and exits, and mpirun then
+/// ends the other ranks.
+class Watchdog {
+public:
+  void arm(int rank, const char *call, const char *what) {
+    if (!started) {
+      this->rank = rank;
+      std::thread([this] { run(); }).detach();
+      started = true;
+    }
+    currentCall.store(call, std::memory_order_relaxed);
+    currentWhat.store(what, std::memory_order_relaxed);
+    double seconds = getTimeoutSeconds();
+    limitSeconds.store(seconds, std::memory_order_relaxed);
+    deadline.store(now() + (int64_t)(seconds * 1e9), std::memory_order_release);
+  }
+
+  void disarm() { deadline.store(0, std::memory_order_release); }
+
+private:
+  static int64_t now() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+
+  void run() {
+    for (;;) {
+      double seconds = limitSeconds.load(std::memory_order_relaxed);
+      // Poll at a tenth of the limit, between 1 ms and 100 ms.
+      double period = std::min(0.1, std::max(0.001, seconds / 10));
+      std::this_thread::sleep_for(std::chrono::duration<double>(period));
+      int64_t due = deadline.load(std::memory_order_acquire);
+      if (due == 0 || now() < due)
+        continue;
+      std::fprintf(stderr,
+                   "dist runtime error on rank %d (mpi backend): %s (%s) did "
+                   "not complete within %g s: a peer rank died or issued a "
+                   "different collective (DIST_TIMEOUT_SECONDS sets the "
+                   "limit)\n",
+                   rank, currentWhat.load(), currentCall.load(), seconds);
+      std::fflush(stderr);
+      _exit(1);
+    }
+  }
+
+  bool started = false;
+  int rank = -1;
+  std::atomic<int64_t> deadline{0};
+  std::atomic<double> limitSeconds{1.0};
+  std::atomic<const char *> currentCall{""};
+  std::atomic<const char *> currentWhat{""};
+};
 
 class MPIBackend : public Backend {
 public:
@@ -96,11 +157,10 @@ public:
   void checkAgreement(int64_t key, const char *what) override {
     // max(key) and max(-key) = -min(key): equal iff every rank passed key.
     int64_t values[2] = {key, -key};
-    MPI_Request request;
-    check(MPI_Iallreduce(MPI_IN_PLACE, values, 2, MPI_INT64_T, MPI_MAX,
-                         MPI_COMM_WORLD, &request),
-          "MPI_Iallreduce", what);
-    wait(request, "MPI_Iallreduce", what);
+    guarded("MPI_Allreduce", what, [&] {
+      return MPI_Allreduce(MPI_IN_PLACE, values, 2, MPI_INT64_T, MPI_MAX,
+                           MPI_COMM_WORLD);
+    });
     if (values[0] != -values[1] || values[0] != key)
       fail(std::string(what) + ": the ranks asked for different groups (every "
                                "rank must create the same groups in the same "
@@ -118,59 +178,57 @@ public:
   void allReduce(Communicator &comm, void *buffer, int64_t count,
                  dist_dtype_t dtype, dist_reduction_t reduction,
                  const char *what) override {
-    MPI_Request request;
-    check(MPI_Iallreduce(MPI_IN_PLACE, buffer, toCount(count, what), type(dtype),
-                         op(dtype, reduction), get(comm), &request),
-          "MPI_Iallreduce", what);
-    wait(request, "MPI_Iallreduce", what);
+    int n = toCount(count, what);
+    guarded("MPI_Allreduce", what, [&] {
+      return MPI_Allreduce(MPI_IN_PLACE, buffer, n, type(dtype),
+                           op(dtype, reduction), get(comm));
+    });
   }
 
   void reduce(Communicator &comm, void *buffer, int64_t count,
               dist_dtype_t dtype, dist_reduction_t reduction, int64_t root,
               const char *what) override {
-    MPI_Request request;
     bool isRoot = comm.rank() == root;
-    check(MPI_Ireduce(isRoot ? MPI_IN_PLACE : buffer, isRoot ? buffer : nullptr,
-                      toCount(count, what), type(dtype), op(dtype, reduction), (int)root,
-                      get(comm), &request),
-          "MPI_Ireduce", what);
-    wait(request, "MPI_Ireduce", what);
+    int n = toCount(count, what);
+    guarded("MPI_Reduce", what, [&] {
+      return MPI_Reduce(isRoot ? MPI_IN_PLACE : buffer,
+                        isRoot ? buffer : nullptr, n, type(dtype),
+                        op(dtype, reduction), (int)root, get(comm));
+    });
   }
 
   void broadcast(Communicator &comm, void *buffer, int64_t bytes, int64_t root,
                  const char *what) override {
-    MPI_Request request;
-    check(MPI_Ibcast(buffer, toCount(bytes, what), MPI_BYTE, (int)root, get(comm), &request),
-          "MPI_Ibcast", what);
-    wait(request, "MPI_Ibcast", what);
+    int n = toCount(bytes, what);
+    guarded("MPI_Bcast", what, [&] {
+      return MPI_Bcast(buffer, n, MPI_BYTE, (int)root, get(comm));
+    });
   }
 
   void allGather(Communicator &comm, const void *input, void *output,
                  int64_t bytes, const char *what) override {
-    MPI_Request request;
-    check(MPI_Iallgather(input, toCount(bytes, what), MPI_BYTE, output, toCount(bytes, what),
-                         MPI_BYTE, get(comm), &request),
-          "MPI_Iallgather", what);
-    wait(request, "MPI_Iallgather", what);
+    int n = toCount(bytes, what);
+    guarded("MPI_Allgather", what, [&] {
+      return MPI_Allgather(input, n, MPI_BYTE, output, n, MPI_BYTE, get(comm));
+    });
   }
 
   void reduceScatter(Communicator &comm, const void *input, void *output,
                      int64_t count, dist_dtype_t dtype,
                      dist_reduction_t reduction, const char *what) override {
-    MPI_Request request;
-    check(MPI_Ireduce_scatter_block(input, output, toCount(count, what), type(dtype),
-                                    op(dtype, reduction), get(comm), &request),
-          "MPI_Ireduce_scatter_block", what);
-    wait(request, "MPI_Ireduce_scatter_block", what);
+    int n = toCount(count, what);
+    guarded("MPI_Reduce_scatter_block", what, [&] {
+      return MPI_Reduce_scatter_block(input, output, n, type(dtype),
+                                      op(dtype, reduction), get(comm));
+    });
   }
 
   void allToAll(Communicator &comm, const void *input, void *output,
                 int64_t bytes, const char *what) override {
-    MPI_Request request;
-    check(MPI_Ialltoall(input, toCount(bytes, what), MPI_BYTE, output, toCount(bytes, what),
-                        MPI_BYTE, get(comm), &request),
-          "MPI_Ialltoall", what);
-    wait(request, "MPI_Ialltoall", what);
+    int n = toCount(bytes, what);
+    guarded("MPI_Alltoall", what, [&] {
+      return MPI_Alltoall(input, n, MPI_BYTE, output, n, MPI_BYTE, get(comm));
+    });
   }
 
   void sendRecv(Communicator &comm, const void *input, int64_t target,
@@ -186,12 +244,14 @@ public:
       check(MPI_Isend(input, toCount(bytes, what), MPI_BYTE, (int)target, kPermuteTag,
                       get(comm), &requests[n++]),
             "MPI_Isend", what);
-    for (int i = 0; i < n; ++i)
-      wait(requests[i], i == 0 && source >= 0 ? "MPI_Irecv" : "MPI_Isend", what);
+    guarded("MPI_Waitall", what, [&] {
+      return MPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
+    });
   }
 
 private:
   static constexpr int kPermuteTag = 7101;
+  Watchdog watchdog;
 
   /// MPI counts are ints: larger messages are refused, never truncated.
   static int toCount(int64_t count, const char *what) {
@@ -211,24 +271,13 @@ private:
          std::string(text, length));
   }
 
-  /// Waits for `request`, driving MPI's progress, until the deadline.
-  void wait(MPI_Request &request, const char *call, const char *what) {
-    using Clock = std::chrono::steady_clock;
-    auto deadline = Clock::now() + std::chrono::duration<double>(getTimeoutSeconds());
-    for (int spins = 0;; ++spins) {
-      int done = 0;
-      check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test", what);
-      if (done)
-        return;
-      if (Clock::now() > deadline)
-        fail(std::string(what) + " (" + call + ") did not complete within " +
-             std::to_string(getTimeoutSeconds()) +
-             " s: a peer rank died or issued a different collective "
-             "(DIST_TIMEOUT_SECONDS sets the limit)");
-      // Oversubscribed ranks must leave the core to their peers.
-      if (spins > 64)
-        std::this_thread::sleep_for(std::chrono::microseconds(20));
-    }
+  /// Runs a blocking MPI call under the watchdog and checks its result.
+  template <typename Call>
+  void guarded(const char *call, const char *what, Call &&run) {
+    watchdog.arm(rank, call, what);
+    int code = run();
+    watchdog.disarm();
+    check(code, call, what);
   }
 
   static MPI_Datatype type(dist_dtype_t dtype) {
