@@ -21,16 +21,21 @@ namespace {
 constexpr int64_t kCblasRowMajor = 101;
 constexpr int64_t kCblasNoTrans = 111;
 
-/// A rank-2 memref whose innermost stride is statically 1.
-static bool hasContiguousRows(Type type) {
+/// A rank-2 memref whose innermost stride is statically 1 and whose static
+/// sizes and row stride fit CBLAS's 32-bit ints.
+static bool fitsCblas(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
   if (!memref || memref.getRank() != 2)
     return false;
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (failed(memref.getStridesAndOffset(strides, offset)))
+  if (failed(memref.getStridesAndOffset(strides, offset)) || strides[1] != 1)
     return false;
-  return strides[1] == 1;
+  auto fits = [](int64_t size) {
+    return ShapedType::isDynamic(size) || size <= INT32_MAX;
+  };
+  return fits(memref.getDimSize(0)) && fits(memref.getDimSize(1)) &&
+         fits(strides[0]);
 }
 
 struct MatmulToBlas : public OpRewritePattern<linalg::MatmulOp> {
@@ -51,7 +56,7 @@ struct MatmulToBlas : public OpRewritePattern<linalg::MatmulOp> {
       return failure();
     for (Value operand : {a, b, c})
       if (cast<MemRefType>(operand.getType()).getElementType() != elementType ||
-          !hasContiguousRows(operand.getType()))
+          !fitsCblas(operand.getType()))
         return failure();
 
     Location loc = op.getLoc();

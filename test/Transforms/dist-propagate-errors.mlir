@@ -54,3 +54,14 @@ func.func @caller(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{d
   %r = func.call @other(%x) : (tensor<8xf32>) -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
+
+// -----
+
+// Tests that a rule contradicting its op (a test_dist op, test/lib) stops
+// propagation with the rule's error.
+dist.mesh @mesh_4 [mp = 4]
+func.func @broken_rule(%x: tensor<8x4xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) -> tensor<8x4xf32> {
+  // expected-error@+1 {{'test_dist.rule_with_missing_dim' op sharding rule gives 1 dims for result 0 of rank 2}}
+  %y = "test_dist.rule_with_missing_dim"(%x) : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %y : tensor<8x4xf32>
+}

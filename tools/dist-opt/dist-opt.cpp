@@ -6,6 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "dist/InitAllDist.h"
+#ifdef DIST_HAVE_TEST_DIALECT
+#include "../../test/lib/TestDistDialect.h"
+#endif
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -21,6 +24,9 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::dist::registerAllDistDialects(registry);
+#ifdef DIST_HAVE_TEST_DIALECT
+  mlir::dist::test::registerTestDistDialect(registry);
+#endif
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "dist optimizer driver: mlir-opt with the dist dialect and passes\n",
