@@ -67,13 +67,12 @@ public:
   void arm(int rank, const char *call, const char *what) {
     if (!started) {
       this->rank = rank;
+      seconds = getTimeoutSeconds();
       std::thread([this] { run(); }).detach();
       started = true;
     }
     currentCall.store(call, std::memory_order_relaxed);
     currentWhat.store(what, std::memory_order_relaxed);
-    double seconds = getTimeoutSeconds();
-    limitSeconds.store(seconds, std::memory_order_relaxed);
     deadline.store(now() + (int64_t)(seconds * 1e9), std::memory_order_release);
   }
 
@@ -87,10 +86,9 @@ private:
   }
 
   void run() {
+    // Poll at a tenth of the limit, between 1 ms and 100 ms.
+    double period = std::min(0.1, std::max(0.001, seconds / 10));
     for (;;) {
-      double seconds = limitSeconds.load(std::memory_order_relaxed);
-      // Poll at a tenth of the limit, between 1 ms and 100 ms.
-      double period = std::min(0.1, std::max(0.001, seconds / 10));
       std::this_thread::sleep_for(std::chrono::duration<double>(period));
       int64_t due = deadline.load(std::memory_order_acquire);
       if (due == 0 || now() < due)
@@ -109,7 +107,7 @@ private:
   bool started = false;
   int rank = -1;
   std::atomic<int64_t> deadline{0};
-  std::atomic<double> limitSeconds{1.0};
+  double seconds = 0; // Set before the thread starts.
   std::atomic<const char *> currentCall{""};
   std::atomic<const char *> currentWhat{""};
 };

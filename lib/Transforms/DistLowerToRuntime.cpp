@@ -92,12 +92,7 @@ public:
       symbolTable.insert(global);
     }
     Value memref = memref::GetGlobalOp::create(rewriter, loc, type, name);
-    return pointerTo(rewriter, loc, memref, /*elementBytes=*/8);
-  }
-
-  Value pointerTo(RewriterBase &rewriter, Location loc, Value memref,
-                  int64_t elementBytes) {
-    return buildBufferAddress(rewriter, loc, memref, elementBytes);
+    return buildBufferAddress(rewriter, loc, memref, /*elementBytes=*/8);
   }
 
   /// The runtime group of `axes` on `meshName`.
@@ -175,8 +170,7 @@ static int64_t getDtypeBytes(dist_dtype_t dtype) {
 }
 
 /// The buffer must have passed checkBuffer.
-static RuntimeBuffer prepareBuffer(RewriterBase &rewriter,
-                                   RuntimeCallBuilder &runtime, Operation *op,
+static RuntimeBuffer prepareBuffer(RewriterBase &rewriter, Operation *op,
                                    Value buffer, bool copyIn) {
   auto type = cast<MemRefType>(buffer.getType());
   dist_dtype_t dtype = *getRuntimeDtype(type.getElementType());
@@ -194,7 +188,7 @@ static RuntimeBuffer prepareBuffer(RewriterBase &rewriter,
     result.temporary = contiguous;
   }
   result.pointer =
-      runtime.pointerTo(rewriter, loc, contiguous, getDtypeBytes(dtype));
+      buildBufferAddress(rewriter, loc, contiguous, getDtypeBytes(dtype));
   return result;
 }
 
@@ -213,6 +207,23 @@ template <typename OpTy>
 struct RuntimePattern : public OpRewritePattern<OpTy> {
   RuntimePattern(MLIRContext *context, RuntimeCallBuilder &runtime)
       : OpRewritePattern<OpTy>(context), runtime(runtime) {}
+
+  /// Checks `buffers` before anything is rewritten, then looks up the op's
+  /// group. A failure has been reported (and is remembered).
+  FailureOr<Value> checkAndGetGroup(OpTy op, PatternRewriter &rewriter,
+                                    ValueRange buffers) const {
+    for (Value buffer : buffers)
+      if (failed(checkBuffer(op, buffer))) {
+        runtime.reportedError = true;
+        return failure();
+      }
+    FailureOr<Value> group =
+        runtime.group(rewriter, op, op.getMeshAttr(), op.getAxes());
+    if (failed(group))
+      runtime.reportedError = true;
+    return group;
+  }
+
   RuntimeCallBuilder &runtime;
 };
 
@@ -225,14 +236,12 @@ struct LowerInPlaceCollective : public RuntimePattern<OpTy> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RuntimeCallBuilder &rt = this->runtime;
-    if (failed(checkBuffer(op, op.getBuffer())))
-      return rt.reportedError = true, failure();
     FailureOr<Value> group =
-        rt.group(rewriter, op, op.getMeshAttr(), op.getAxes());
+        this->checkAndGetGroup(op, rewriter, op.getBuffer());
     if (failed(group))
-      return rt.reportedError = true, failure();
+      return failure();
     RuntimeBuffer buffer =
-        prepareBuffer(rewriter, rt, op, op.getBuffer(), /*copyIn=*/true);
+        prepareBuffer(rewriter, op, op.getBuffer(), /*copyIn=*/true);
     SmallVector<Value> args = {*group, buffer.pointer,
                                rt.i64(rewriter, loc, buffer.numElements),
                                rt.i32(rewriter, loc, buffer.dtype)};
@@ -264,17 +273,14 @@ struct LowerOutOfPlaceCollective : public RuntimePattern<OpTy> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RuntimeCallBuilder &rt = this->runtime;
-    if (failed(checkBuffer(op, op.getInput())) ||
-        failed(checkBuffer(op, op.getOutput())))
-      return rt.reportedError = true, failure();
-    FailureOr<Value> group =
-        rt.group(rewriter, op, op.getMeshAttr(), op.getAxes());
+    FailureOr<Value> group = this->checkAndGetGroup(
+        op, rewriter, ValueRange{op.getInput(), op.getOutput()});
     if (failed(group))
-      return rt.reportedError = true, failure();
+      return failure();
     RuntimeBuffer input =
-        prepareBuffer(rewriter, rt, op, op.getInput(), /*copyIn=*/true);
+        prepareBuffer(rewriter, op, op.getInput(), /*copyIn=*/true);
     RuntimeBuffer output =
-        prepareBuffer(rewriter, rt, op, op.getOutput(), /*copyIn=*/false);
+        prepareBuffer(rewriter, op, op.getOutput(), /*copyIn=*/false);
     Value dtype = rt.i32(rewriter, loc, input.dtype);
     auto inputType = cast<MemRefType>(op.getInput().getType());
     if constexpr (std::is_same_v<OpTy, BufferPermuteOp>) {
@@ -321,10 +327,9 @@ struct LowerProcessIndex : public RuntimePattern<ProcessIndexOp> {
 
   LogicalResult matchAndRewrite(ProcessIndexOp op,
                                 PatternRewriter &rewriter) const override {
-    FailureOr<Value> group =
-        runtime.group(rewriter, op, op.getMeshAttr(), op.getAxes());
+    FailureOr<Value> group = checkAndGetGroup(op, rewriter, {});
     if (failed(group))
-      return runtime.reportedError = true, failure();
+      return failure();
     Value index = runtime.callWithResult(rewriter, op.getLoc(),
                                          "dist_group_index", {*group},
                                          rewriter.getI64Type());

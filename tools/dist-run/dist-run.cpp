@@ -222,41 +222,64 @@ static Layout layoutOf(ShardingAttr sharding, MeshOp mesh) {
   return layout;
 }
 
-/// Copies the block of `global` at `offsets` with the shape of `local` into
-/// `local` (toLocal) or back.
-static void copyBlock(HostTensor &global, HostTensor &local,
-                      ArrayRef<int64_t> offsets, bool toLocal) {
-  int64_t rank = local.shape.size(), bytes = local.elementBytes();
-  int64_t n = local.numElements();
-  SmallVector<int64_t> index(rank, 0);
+/// Calls `fn(i, index)` for every element of a tensor of `shape`, `i` being
+/// its row-major position.
+static void forEachIndex(ArrayRef<int64_t> shape,
+                         llvm::function_ref<void(int64_t, ArrayRef<int64_t>)> fn) {
+  int64_t n = 1;
+  for (int64_t size : shape)
+    n *= size;
+  SmallVector<int64_t> index(shape.size(), 0);
   for (int64_t i = 0; i < n; ++i) {
-    int64_t g = 0;
-    for (int64_t d = 0; d < rank; ++d)
-      g = g * global.shape[d] + offsets[d] + index[d];
-    char *l = local.data.data() + i * bytes;
-    char *gp = global.data.data() + g * bytes;
-    if (toLocal)
-      std::memcpy(l, gp, bytes);
-    else
-      std::memcpy(gp, l, bytes);
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++index[d] < local.shape[d])
+    fn(i, index);
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      if (++index[d] < shape[d])
         break;
       index[d] = 0;
     }
   }
 }
 
-static LogicalResult writeFile(StringRef path, ArrayRef<char> data) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec) {
-    llvm::errs() << "dist-run: cannot write " << path << ": " << ec.message()
-                 << "\n";
+/// Row-major position of `offsets + index` in a tensor of `shape`.
+static int64_t positionIn(ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets,
+                          ArrayRef<int64_t> index) {
+  int64_t position = 0;
+  for (size_t d = 0; d < shape.size(); ++d)
+    position = position * shape[d] + offsets[d] + index[d];
+  return position;
+}
+
+/// Copies the block of `global` at `offsets` with the shape of `local` into
+/// `local`.
+static void extractBlock(const HostTensor &global, HostTensor &local,
+                         ArrayRef<int64_t> offsets) {
+  int64_t bytes = local.elementBytes();
+  forEachIndex(local.shape, [&](int64_t i, ArrayRef<int64_t> index) {
+    std::memcpy(local.data.data() + i * bytes,
+                global.data.data() +
+                    positionIn(global.shape, offsets, index) * bytes,
+                bytes);
+  });
+}
+
+/// Writes `path` through `write`; reports a failure to open it.
+static LogicalResult writeOutput(StringRef path,
+                                 llvm::function_ref<void(raw_ostream &)> write) {
+  std::string message;
+  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &message);
+  if (!file) {
+    llvm::errs() << "dist-run: " << message << "\n";
     return failure();
   }
-  os.write(data.data(), data.size());
+  write(file->os());
+  file->keep();
   return success();
+}
+
+static LogicalResult writeFile(StringRef path, ArrayRef<char> data) {
+  return writeOutput(path, [&](raw_ostream &os) {
+    os.write(data.data(), data.size());
+  });
 }
 
 static LogicalResult readFile(StringRef path, std::vector<char> &data) {
@@ -413,15 +436,7 @@ static LogicalResult applyMeshOverrides(ModuleOp module) {
 }
 
 static LogicalResult dumpModule(ModuleOp module, StringRef path) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec) {
-    llvm::errs() << "dist-run: cannot write " << path << ": " << ec.message()
-                 << "\n";
-    return failure();
-  }
-  module.print(os);
-  return success();
+  return writeOutput(path, [&](raw_ostream &os) { module.print(os); });
 }
 
 //===----------------------------------------------------------------------===//
@@ -523,19 +538,13 @@ static LogicalResult execute(ModuleOp module, std::vector<HostTensor> &args,
     word += Descriptor::numWords(rank);
     char *aligned = reinterpret_cast<char *>((intptr_t)desc[1]);
     int64_t bytes = result.elementBytes();
-    SmallVector<int64_t> index(rank, 0);
-    for (int64_t i = 0, n = result.numElements(); i < n; ++i) {
+    forEachIndex(result.shape, [&](int64_t i, ArrayRef<int64_t> index) {
       int64_t element = desc[2];
       for (int64_t d = 0; d < rank; ++d)
         element += index[d] * desc[3 + rank + d];
       std::memcpy(result.data.data() + i * bytes, aligned + element * bytes,
                   bytes);
-      for (int64_t d = rank - 1; d >= 0; --d) {
-        if (++index[d] < result.shape[d])
-          break;
-        index[d] = 0;
-      }
-    }
+    });
   }
   return success();
 }
@@ -592,7 +601,7 @@ static int runWorker(MLIRContext &context) {
     meshmath::Shape offsets = meshmath::localOffsets(
         {global.shape.begin(), global.shape.end()}, layout.dimAxes,
         layout.meshShape, coords);
-    copyBlock(global, *local, offsets, /*toLocal=*/true);
+    extractBlock(global, *local, offsets);
     // A partial input: the first rank of each partial group holds the value,
     // the others the identity of the sum.
     if (!layout.partialAxes.empty() &&
@@ -760,16 +769,29 @@ static double combine(ReductionKind kind, double a, double b) {
   return a + b;
 }
 
+static double identityOf(ReductionKind kind) {
+  switch (kind) {
+  case ReductionKind::max:
+    return -INFINITY;
+  case ReductionKind::min:
+    return INFINITY;
+  case ReductionKind::prod:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
 /// Builds the global value of result `index` from every rank's local block.
-/// Ranks that differ only in axes that neither split nor reduce the result
-/// hold copies: the copy of replica 0 is assembled, and every other copy is
-/// checked against it (`replicaMismatch`).
+/// Ranks that differ only along partial axes are reduced; ranks that differ
+/// only in axes that neither split nor reduce the result hold copies: the copy
+/// of replica 0 is the result, and every element of another copy that differs
+/// from it is counted in `replicaMismatch`.
 static LogicalResult assembleResult(StringRef dir, int64_t index,
                                     HostTensor &global, HostTensor local,
                                     const Layout &layout, int ranks,
                                     int64_t &replicaMismatch) {
   int64_t n = global.numElements();
-  std::vector<double> value(n, 0);
   meshmath::AxisList usedAxes = layout.partialAxes;
   for (const meshmath::AxisList &axes : layout.dimAxes)
     usedAxes.insert(usedAxes.end(), axes.begin(), axes.end());
@@ -777,10 +799,8 @@ static LogicalResult assembleResult(StringRef dir, int64_t index,
   for (int64_t a = 0; a < (int64_t)layout.meshShape.size(); ++a)
     if (!llvm::is_contained(usedAxes, a))
       replicaAxes.push_back(a);
-  int64_t groupSize =
-      meshmath::groupSize(layout.meshShape, layout.partialAxes);
+  bool partial = !layout.partialAxes.empty();
 
-  // Per replica: the reduced global value; replica 0 becomes the result.
   std::map<int64_t, std::vector<double>> replicas;
   for (int r = 0; r < ranks; ++r) {
     if (failed(readFile(dir.str() + "/result" + std::to_string(index) +
@@ -788,38 +808,26 @@ static LogicalResult assembleResult(StringRef dir, int64_t index,
                         local.data)))
       return failure();
     meshmath::Shape coords = meshmath::delinearize(r, layout.meshShape);
-    int64_t replica =
-        meshmath::indexInGroup(coords, layout.meshShape, replicaAxes);
-    std::vector<double> &target = replicas[replica];
-    bool first = target.empty();
-    if (first)
-      target.assign(n, NAN);
+    std::vector<double> &target = replicas[meshmath::indexInGroup(
+        coords, layout.meshShape, replicaAxes)];
+    if (target.empty())
+      target.assign(n, identityOf(layout.partialKind));
     meshmath::Shape offsets = meshmath::localOffsets(
         {global.shape.begin(), global.shape.end()}, layout.dimAxes,
         layout.meshShape, coords);
-    int64_t rank = local.shape.size();
-    SmallVector<int64_t> idx(rank, 0);
-    for (int64_t i = 0, m = local.numElements(); i < m; ++i) {
-      int64_t g = 0;
-      for (int64_t d = 0; d < rank; ++d)
-        g = g * global.shape[d] + offsets[d] + idx[d];
-      double v = local.get(i);
-      target[g] = std::isnan(target[g]) && !layout.partialAxes.empty()
-                      ? v
-                      : (layout.partialAxes.empty()
-                             ? v
-                             : combine(layout.partialKind, target[g], v));
-      for (int64_t d = rank - 1; d >= 0; --d) {
-        if (++idx[d] < local.shape[d])
-          break;
-        idx[d] = 0;
-      }
-    }
+    forEachIndex(local.shape, [&](int64_t i, ArrayRef<int64_t> idx) {
+      double &slot = target[positionIn(global.shape, offsets, idx)];
+      slot = partial ? combine(layout.partialKind, slot, local.get(i))
+                     : local.get(i);
+    });
   }
-  if (layout.partialKind == ReductionKind::avg && !layout.partialAxes.empty())
+  if (partial && layout.partialKind == ReductionKind::avg) {
+    int64_t groupSize =
+        meshmath::groupSize(layout.meshShape, layout.partialAxes);
     for (auto &[replica, values] : replicas)
       for (double &v : values)
         v /= groupSize;
+  }
   std::vector<double> &result = replicas[0];
   for (int64_t i = 0; i < n; ++i)
     global.set(i, result[i]);
@@ -950,8 +958,9 @@ static int runDriver(MLIRContext &context, StringRef self) {
     type.print(os);
     resultTypeNames.push_back(text);
   }
-  std::vector<HostTensor> serialInputs = inputs;
-  if (failed(execute(*serial, serialInputs, serialResults,
+  // The inputs are on disk for the ranks already; the serial run may update
+  // them in place.
+  if (failed(execute(*serial, inputs, serialResults,
                      keep ? (dir + "/serial.o").str() : std::string()))) {
     llvm::errs() << "dist-run: the serial program failed\n";
     return 1;
@@ -977,9 +986,12 @@ static int runDriver(MLIRContext &context, StringRef self) {
   // Assemble, compare, report.
   int failures = 0;
   for (auto [i, expected] : llvm::enumerate(serialResults)) {
-    HostTensor local = *describeType(
+    FailureOr<HostTensor> localOrFailure = describeType(
         partitioned->lookupSymbol<func::FuncOp>(kWrapperName).getResultTypes()[i],
-        partEntry.getLoc(), "result");
+        partEntry.getLoc(), "result " + Twine(i));
+    if (failed(localOrFailure))
+      return 1;
+    HostTensor &local = *localOrFailure;
     ShardingAttr sharding =
         i < partEntry.getNumResults()
             ? partEntry.getResultAttrOfType<ShardingAttr>(

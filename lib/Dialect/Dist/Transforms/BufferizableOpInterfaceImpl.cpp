@@ -14,62 +14,30 @@ using namespace mlir::dist;
 
 namespace {
 
-/// all_reduce, reduce, broadcast: the result is the operand's buffer, updated
-/// in place. One-shot analysis copies the operand first when its old value is
-/// read after the collective.
-template <typename TensorOp, typename BufferOp>
-struct InPlaceCollectiveModel
+/// In place (all_reduce, reduce, broadcast): the result is the operand's
+/// buffer, updated; one-shot analysis copies the operand first when its old
+/// value is read after the collective. Otherwise (all_gather,
+/// reduce_scatter, all_to_all, permute): the operand's buffer is read and a
+/// new one written.
+template <typename TensorOp, typename BufferOp, bool InPlace>
+struct CollectiveModel
     : public BufferizableOpInterface::ExternalModel<
-          InPlaceCollectiveModel<TensorOp, BufferOp>, TensorOp> {
+          CollectiveModel<TensorOp, BufferOp, InPlace>, TensorOp> {
   bool bufferizesToMemoryRead(Operation *, OpOperand &,
                               const AnalysisState &) const {
     return true;
   }
   bool bufferizesToMemoryWrite(Operation *, OpOperand &,
                                const AnalysisState &) const {
-    return true;
+    return InPlace;
   }
   AliasingValueList getAliasingValues(Operation *op, OpOperand &,
                                       const AnalysisState &) const {
+    if (!InPlace)
+      return {};
     return {{op->getResult(0), BufferRelation::Equivalent}};
   }
-
-  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
-                          const BufferizationOptions &options,
-                          BufferizationState &state) const {
-    auto tensorOp = cast<TensorOp>(op);
-    FailureOr<Value> buffer =
-        getBuffer(rewriter, tensorOp.getInput(), options, state);
-    if (failed(buffer))
-      return failure();
-    // The buffer op takes the same attributes as the tensor op.
-    auto bufferOp = BufferOp::create(rewriter, op->getLoc(), TypeRange{},
-                                     ValueRange{*buffer}, op->getAttrs());
-    (void)bufferOp;
-    replaceOpWithBufferizedValues(rewriter, op, *buffer);
-    return success();
-  }
-};
-
-/// all_gather, reduce_scatter, all_to_all, permute: read the operand's
-/// buffer and write a new one.
-template <typename TensorOp, typename BufferOp>
-struct OutOfPlaceCollectiveModel
-    : public BufferizableOpInterface::ExternalModel<
-          OutOfPlaceCollectiveModel<TensorOp, BufferOp>, TensorOp> {
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const AnalysisState &) const {
-    return false;
-  }
-  AliasingValueList getAliasingValues(Operation *, OpOperand &,
-                                      const AnalysisState &) const {
-    return {};
-  }
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+  bool bufferizesToAllocation(Operation *, Value) const { return !InPlace; }
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
@@ -79,14 +47,21 @@ struct OutOfPlaceCollectiveModel
         getBuffer(rewriter, tensorOp.getInput(), options, state);
     if (failed(input))
       return failure();
+    // The buffer op takes the tensor op's attributes.
+    if constexpr (InPlace) {
+      BufferOp::create(rewriter, op->getLoc(), TypeRange{},
+                       ValueRange{*input}, op->getAttrs());
+      replaceOpWithBufferizedValues(rewriter, op, *input);
+      return success();
+    }
     auto resultType = cast<RankedTensorType>(tensorOp.getResult().getType());
     if (!resultType.hasStaticShape())
       return op->emitOpError()
              << "cannot bufferize a result of dynamic shape " << resultType;
-    auto inputType = cast<MemRefType>(input->getType());
-    auto outputType =
-        MemRefType::get(resultType.getShape(), resultType.getElementType(),
-                        MemRefLayoutAttrInterface(), inputType.getMemorySpace());
+    auto outputType = MemRefType::get(
+        resultType.getShape(), resultType.getElementType(),
+        MemRefLayoutAttrInterface(),
+        cast<MemRefType>(input->getType()).getMemorySpace());
     FailureOr<Value> output =
         options.createAlloc(rewriter, op->getLoc(), outputType, ValueRange{});
     if (failed(output))
@@ -98,26 +73,31 @@ struct OutOfPlaceCollectiveModel
   }
 };
 
+template <typename TensorOp, typename BufferOp>
+using InPlaceModel = CollectiveModel<TensorOp, BufferOp, /*InPlace=*/true>;
+template <typename TensorOp, typename BufferOp>
+using OutOfPlaceModel = CollectiveModel<TensorOp, BufferOp, /*InPlace=*/false>;
+
 } // namespace
 
 void mlir::dist::registerBufferizableOpInterfaceExternalModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, DistDialect *) {
     AllReduceOp::attachInterface<
-        InPlaceCollectiveModel<AllReduceOp, BufferAllReduceOp>>(*ctx);
-    ReduceOp::attachInterface<InPlaceCollectiveModel<ReduceOp, BufferReduceOp>>(
+        InPlaceModel<AllReduceOp, BufferAllReduceOp>>(*ctx);
+    ReduceOp::attachInterface<InPlaceModel<ReduceOp, BufferReduceOp>>(
         *ctx);
     BroadcastOp::attachInterface<
-        InPlaceCollectiveModel<BroadcastOp, BufferBroadcastOp>>(*ctx);
+        InPlaceModel<BroadcastOp, BufferBroadcastOp>>(*ctx);
     AllGatherOp::attachInterface<
-        OutOfPlaceCollectiveModel<AllGatherOp, BufferAllGatherOp>>(*ctx);
+        OutOfPlaceModel<AllGatherOp, BufferAllGatherOp>>(*ctx);
     ReduceScatterOp::attachInterface<
-        OutOfPlaceCollectiveModel<ReduceScatterOp, BufferReduceScatterOp>>(
+        OutOfPlaceModel<ReduceScatterOp, BufferReduceScatterOp>>(
         *ctx);
     AllToAllOp::attachInterface<
-        OutOfPlaceCollectiveModel<AllToAllOp, BufferAllToAllOp>>(*ctx);
+        OutOfPlaceModel<AllToAllOp, BufferAllToAllOp>>(*ctx);
     PermuteOp::attachInterface<
-        OutOfPlaceCollectiveModel<PermuteOp, BufferPermuteOp>>(*ctx);
+        OutOfPlaceModel<PermuteOp, BufferPermuteOp>>(*ctx);
     ctx->loadDialect<memref::MemRefDialect>();
   });
 }
