@@ -86,9 +86,9 @@ TEST_F(ShardingUtilsTest, VerifyRejectsUnevenSplit) {
 // Tests axis lookups and group sizes on the mesh op.
 TEST_F(ShardingUtilsTest, MeshQueries) {
   EXPECT_EQ(mesh.getNumDevices(), 8);
-  EXPECT_EQ(mesh.getAxisIndex("mp"), 1);
-  EXPECT_EQ(mesh.getAxisIndex("pp"), std::nullopt);
   Builder b(&context);
+  EXPECT_EQ(mesh.getAxisIndex(b.getStringAttr("mp")), 1);
+  EXPECT_EQ(mesh.getAxisIndex(b.getStringAttr("pp")), std::nullopt);
   EXPECT_EQ(mesh.getGroupSize({b.getStringAttr("dp"), b.getStringAttr("mp")}), 8);
   ShardingAttr sharding =
       parseSharding("#dist.sharding<@mesh_2x4, [{mp, dp}, {}]>");

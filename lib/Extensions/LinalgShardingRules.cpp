@@ -21,9 +21,12 @@ using namespace mlir::dist;
 /// The reduction the body of `op` performs into init `initIndex`, if it is
 /// one we know.
 static std::optional<ReductionKind> getCombiner(linalg::LinalgOp op,
+                                                unsigned numInputs,
                                                 unsigned initIndex) {
   SmallVector<Operation *, 4> combinerOps;
-  if (!matchReduction(op.getRegionOutputArgs(), initIndex, combinerOps) ||
+  ArrayRef<BlockArgument> outputArgs =
+      op.getBlock()->getArguments().drop_front(numInputs);
+  if (!matchReduction(outputArgs, initIndex, combinerOps) ||
       combinerOps.size() != 1)
     return std::nullopt;
   Operation *combiner = combinerOps.front();
@@ -41,10 +44,10 @@ static std::optional<ReductionKind> getCombiner(linalg::LinalgOp op,
 
 /// True if `value`, in the body of a linalg op, is a block argument of an
 /// input or a value defined outside the body (a captured scalar, a constant).
-static bool isInputOrInvariant(Value value, linalg::LinalgOp op) {
+static bool isInputOrInvariant(Value value, linalg::LinalgOp op,
+                               unsigned numInputs) {
   if (auto arg = dyn_cast<BlockArgument>(value))
-    return arg.getOwner() == op.getBlock() &&
-           arg.getArgNumber() < op.getNumDpsInputs();
+    return arg.getOwner() == op.getBlock() && arg.getArgNumber() < numInputs;
   Operation *def = value.getDefiningOp();
   return !op->isAncestor(def) || def->hasTrait<OpTrait::ConstantLike>();
 }
@@ -53,17 +56,17 @@ static bool isInputOrInvariant(Value value, linalg::LinalgOp op) {
 /// value yielded, ignoring a sum-combined accumulator): a sum or difference of
 /// inputs is Additive; an input, its negation, or a product in which it
 /// appears once with invariants or other inputs is Multilinear, and
-/// `linearIn` says in which inputs.
-static PartialPolicy getPartialPolicy(linalg::LinalgOp op,
+/// `linearIn` says in which inputs. The op has `numInputs` inputs.
+static PartialPolicy getPartialPolicy(linalg::LinalgOp op, unsigned numInputs,
                                       SmallVectorImpl<bool> &linearIn) {
   linearIn.assign(op->getNumOperands(), false);
-  if (op.getNumDpsInits() != 1)
+  if (op->getNumOperands() != numInputs + 1)
     return PartialPolicy::None;
   Operation *yield = op.getBlock()->getTerminator();
   Value yielded = yield->getOperand(0);
   // Strip a sum-combined accumulator: acc + f(inputs).
   if (auto add = yielded.getDefiningOp<arith::AddFOp>()) {
-    Value acc = op.getRegionOutputArgs()[0];
+    Value acc = op.getBlock()->getArgument(numInputs);
     if (add.getLhs() == acc)
       yielded = add.getRhs();
     else if (add.getRhs() == acc)
@@ -71,8 +74,7 @@ static PartialPolicy getPartialPolicy(linalg::LinalgOp op,
   }
   auto inputIndex = [&](Value v) -> std::optional<unsigned> {
     auto arg = dyn_cast<BlockArgument>(v);
-    if (arg && arg.getOwner() == op.getBlock() &&
-        arg.getArgNumber() < op.getNumDpsInputs())
+    if (arg && arg.getOwner() == op.getBlock() && arg.getArgNumber() < numInputs)
       return arg.getArgNumber();
     return std::nullopt;
   };
@@ -93,8 +95,9 @@ static PartialPolicy getPartialPolicy(linalg::LinalgOp op,
     }
     return PartialPolicy::None;
   }
-  if (isa<arith::MulFOp>(def) && isInputOrInvariant(def->getOperand(0), op) &&
-      isInputOrInvariant(def->getOperand(1), op)) {
+  if (isa<arith::MulFOp>(def) &&
+      isInputOrInvariant(def->getOperand(0), op, numInputs) &&
+      isInputOrInvariant(def->getOperand(1), op, numInputs)) {
     // Linear in an input that appears once: x * y, x * c; not x * x.
     std::optional<unsigned> a = inputIndex(def->getOperand(0)),
                             b = inputIndex(def->getOperand(1));
@@ -145,6 +148,10 @@ struct LinalgShardingRule
       return rule;
     }
     ShardingRule rule;
+    // Inputs, then inits; the body's arguments match the operands. (Asked
+    // once: each DPS query of a named op rebuilds its segment sizes.)
+    unsigned numInits = linalgOp.getNumDpsInits();
+    unsigned numInputs = op->getNumOperands() - numInits;
     // Named ops build their maps on every query: get them once.
     SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
     SmallVector<int64_t> loopSizes = getLoopSizes(linalgOp, maps);
@@ -156,9 +163,8 @@ struct LinalgShardingRule
     std::optional<ReductionKind> combiner;
     bool combinerKnown = true;
     bool hasReduction = linalgOp.getNumReductionLoops() != 0;
-    for (unsigned i = 0, e = hasReduction ? linalgOp.getNumDpsInits() : 0;
-         i < e; ++i) {
-      std::optional<ReductionKind> kind = getCombiner(linalgOp, i);
+    for (unsigned i = 0, e = hasReduction ? numInits : 0; i < e; ++i) {
+      std::optional<ReductionKind> kind = getCombiner(linalgOp, numInputs, i);
       if (!kind || (combiner && *combiner != *kind))
         combinerKnown = false;
       combiner = kind;
@@ -202,53 +208,52 @@ struct LinalgShardingRule
       }
       return dims;
     };
+    Block *body = linalgOp.getBlock();
     for (OpOperand &operand : op->getOpOperands()) {
+      unsigned i = operand.getOperandNumber();
       bool isTensor = isa<RankedTensorType>(operand.get().getType());
-      rule.operandDims.push_back(
-          isTensor ? dimsOf(maps[operand.getOperandNumber()])
-                   : SmallVector<int64_t>());
-      bool isInit = linalgOp.isDpsInit(&operand);
-      bool isRead = linalgOp.payloadUsesValueFromOperand(&operand);
+      rule.operandDims.push_back(isTensor ? dimsOf(maps[i])
+                                          : SmallVector<int64_t>());
+      bool isInit = i >= numInputs;
+      bool isRead = !body->getArgument(i).use_empty();
       rule.operandIsInitOnly.push_back(isInit && !isRead);
       rule.operandIsAccumulator.push_back(isInit && isRead);
     }
-    rule.partialPolicy = getPartialPolicy(linalgOp, rule.operandIsLinear);
-    for (OpOperand &init : linalgOp.getDpsInitsMutable())
-      rule.resultDims.push_back(rule.operandDims[init.getOperandNumber()]);
+    rule.partialPolicy = getPartialPolicy(linalgOp, numInputs, rule.operandIsLinear);
+    for (unsigned i = numInputs, e = op->getNumOperands(); i < e; ++i)
+      rule.resultDims.push_back(rule.operandDims[i]);
     return rule;
   }
-  /// The default clone; then a body that reads the index of a split loop
-  /// (linalg.index) gets the global index back: local index + the rank's
-  /// block offset along the loop.
+  /// In place, like the default; then a body that reads the index of a
+  /// split loop (linalg.index) gets the global index back: local index + the
+  /// rank's block offset along the loop.
   FailureOr<Operation *> buildLocalOp(Operation *op, OpBuilder &builder,
                                       IRMapping &mapping, ValueRange operands,
                                       TypeRange resultTypes,
                                       const FactorSplits &splits) const {
-    Operation *local = builder.clone(*op, mapping);
+    SmallVector<linalg::IndexOp> indices;
+    op->walk([&](linalg::IndexOp index) { indices.push_back(index); });
+    Operation *local = op;
     local->setOperands(operands);
     for (auto [result, type] : llvm::zip(local->getResults(), resultTypes))
       result.setType(type);
-    SmallVector<linalg::IndexOp> indices;
-    local->walk([&](linalg::IndexOp index) { indices.push_back(index); });
-    if (indices.empty())
-      return local;
-    auto linalgOp = cast<linalg::LinalgOp>(op);
-    SmallVector<int64_t> loopSizes =
-        getLoopSizes(linalgOp, linalgOp.getIndexingMapsArray());
     for (linalg::IndexOp index : indices) {
       int64_t dim = index.getDim();
-      if (!splits.isSplit(dim) || ShapedType::isDynamic(loopSizes[dim]))
+      // The rule's factors are the loops, in order.
+      int64_t loopSize = splits.factors[dim].size;
+      if (!splits.isSplit(dim) || ShapedType::isDynamic(loopSize))
         continue;
       ArrayRef<StringAttr> axes = splits.axes[dim];
-      int64_t localSize = loopSizes[dim] / splits.groupSize(axes);
-      OpBuilder::InsertionGuard guard(builder);
-      builder.setInsertionPoint(local);
+      int64_t localSize = loopSize / splits.groupSize(axes);
+      // The offset is computed where the local form goes (the op moves there
+      // from a loop body being rebuilt).
       Location loc = index.getLoc();
       Value block = dist::ProcessIndexOp::create(
           builder, loc, splits.mesh.getValue(),
           builder.getArrayAttr(SmallVector<Attribute>(axes.begin(), axes.end())));
       Value size = arith::ConstantIndexOp::create(builder, loc, localSize);
       Value offset = arith::MulIOp::create(builder, loc, block, size);
+      OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPointAfter(index);
       Value global = arith::AddIOp::create(builder, loc, index, offset);
       index.getResult().replaceAllUsesExcept(global, global.getDefiningOp());

@@ -62,10 +62,11 @@ getSliceDimFactors(SliceOp slice, RankedTensorType full, ShardingRule &rule) {
 }
 
 /// The offsets, sizes and strides of a slice op's local form: values remapped
-/// through `mapping`, and the sizes of the kept (non-dropped) dims set from
+/// through `mapping`, and the sizes of the kept (non-`dropped`) dims set from
 /// `localSliceType`, the type of the local slice.
 template <typename SliceOp>
-static void getLocalSliceParams(SliceOp slice, RankedTensorType localSliceType,
+static void getLocalSliceParams(SliceOp slice, const llvm::SmallBitVector &dropped,
+                                RankedTensorType localSliceType,
                                 OpBuilder &builder, IRMapping &mapping,
                                 SmallVectorImpl<OpFoldResult> &offsets,
                                 SmallVectorImpl<OpFoldResult> &sizes,
@@ -80,7 +81,6 @@ static void getLocalSliceParams(SliceOp slice, RankedTensorType localSliceType,
   remap(slice.getMixedOffsets(), offsets);
   remap(slice.getMixedSizes(), sizes);
   remap(slice.getMixedStrides(), strides);
-  llvm::SmallBitVector dropped = slice.getDroppedDims();
   for (int64_t d = 0, r = 0, e = sizes.size(); d < e; ++d) {
     if (dropped.test(d))
       continue;
@@ -121,7 +121,9 @@ struct ExtractSliceShardingRule
                                       const FactorSplits &) const {
     auto localType = cast<RankedTensorType>(resultTypes[0]);
     SmallVector<OpFoldResult> offsets, sizes, strides;
-    getLocalSliceParams(cast<tensor::ExtractSliceOp>(op), localType, builder,
+    auto slice = cast<tensor::ExtractSliceOp>(op);
+    // From the result type, which is still the global one.
+    getLocalSliceParams(slice, slice.getDroppedDims(), localType, builder,
                         mapping, offsets, sizes, strides);
     return tensor::ExtractSliceOp::create(builder, op->getLoc(), localType,
                                           operands[0], offsets, sizes, strides)
@@ -150,9 +152,20 @@ struct InsertSliceShardingRule
   FailureOr<Operation *> buildLocalOp(Operation *op, OpBuilder &builder,
                                       IRMapping &mapping, ValueRange operands,
                                       TypeRange resultTypes,
-                                      const FactorSplits &) const {
+                                      const FactorSplits &splits) const {
+    auto insert = cast<tensor::InsertSliceOp>(op);
+    // The dropped dims from the global source type (the op's source may be
+    // local already).
+    auto globalSource = cast<RankedTensorType>(splits.globalOperandTypes[0]);
+    std::optional<llvm::SmallDenseSet<unsigned>> droppedSet =
+        computeRankReductionMask(insert.getStaticSizes(), globalSource.getShape());
+    if (!droppedSet)
+      return failure();
+    llvm::SmallBitVector dropped(insert.getStaticSizes().size());
+    for (unsigned d : *droppedSet)
+      dropped.set(d);
     SmallVector<OpFoldResult> offsets, sizes, strides;
-    getLocalSliceParams(cast<tensor::InsertSliceOp>(op),
+    getLocalSliceParams(insert, dropped,
                         cast<RankedTensorType>(operands[0].getType()), builder,
                         mapping, offsets, sizes, strides);
     return tensor::InsertSliceOp::create(builder, op->getLoc(), operands[0],

@@ -6,6 +6,7 @@
 #include "dist/Support/ReshardPlan.h"
 #include "dist/Transforms/FactorAssignment.h"
 #include "dist/Transforms/Passes.h"
+#include "dist/Transforms/ShardingRuleCache.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -32,8 +33,12 @@ namespace {
 /// Rewrites one function.
 class FunctionPartitioner {
 public:
-  FunctionPartitioner(func::FuncOp func, MeshOp mesh)
-      : func(func), mesh(mesh), builder(func.getContext()) {}
+  FunctionPartitioner(func::FuncOp func, MeshOp mesh,
+                      ShardingRuleCache &ruleCache)
+      : func(func), mesh(mesh), builder(func.getContext()),
+        ruleCache(ruleCache),
+        shardingsName(StringAttr::get(func.getContext(),
+                                      DistDialect::getShardingsAttrName())) {}
 
   LogicalResult run();
 
@@ -73,14 +78,14 @@ private:
   /// then yields the terminator's operands resharded to `layouts`.
   LogicalResult partitionRegionBody(Block *from, Block *to,
                                     function_ref<ShardingAttr(unsigned)> layouts);
-  /// Maps the tensors `op`'s regions capture (read inside, defined outside)
-  /// to whole local copies for the duration of building `op`'s local form:
-  /// the body indexes them globally. Returns the mappings to restore.
-  FailureOr<SmallVector<std::pair<Value, Value>>> wholeCapturedTensors(Operation *op);
-  void restore(ArrayRef<std::pair<Value, Value>> saved) {
-    for (auto [global, local] : saved)
-      locals.map(global, local);
-  }
+  /// Rewrites the values `op`'s regions capture (read inside, defined
+  /// outside) to their local values; captured tensors become whole local
+  /// copies, as the body indexes them globally.
+  LogicalResult localizeCapturedValues(Operation *op);
+  /// `op` has become its own local form: it moves to the builder's insertion
+  /// point (from a loop body being rebuilt) and what follows is built after
+  /// it.
+  void keepInPlace(Operation *op);
 
   ShardingAttr replicated(Type type) {
     return getReplicated(FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
@@ -99,13 +104,17 @@ private:
   /// Global value -> its local value and the layout that local value has.
   IRMapping locals;
   DenseMap<Value, ShardingAttr> layouts;
-  /// Each op's rule, computed on the global program before any type changes.
-  DenseMap<Operation *, ShardingRule> rules;
-  /// Global types of the function's arguments (their types are set to the
-  /// local ones in place).
-  DenseMap<Value, Type> argGlobalTypes;
+  /// Each op's rule, read on the global program before any type changes.
+  ShardingRuleCache &ruleCache;
+  StringAttr shardingsName;
+  /// Ops that became their own local form (the others are erased at the
+  /// end).
+  DenseSet<Operation *> inPlace;
+  /// Global types of the values whose type was set to the local one in place
+  /// (arguments, results of ops rewritten in place).
+  DenseMap<Value, Type> globalTypes;
   Type globalType(Value value) {
-    Type type = argGlobalTypes.lookup(value);
+    Type type = globalTypes.lookup(value);
     return type ? type : value.getType();
   }
 };
@@ -129,7 +138,7 @@ meshmath::Layout FunctionPartitioner::toLayout(ShardingAttr sharding) {
   meshmath::Layout layout;
   layout.dims = getDimAxisIndices(sharding, mesh);
   for (StringAttr axis : sharding.getPartialAxes())
-    layout.partial.push_back(*mesh.getAxisIndex(axis.getValue()));
+    layout.partial.push_back(*mesh.getAxisIndex(axis));
   layout.partialKind = static_cast<int>(sharding.getPartialKind());
   return layout;
 }
@@ -288,36 +297,42 @@ static ShardingAttr getRecordedLayout(Operation *op, unsigned index) {
   return recorded ? dyn_cast<ShardingAttr>(recorded[index]) : ShardingAttr();
 }
 
-FailureOr<SmallVector<std::pair<Value, Value>>>
-FunctionPartitioner::wholeCapturedTensors(Operation *op) {
-  SmallVector<std::pair<Value, Value>> saved;
+LogicalResult FunctionPartitioner::localizeCapturedValues(Operation *op) {
   if (op->getNumRegions() == 0)
-    return saved;
-  // Most bodies (linalg's) read no tensor at all: skip the analysis for them.
-  bool readsTensors = false;
-  op->walk([&](Operation *inner) {
-    if (inner != op &&
-        llvm::any_of(inner->getOperandTypes(), llvm::IsaPred<RankedTensorType>)) {
-      readsTensors = true;
-      return WalkResult::interrupt();
+    return success();
+  // Values defined inside `op` are never mapped: only captured values are.
+  DenseMap<Value, Value> wholeCopies;
+  WalkResult walk = op->walk([&](Operation *inner) {
+    if (inner == op)
+      return WalkResult::advance();
+    for (OpOperand &use : inner->getOpOperands()) {
+      Value global = use.get();
+      Value local = locals.lookupOrNull(global);
+      if (!local)
+        continue;
+      if (isa<RankedTensorType>(global.getType())) {
+        Value &whole = wholeCopies[global];
+        if (!whole) {
+          FailureOr<Value> copy = reshard(global, ShardingAttr(), op);
+          if (failed(copy))
+            return WalkResult::interrupt();
+          whole = *copy;
+        }
+        local = whole;
+      }
+      if (local != global)
+        use.set(local);
     }
     return WalkResult::advance();
   });
-  if (!readsTensors)
-    return saved;
-  SetVector<Value> captured;
-  getUsedValuesDefinedAbove(op->getRegions(), captured);
-  for (Value value : captured) {
-    if (!isa<RankedTensorType>(value.getType()) || !locals.contains(value))
-      continue;
-    Value local = locals.lookup(value);
-    FailureOr<Value> whole = reshard(value, ShardingAttr(), op);
-    if (failed(whole))
-      return failure();
-    saved.emplace_back(value, local);
-    locals.map(value, *whole);
-  }
-  return saved;
+  return failure(walk.wasInterrupted());
+}
+
+void FunctionPartitioner::keepInPlace(Operation *op) {
+  inPlace.insert(op);
+  if (op->getBlock() != builder.getInsertionBlock())
+    op->moveBefore(builder.getInsertionBlock(), builder.getInsertionPoint());
+  builder.setInsertionPointAfter(op);
 }
 
 LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
@@ -384,7 +399,7 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
       made.push_back({});
       continue;
     }
-    made.push_back(projectResult(rule, *assignment, i));
+    made.push_back(projectResult(rule, *assignment, i, results[i].sharding));
     FailureOr<RankedTensorType> localType = getLocalType(type, made.back(), mesh);
     if (failed(localType))
       return op->emitOpError() << "result " << i << " of type " << type
@@ -395,21 +410,29 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
                                << type << " (laid out as " << made.back() << ")";
     localTypes.push_back(*localType);
   }
-  auto saved = wholeCapturedTensors(op);
-  if (failed(saved))
+  if (failed(localizeCapturedValues(op)))
     return failure();
   auto groupSize = [&](ArrayRef<StringAttr> axes) {
     return mesh.getGroupSize(axes);
   };
-  FactorSplits splits{assignment->mesh, assignment->factorAxes, groupSize};
-  FailureOr<Operation *> clone = cast<ShardingRuleOpInterface>(op).buildLocalOp(
+  SmallVector<Type> globalOperandTypes =
+      llvm::map_to_vector(op->getOperands(), [&](Value v) { return globalType(v); });
+  FactorSplits splits{assignment->mesh, assignment->factorAxes, groupSize,
+                      rule.factors, globalOperandTypes};
+  SmallVector<Type> globalResultTypes(op->getResultTypes());
+  FailureOr<Operation *> local = cast<ShardingRuleOpInterface>(op).buildLocalOp(
       builder, locals, newOperands, localTypes, splits);
-  restore(*saved);
-  if (failed(clone))
+  if (failed(local))
     return op->emitOpError() << "cannot be rebuilt on local types";
-  (*clone)->removeAttr(DistDialect::getShardingsAttrName());
+  (*local)->removeAttr(shardingsName);
+  if (*local == op) {
+    keepInPlace(op);
+    for (auto [result, type] : llvm::zip(op->getResults(), globalResultTypes))
+      if (result.getType() != type)
+        globalTypes[result] = type;
+  }
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
-    locals.map(result, (*clone)->getResult(i));
+    locals.map(result, (*local)->getResult(i));
     if (!made[i])
       continue;
     layouts[result] = made[i];
@@ -431,15 +454,13 @@ LogicalResult FunctionPartitioner::partitionReplicated(Operation *op) {
       return failure();
     newOperands.push_back(*local);
   }
-  auto saved = wholeCapturedTensors(op);
-  if (failed(saved))
+  if (failed(localizeCapturedValues(op)))
     return failure();
-  Operation *clone = builder.clone(*op, locals);
-  restore(*saved);
-  clone->setOperands(newOperands);
-  clone->removeAttr(DistDialect::getShardingsAttrName());
-  for (auto [result, local] : llvm::zip(op->getResults(), clone->getResults()))
-    locals.map(result, local);
+  op->setOperands(newOperands);
+  op->removeAttr(shardingsName);
+  keepInPlace(op);
+  for (Value result : op->getResults())
+    locals.map(result, result);
   return success();
 }
 
@@ -500,7 +521,8 @@ LogicalResult FunctionPartitioner::partitionRegionBody(
     Block *from, Block *to, function_ref<ShardingAttr(unsigned)> layoutOf) {
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(to);
-  for (Operation &bodyOp : from->without_terminator())
+  // Ops kept in place move to `to` as they go.
+  for (Operation &bodyOp : llvm::make_early_inc_range(from->without_terminator()))
     if (failed(partitionOp(&bodyOp)))
       return failure();
   SmallVector<Value> yielded;
@@ -621,9 +643,11 @@ LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
   if (auto ret = dyn_cast<func::ReturnOp>(op))
     return partitionReturn(ret);
   auto recorded = op->getAttrOfType<ArrayAttr>(DistDialect::getShardingsAttrName());
-  auto rule = rules.find(op);
-  if (recorded && rule != rules.end())
-    return partitionWithRule(op, rule->second, recorded);
+  FailureOr<const ShardingRule *> rule = ruleCache.lookup(op);
+  if (failed(rule))
+    return failure();
+  if (recorded && *rule)
+    return partitionWithRule(op, **rule, recorded);
   // No rule: whole operands, and the results are whole too.
   if (failed(partitionReplicated(op)))
     return failure();
@@ -649,14 +673,8 @@ LogicalResult FunctionPartitioner::run() {
   // Rules of the ops of the body and of loop bodies (not of linalg's scalar
   // bodies).
   WalkResult walk = body.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op)) {
-      FailureOr<ShardingRule> rule = ruleOp.getShardingRule();
-      if (succeeded(rule)) {
-        if (failed(rule->verify(op)))
-          return WalkResult::interrupt();
-        rules[op] = std::move(*rule);
-      }
-    }
+    if (failed(ruleCache.lookup(op)))
+      return WalkResult::interrupt();
     return isa<scf::ForOp, scf::IfOp>(op) ? WalkResult::advance()
                                            : WalkResult::skip();
   });
@@ -679,7 +697,7 @@ LogicalResult FunctionPartitioner::run() {
         return func.emitOpError() << "argument " << arg.getArgNumber()
                                   << " cannot be laid out as " << s;
       layouts[arg] = s;
-      argGlobalTypes[arg] = type;
+      globalTypes[arg] = type;
       arg.setType(*local);
       attrs = renameSharding(attrs, localName);
     }
@@ -689,8 +707,8 @@ LogicalResult FunctionPartitioner::run() {
   }
   func.setAllArgAttrs(argAttrs);
 
-  // The body, op by op; the new ops go before the old ones, which are erased
-  // at the end.
+  // The body, op by op. Most ops become their own local form in place; the
+  // others get a new local form before them and are erased at the end.
   SmallVector<Operation *> oldOps =
       llvm::map_to_vector(body, [](Operation &op) { return &op; });
   for (Operation *op : oldOps) {
@@ -699,6 +717,8 @@ LogicalResult FunctionPartitioner::run() {
       return failure();
   }
   for (Operation *op : llvm::reverse(oldOps)) {
+    if (inPlace.contains(op))
+      continue;
     op->dropAllUses();
     op->erase();
   }
@@ -769,6 +789,7 @@ struct DistPartitionPass
     : public dist::impl::DistPartitionBase<DistPartitionPass> {
   void runOnOperation() override {
     SymbolTableCollection symbolTables;
+    auto &ruleCache = getAnalysis<ShardingRuleCache>();
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
@@ -783,7 +804,7 @@ struct DistPartitionPass
                               "one block (structured control flow)";
         return signalPassFailure();
       }
-      FunctionPartitioner partitioner(func, *mesh);
+      FunctionPartitioner partitioner(func, *mesh, ruleCache);
       if (failed(partitioner.run()))
         return signalPassFailure();
     }

@@ -5,6 +5,7 @@
 #include "dist/Interfaces/ShardingRuleInterface.h"
 #include "dist/Transforms/FactorAssignment.h"
 #include "dist/Transforms/Passes.h"
+#include "dist/Transforms/ShardingRuleCache.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -41,8 +42,9 @@ namespace {
 /// Propagation state of one function.
 class FunctionPropagation {
 public:
-  FunctionPropagation(func::FuncOp func, SymbolTableCollection &symbolTables)
-      : func(func), symbolTables(symbolTables) {}
+  FunctionPropagation(func::FuncOp func, SymbolTableCollection &symbolTables,
+                      ShardingRuleCache &ruleCache)
+      : func(func), symbolTables(symbolTables), ruleCache(ruleCache) {}
 
   LogicalResult run();
 
@@ -55,7 +57,12 @@ private:
   void enqueue(Operation *op);
   TensorInfo getInfo(Value value);
   MeshOp getMesh(FlatSymbolRefAttr name) {
-    return lookupMesh(func, name, &symbolTables);
+    // A function uses one mesh: remember the last one looked up.
+    if (name != lastMeshName) {
+      lastMeshName = name;
+      lastMesh = lookupMesh(func, name, &symbolTables);
+    }
+    return lastMesh;
   }
   void writeBack();
   /// scf.for: the init, iter arg, yielded value and result of each carried
@@ -72,11 +79,15 @@ private:
 
   func::FuncOp func;
   SymbolTableCollection &symbolTables;
+  ShardingRuleCache &ruleCache;
   /// The mesh the function's annotations use (for replicated defaults).
   FlatSymbolRefAttr defaultMesh;
+  FlatSymbolRefAttr lastMeshName;
+  MeshOp lastMesh;
   DenseMap<Value, ShardingAttr> shardings;
   DenseSet<Value> fixed;
-  DenseMap<Operation *, std::optional<ShardingRule>> rules;
+  /// The rules of the ops propagation goes through (null: no rule).
+  DenseMap<Operation *, const ShardingRule *> rules;
   std::deque<Operation *> worklist;
   DenseSet<Operation *> queued;
 };
@@ -180,25 +191,19 @@ LogicalResult FunctionPropagation::initialize() {
         fixed.insert(value);
       }
     } else if (!isa<func::ReturnOp, scf::ForOp, scf::IfOp, scf::YieldOp>(op)) {
-      std::optional<ShardingRule> rule;
-      if (auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op)) {
-        FailureOr<ShardingRule> computed = ruleOp.getShardingRule();
-        if (succeeded(computed)) {
-          if (failed(computed->verify(op))) {
-            result = failure();
-            return;
-          }
-          rule = std::move(*computed);
-        }
+      FailureOr<const ShardingRule *> rule = ruleCache.lookup(op);
+      if (failed(rule)) {
+        result = failure();
+        return;
       }
       // Without a rule the op computes its tensors whole on every rank.
-      if (!rule)
+      if (!*rule)
         for (Value value : op->getResults())
           if (auto type = dyn_cast<RankedTensorType>(value.getType())) {
             shardings[value] = getReplicated(defaultMesh, type.getRank());
             fixed.insert(value);
           }
-      rules[op] = std::move(rule);
+      rules[op] = *rule;
     }
     enqueue(op);
   });
@@ -330,10 +335,10 @@ void FunctionPropagation::process(Operation *op) {
       update(operand, dropPartial(getResultSharding(func, i)));
     return;
   }
-  auto ruleIt = rules.find(op);
-  if (ruleIt == rules.end() || !ruleIt->second)
+  const ShardingRule *rulePtr = rules.lookup(op);
+  if (!rulePtr)
     return;
-  const ShardingRule &rule = *ruleIt->second;
+  const ShardingRule &rule = *rulePtr;
   SmallVector<TensorInfo> operands, results;
   for (Value operand : op->getOperands())
     operands.push_back(getInfo(operand));
@@ -354,7 +359,7 @@ void FunctionPropagation::process(Operation *op) {
     update(operand, operands[i].mayBecomePartial ? needed : dropPartial(needed));
   }
   for (auto [i, result] : llvm::enumerate(op->getResults()))
-    update(result, projectResult(rule, *assignment, i));
+    update(result, projectResult(rule, *assignment, i, results[i].sharding));
 }
 
 void FunctionPropagation::writeBack() {
@@ -371,6 +376,7 @@ void FunctionPropagation::writeBack() {
     entries.set(DistDialect::getShardingAttrName(), sharding);
     return entries.getDictionary(context);
   };
+  auto shardingsName = StringAttr::get(context, DistDialect::getShardingsAttrName());
   SmallVector<DictionaryAttr> argAttrs;
   for (BlockArgument arg : body.getArguments()) {
     DictionaryAttr attrs = func.getArgAttrDict(arg.getArgNumber());
@@ -389,8 +395,7 @@ void FunctionPropagation::writeBack() {
       entries.push_back(type ? Attribute(shardingOrReplicated(result, type))
                              : Attribute(UnitAttr::get(context)));
     }
-    op->setAttr(DistDialect::getShardingsAttrName(),
-                ArrayAttr::get(context, entries));
+    op->setAttr(shardingsName, ArrayAttr::get(context, entries));
   });
   // Undeclared results get the returned value's layout, reduced: handing a
   // pending reduction to the caller must be asked for explicitly.
@@ -469,6 +474,7 @@ struct DistPropagatePass
     : public dist::impl::DistPropagateBase<DistPropagatePass> {
   void runOnOperation() override {
     SymbolTableCollection symbolTables;
+    auto &ruleCache = getAnalysis<ShardingRuleCache>();
     // Callees before callers: a call site takes its callee's completed
     // layouts.
     SmallVector<func::FuncOp> order;
@@ -501,10 +507,13 @@ struct DistPropagatePass
         return signalPassFailure();
     for (func::FuncOp func : order) {
       splitSharedInits(func);
-      FunctionPropagation propagation(func, symbolTables);
+      FunctionPropagation propagation(func, symbolTables, ruleCache);
       if (failed(propagation.run()))
         return signalPassFailure();
     }
+    // Only attributes and copies of inits were added: dist-partition may
+    // reuse the rules.
+    markAnalysesPreserved<ShardingRuleCache>();
   }
 };
 } // namespace

@@ -50,6 +50,15 @@ bool dist::isRefinement(ShardingAttr current, ShardingAttr refined) {
   });
 }
 
+/// A stable sort for the few entries of one op (std::stable_sort allocates a
+/// buffer on every call).
+template <typename T, typename Less>
+static void sortStably(MutableArrayRef<T> items, Less less) {
+  for (size_t i = 1; i < items.size(); ++i)
+    for (size_t j = i; j > 0 && less(items[j], items[j - 1]); --j)
+      std::swap(items[j], items[j - 1]);
+}
+
 /// Operands that are data inputs: tensors the op reads as a whole value (not
 /// an `outs` it overwrites or accumulates into).
 static bool isDataInput(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
@@ -128,7 +137,7 @@ dist::decideFactors(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
   // Candidates for each factor: the axes some operand or result already has
   // on a dim the factor indexes, ranked by the cost of changing that tensor.
   struct Candidate {
-    ArrayRef<StringAttr> axes;
+    DimShardingAttr dim;
     int64_t priority;
   };
   int64_t numFactors = rule.getNumFactors();
@@ -141,7 +150,7 @@ dist::decideFactors(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
                        info.numElements;
     for (auto [d, factor] : llvm::enumerate(dims))
       if (factor != ShardingRule::kNoFactor)
-        candidates[factor].push_back({info.sharding.getDimAxes(d), priority});
+        candidates[factor].push_back({info.sharding.getDims()[d], priority});
   };
   for (auto [i, info] : llvm::enumerate(operands))
     collect(info, rule.operandDims[i]);
@@ -150,21 +159,25 @@ dist::decideFactors(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
 
   assignment.factorAxes.resize(numFactors);
   SmallVector<int64_t> factorPriority(numFactors, -1);
+  // The candidate layout each factor took (reused as its dim layout if it
+  // keeps all of its axes).
+  SmallVector<DimShardingAttr> chosen(numFactors);
   for (int64_t f = 0; f < numFactors; ++f) {
     SmallVector<Candidate> &list = candidates[f];
     if (list.empty() || rule.factors[f].kind == FactorKind::Unsplittable)
       continue;
-    llvm::stable_sort(list, [](const Candidate &a, const Candidate &b) {
+    sortStably<Candidate>(list, [](const Candidate &a, const Candidate &b) {
       return a.priority > b.priority;
     });
     // The best-ranked layout, extended by any compatible, more split one
     // (extending an operand costs a local slice, no communication).
-    ArrayRef<StringAttr> best = list.front().axes;
+    DimShardingAttr best = list.front().dim;
     if (extend)
       for (const Candidate &c : llvm::drop_begin(list))
-        if (isPrefix(best, c.axes))
-          best = c.axes;
-    assignment.factorAxes[f].assign(best.begin(), best.end());
+        if (isPrefix(best.getAxes(), c.dim.getAxes()))
+          best = c.dim;
+    chosen[f] = best;
+    assignment.factorAxes[f].assign(best.getAxes().begin(), best.getAxes().end());
     factorPriority[f] = list.front().priority;
   }
 
@@ -193,13 +206,13 @@ dist::decideFactors(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
   // Each axis splits at most one factor; higher-ranked factors keep theirs.
   // Then a factor keeps only as many axes as its size divides into.
   SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, numFactors));
-  llvm::stable_sort(order, [&](int64_t a, int64_t b) {
+  sortStably<int64_t>(order, [&](int64_t a, int64_t b) {
     return factorPriority[a] > factorPriority[b];
   });
   for (int64_t f : order) {
     SmallVector<StringAttr> &axes = assignment.factorAxes[f];
     auto conflict = llvm::find_if(axes, [&](StringAttr a) {
-      return reserved.contains(a) || !mesh.getAxisIndex(a.getValue());
+      return reserved.contains(a) || !mesh.getAxisIndex(a);
     });
     axes.erase(conflict, axes.end());
     int64_t size = rule.factors[f].size;
@@ -228,42 +241,67 @@ dist::decideFactors(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
   assignment.partialAxes = assignment.passThroughAxes;
   llvm::append_range(assignment.partialAxes, reductionAxes);
   assignment.partialKind = reductionKind.value_or(ReductionKind::sum);
+
+  // The dim layouts, made once for all the operands and results.
+  MLIRContext *context = mesh.getContext();
+  assignment.wholeDim = DimShardingAttr::get(context, {});
+  for (auto [axes, candidate] : llvm::zip(assignment.factorAxes, chosen)) {
+    if (axes.empty())
+      assignment.factorDims.push_back(assignment.wholeDim);
+    else if (candidate && candidate.getAxes() == ArrayRef<StringAttr>(axes))
+      assignment.factorDims.push_back(candidate);
+    else
+      assignment.factorDims.push_back(DimShardingAttr::get(context, axes));
+  }
   return assignment;
 }
 
+/// The layout of a tensor whose dims `dims` index, partial over
+/// `partialAxes`. Returns `known` (the tensor's current layout) without
+/// building anything if it is that layout already, the common case.
 static ShardingAttr project(const FactorAssignment &assignment,
                             ArrayRef<int64_t> dims,
                             ArrayRef<StringAttr> partialAxes,
-                            ReductionKind partialKind) {
-  MLIRContext *context = assignment.mesh.getContext();
+                            ReductionKind partialKind, ShardingAttr known) {
+  auto dimAttr = [&](int64_t factor) {
+    return factor == ShardingRule::kNoFactor ? assignment.wholeDim
+                                             : assignment.factorDims[factor];
+  };
+  if (known && known.getMesh() == assignment.mesh &&
+      known.getRank() == (int64_t)dims.size() &&
+      known.getPartialKind() == partialKind &&
+      known.getPartialAxes() == partialAxes &&
+      llvm::all_of(llvm::zip(known.getDims(), dims), [&](auto pair) {
+        return std::get<0>(pair) == dimAttr(std::get<1>(pair));
+      }))
+    return known;
   SmallVector<DimShardingAttr> dimAttrs;
   for (int64_t factor : dims)
-    dimAttrs.push_back(DimShardingAttr::get(
-        context, factor == ShardingRule::kNoFactor
-                     ? ArrayRef<StringAttr>()
-                     : ArrayRef<StringAttr>(assignment.factorAxes[factor])));
-  return ShardingAttr::get(context, assignment.mesh, dimAttrs, partialAxes,
-                           partialKind);
+    dimAttrs.push_back(dimAttr(factor));
+  return ShardingAttr::get(assignment.mesh.getContext(), assignment.mesh,
+                           dimAttrs, partialAxes, partialKind);
 }
 
 ShardingAttr dist::projectOperand(const ShardingRule &rule,
                                   const FactorAssignment &assignment,
                                   ArrayRef<TensorInfo> operands,
                                   unsigned index) {
-  if (!operands[index].isTensor)
+  const TensorInfo &info = operands[index];
+  if (!info.isTensor)
     return {};
   if (rule.operandIsAccumulator[index])
     return project(assignment, rule.operandDims[index], assignment.partialAxes,
-                   assignment.partialKind);
+                   assignment.partialKind, info.sharding);
   if (llvm::is_contained(assignment.passThroughOperands, index))
     return project(assignment, rule.operandDims[index],
-                   assignment.passThroughAxes, ReductionKind::sum);
-  return project(assignment, rule.operandDims[index], {}, ReductionKind::sum);
+                   assignment.passThroughAxes, ReductionKind::sum, info.sharding);
+  return project(assignment, rule.operandDims[index], {}, ReductionKind::sum,
+                 info.sharding);
 }
 
 ShardingAttr dist::projectResult(const ShardingRule &rule,
                                  const FactorAssignment &assignment,
-                                 unsigned index) {
+                                 unsigned index, ShardingAttr known) {
   return project(assignment, rule.resultDims[index], assignment.partialAxes,
-                 assignment.partialKind);
+                 assignment.partialKind, known);
 }

@@ -212,7 +212,7 @@ static Layout layoutOf(ShardingAttr sharding, MeshOp mesh) {
   auto indices = [&](ArrayRef<StringAttr> axes) {
     meshmath::AxisList list;
     for (StringAttr axis : axes)
-      list.push_back(*mesh.getAxisIndex(axis.getValue()));
+      list.push_back(*mesh.getAxisIndex(axis));
     return list;
   };
   for (DimShardingAttr dim : sharding.getDims())
@@ -885,7 +885,7 @@ static int runDriver(MLIRContext &context, StringRef self) {
                  << ec.message() << "\n";
     return 1;
   }
-  auto cleanup = llvm::make_scope_exit([&] {
+  llvm::scope_exit cleanup([&] {
     if (!keep)
       llvm::sys::fs::remove_directories(dir);
   });

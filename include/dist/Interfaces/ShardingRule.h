@@ -113,6 +113,12 @@ struct FactorSplits {
   ArrayRef<SmallVector<StringAttr>> axes;
   /// Number of ranks in the group of `axes` on the mesh.
   function_ref<int64_t(ArrayRef<StringAttr>)> groupSize;
+  /// The rule's factors, with their global sizes.
+  ArrayRef<ShardingRule::Factor> factors;
+  /// The global types of the op's operands. The op's own operands may
+  /// already be local values (their producers are rewritten in place), so
+  /// global shapes must come from here, the rule or the op's result types.
+  ArrayRef<Type> globalOperandTypes;
 
   bool isSplit(int64_t factor) const {
     return factor >= 0 && factor < (int64_t)axes.size() && !axes[factor].empty();

@@ -30,15 +30,20 @@ def Dist_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
     >,
     InterfaceMethod<
       /*desc=*/[{
-        Builds the op's local (per-rank) form: `localOperands` are the
+        Gives the op's local (per-rank) form: `localOperands` are the
         operands already laid out as the rule needs, `localResultTypes` the
-        local result types, `splits` the mesh axes of each factor. The default
-        clones the op (remapping captured values through `mapping`) and sets
-        the result types, which is right for ops whose shapes come from their
-        operands and result types only; ops with static sizes in attributes
+        local result types, `splits` the mesh axes of each factor, `mapping`
+        the partitioner's global -> local value map. Returns the op itself
+        when it was updated in place, or a new op built at `builder`'s
+        insertion point (the partitioner then erases the original).
+
+        The default updates the op in place: it sets the operands and the
+        result types, which is right for ops whose shapes come from their
+        operands and result types only. Ops with static sizes in attributes
         (tensor.extract_slice) or that compute with global indices (linalg
         bodies reading linalg.index, tensor.gather of a split source)
-        override it.
+        override it. Values the op's regions capture have already been
+        replaced by their local values.
       }],
       /*retTy=*/"::mlir::FailureOr<::mlir::Operation *>",
       /*methodName=*/"buildLocalOp",
@@ -49,12 +54,11 @@ def Dist_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
                     "const ::mlir::dist::FactorSplits &":$splits),
       /*methodBody=*/"",
       /*defaultImplementation=*/[{
-        ::mlir::Operation *clone = builder.clone(*$_op.getOperation(), mapping);
-        clone->setOperands(localOperands);
-        for (auto [result, type] :
-             ::llvm::zip(clone->getResults(), localResultTypes))
+        ::mlir::Operation *op = $_op.getOperation();
+        op->setOperands(localOperands);
+        for (auto [result, type] : ::llvm::zip(op->getResults(), localResultTypes))
           result.setType(type);
-        return clone;
+        return op;
       }]
     >,
   ];

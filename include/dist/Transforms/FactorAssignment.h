@@ -38,6 +38,10 @@ struct FactorAssignment {
   FlatSymbolRefAttr mesh;
   /// Per factor, the mesh axes that split it (major to minor).
   SmallVector<SmallVector<StringAttr>> factorAxes;
+  /// Per factor, `factorAxes` as the layout of a dim it indexes; and the
+  /// layout of a dim no factor indexes (whole).
+  SmallVector<DimShardingAttr> factorDims;
+  DimShardingAttr wholeDim;
   /// Axes over which the results are partial, and with which reduction.
   SmallVector<StringAttr> partialAxes;
   ReductionKind partialKind = ReductionKind::sum;
@@ -63,9 +67,12 @@ ShardingAttr projectOperand(const ShardingRule &rule,
                             const FactorAssignment &assignment,
                             ArrayRef<TensorInfo> operands, unsigned index);
 
-/// The layout the op gives result `index`.
+/// The layout the op gives result `index`. `known`, the result's current
+/// layout if any, is returned as is when it is that layout (cheaper than
+/// building it again).
 ShardingAttr projectResult(const ShardingRule &rule,
-                           const FactorAssignment &assignment, unsigned index);
+                           const FactorAssignment &assignment, unsigned index,
+                           ShardingAttr known = {});
 
 /// True if `refined` keeps everything `current` says and only adds to it
 /// (more axes at the minor end of dims, more partial axes of the same kind):

@@ -108,6 +108,9 @@ static LogicalResult verifyResultShardings(Operation *op, Attribute value) {
                              << "' has " << entries.size()
                              << " entries for " << op->getNumResults()
                              << " results";
+  // The entries' mesh, looked up once per name.
+  FlatSymbolRefAttr meshName;
+  MeshOp mesh;
   for (auto [i, entry, result] :
        llvm::enumerate(entries.getValue(), op->getResults())) {
     if (!isa<RankedTensorType>(result.getType())) {
@@ -123,8 +126,11 @@ static LogicalResult verifyResultShardings(Operation *op, Attribute value) {
       return op->emitOpError() << "result " << i << ": entry in '"
                                << DistDialect::getShardingsAttrName()
                                << "' must be a #dist.sharding, got " << entry;
-    if (failed(verifySharding(sharding, result.getType(),
-                              lookupMesh(op, sharding.getMesh()), [&]() {
+    if (sharding.getMesh() != meshName) {
+      meshName = sharding.getMesh();
+      mesh = lookupMesh(op, meshName);
+    }
+    if (failed(verifySharding(sharding, result.getType(), mesh, [&]() {
                                 return op->emitOpError() << "result " << i
                                                          << ": ";
                               })))

@@ -141,15 +141,14 @@ int64_t MeshOp::getNumDevices() {
   return meshmath::numDevices(getMeshShape(*this));
 }
 
-std::optional<int64_t> MeshOp::getAxisIndex(StringRef axis) {
-  for (auto [i, name] :
-       llvm::enumerate(getAxisNames().getAsValueRange<StringAttr>()))
+std::optional<int64_t> MeshOp::getAxisIndex(StringAttr axis) {
+  for (auto [i, name] : llvm::enumerate(getAxisNames()))
     if (name == axis)
       return i;
   return std::nullopt;
 }
 
-int64_t MeshOp::getAxisSize(StringRef axis) {
+int64_t MeshOp::getAxisSize(StringAttr axis) {
   return getShape()[*getAxisIndex(axis)];
 }
 
@@ -158,7 +157,7 @@ MeshOp::getAxisIndices(ArrayRef<StringAttr> axes,
                        function_ref<InFlightDiagnostic()> emitError) {
   SmallVector<int64_t> indices;
   for (StringAttr axis : axes) {
-    std::optional<int64_t> index = getAxisIndex(axis.getValue());
+    std::optional<int64_t> index = getAxisIndex(axis);
     if (!index) {
       InFlightDiagnostic diag = emitError();
       diag << "mesh @" << getSymName() << " has no axis '" << axis.getValue()
@@ -174,7 +173,7 @@ MeshOp::getAxisIndices(ArrayRef<StringAttr> axes,
 int64_t MeshOp::getGroupSize(ArrayRef<StringAttr> axes) {
   int64_t size = 1;
   for (StringAttr axis : axes)
-    size *= getAxisSize(axis.getValue());
+    size *= getAxisSize(axis);
   return size;
 }
 

@@ -49,10 +49,11 @@ def Dist_MeshOp : Dist_Op<"mesh", [Symbol]> {
     int64_t getRank() { return getShape().size(); }
     /// Number of devices in the mesh.
     int64_t getNumDevices();
-    /// Position of `axis` in the mesh, or std::nullopt if there is no such axis.
-    std::optional<int64_t> getAxisIndex(::llvm::StringRef axis);
+    /// Position of `axis` in the mesh, or std::nullopt if there is no such
+    /// axis. (Names are compared as uniqued attributes, not as strings.)
+    std::optional<int64_t> getAxisIndex(::mlir::StringAttr axis);
     /// Size of the axis named `axis`; the axis must exist.
-    int64_t getAxisSize(::llvm::StringRef axis);
+    int64_t getAxisSize(::mlir::StringAttr axis);
     /// Maps axis names to positions, failing (with an error through
     /// `emitError`) on an unknown name.
     ::mlir::FailureOr<::llvm::SmallVector<int64_t>>

@@ -1,0 +1,40 @@
+//===- ShardingRuleCache.h - Op rules shared across passes ------*- C++ -*-===//
+//
+// The sharding rules of a module's ops, computed once per op. It is an MLIR
+// analysis: dist-propagate marks it preserved (it only adds attributes and
+// new ops), so dist-partition, run right after it, reuses the rules instead
+// of deriving them again from indexing maps. Any other pass in between
+// invalidates it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_TRANSFORMS_SHARDINGRULECACHE_H
+#define DIST_TRANSFORMS_SHARDINGRULECACHE_H
+
+#include "dist/Interfaces/ShardingRule.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <deque>
+
+namespace mlir::dist {
+
+class ShardingRuleCache {
+public:
+  explicit ShardingRuleCache(Operation *) {}
+
+  /// The rule of `op` (computed on first use): null if `op` has no rule (no
+  /// `ShardingRuleOpInterface`, or its rule does not describe this form of
+  /// the op). Fails, with an error on `op`, if the rule is inconsistent with
+  /// the op. The rule must be read before `op`'s types change.
+  FailureOr<const ShardingRule *> lookup(Operation *op);
+
+private:
+  /// Op -> index into `rules` (a deque: entries never move).
+  DenseMap<Operation *, unsigned> indexOf;
+  std::deque<ShardingRule> rules;
+};
+
+} // namespace mlir::dist
+
+#endif // DIST_TRANSFORMS_SHARDINGRULECACHE_H

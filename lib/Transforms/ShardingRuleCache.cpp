@@ -1,0 +1,30 @@
+//===- ShardingRuleCache.cpp - Op rules shared across passes --------------===//
+
+#include "dist/Transforms/ShardingRuleCache.h"
+#include "dist/Interfaces/ShardingRuleInterface.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+
+/// Marks ops without a rule in `indexOf`.
+static constexpr unsigned kNoRule = ~0u;
+
+FailureOr<const ShardingRule *> ShardingRuleCache::lookup(Operation *op) {
+  auto [it, inserted] = indexOf.try_emplace(op, kNoRule);
+  if (!inserted)
+    return it->second == kNoRule ? nullptr : &rules[it->second];
+  auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op);
+  if (!ruleOp)
+    return nullptr;
+  FailureOr<ShardingRule> rule = ruleOp.getShardingRule();
+  if (failed(rule))
+    return nullptr;
+  if (failed(rule->verify(op))) {
+    indexOf.erase(op);
+    return failure();
+  }
+  // `it` may be stale only if the map grew, which it did not since.
+  it->second = rules.size();
+  rules.push_back(std::move(*rule));
+  return &rules.back();
+}
