@@ -10,9 +10,13 @@ Programs (generated):
             not grow with D).
 
 Times are the pass wall times from --mlir-timing (parsing and printing are
-excluded), the median of --repeat runs. Usage:
+excluded), the median of --repeat runs. With --instructions, the measure is
+instead the number of instructions executed in mlir::PassManager::run (the
+passes and the verifier after each), counted by valgrind's callgrind: exact
+and repeatable, but about 50x slower, so use smaller sizes. Usage:
   bench/compile_time.py [--dist-opt build/bin/dist-opt] [--mlir-opt ...]
-                        [--sizes 100,1000,5000,20000] [--repeat 3] [--markdown]
+                        [--sizes 100,1000,5000,20000] [--repeat 3]
+                        [--instructions]
 """
 import argparse
 import os
@@ -119,6 +123,24 @@ def pass_seconds(cmd, path, names, repeat):
     return statistics.median(samples), None
 
 
+REFS = re.compile(r"I\s+refs:\s+([0-9,]+)")
+
+
+def pass_instructions(cmd, path, names, repeat):
+    """Instructions executed in PassManager::run (passes + verifier)."""
+    with tempfile.NamedTemporaryFile(suffix=".callgrind") as out:
+        result = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out.name}",
+             "--toggle-collect=mlir::PassManager::run(*"] + cmd + [path, "-o", os.devnull],
+            capture_output=True, text=True)
+    if result.returncode != 0:
+        return None, [l for l in result.stderr.splitlines() if not l.startswith("==")][:3]
+    match = REFS.search(result.stderr)
+    if not match:
+        return None, ["no instruction count in valgrind's output"]
+    return float(match.group(1).replace(",", "")), None
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dist-opt", default="build/bin/dist-opt")
@@ -127,13 +149,22 @@ def main():
     parser.add_argument("--users", type=int, default=20000)
     parser.add_argument("--devices", default="8,4096")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions with callgrind instead of timing")
     args = parser.parse_args()
+    measure_passes = pass_instructions if args.instructions else pass_seconds
+    unit = "instructions" if args.instructions else "s"
 
     dist_cmd = [args.dist_opt, "--dist-propagate", "--dist-partition"]
     dist_passes = {"DistPropagate", "DistPartition"}
     up_cmd = [args.mlir_opt,
               "--pass-pipeline=builtin.module(func.func(sharding-propagation,shard-partition))"]
     up_passes = {"ShardingPropagation", "Partition"}
+
+    def fmt(value):
+        if value is None:
+            return "failed"
+        return f"{value / 1e6:.1f}M" if args.instructions else f"{value:.4f}"
 
     rows = []
     notes = {}
@@ -145,24 +176,24 @@ def main():
                 path = os.path.join(tmp, f"{dialect}.mlir")
                 with open(path, "w") as f:
                     f.write(make(dialect))
-                times[dialect], error = pass_seconds(cmd, path, names, args.repeat)
+                times[dialect], error = measure_passes(cmd, path, names, args.repeat)
                 if error and dialect == "shard":
                     # Upstream's partitioner crashes on some programs; its
                     # propagation alone is still a lower bound of its time.
                     prop_only = [args.mlir_opt, "--pass-pipeline=builtin.module(func.func(sharding-propagation))"]
-                    times[dialect], error2 = pass_seconds(prop_only, path, {"ShardingPropagation"}, args.repeat)
+                    times[dialect], error2 = measure_passes(prop_only, path, {"ShardingPropagation"}, args.repeat)
                     if not error2:
                         notes[label] = "propagation only: upstream's partition crashes"
                         dist_path = os.path.join(tmp, "dist.mlir")
-                        times["dist"], _ = pass_seconds([args.dist_opt, "--dist-propagate"],
-                                                        dist_path, {"DistPropagate"}, args.repeat)
+                        times["dist"], _ = measure_passes([args.dist_opt, "--dist-propagate"],
+                                                          dist_path, {"DistPropagate"}, args.repeat)
                 if error:
                     print(f"{label} {dialect}: failed: {' / '.join(error)}", file=sys.stderr)
             rows.append((label, times["dist"], times["shard"]))
             d, s = times["dist"], times["shard"]
             ratio = f"{d / s:.2f}" if d is not None and s else "-"
-            print(f"{label:>24}  dist {d if d is None else f'{d:.4f}'} s  "
-                  f"upstream {s if s is None else f'{s:.4f}'} s  ratio {ratio}", flush=True)
+            print(f"{label:>24}  dist {fmt(d)} {unit}  upstream {fmt(s)} {unit}  ratio {ratio}",
+                  flush=True)
 
         for n in [int(x) for x in args.sizes.split(",")]:
             measure(f"mlp {n} layers", lambda dialect, n=n: mlp(n, dialect))
@@ -176,10 +207,9 @@ def main():
         growth = by_label["mlp 20000 layers"] / by_label["mlp 5000 layers"]
         print(f"dist growth 5000 -> 20000 layers: {growth:.2f}x (linear: 4x; goal <= 4.4x)")
 
-    print("\n| program | dist (s) | upstream (s) | dist / upstream |")
+    print(f"\n| program | dist ({unit}) | upstream ({unit}) | dist / upstream |")
     print("|---|---|---|---|")
     for label, d, s in rows:
-        fmt = lambda t: "failed" if t is None else f"{t:.4f}"
         ratio = f"{d / s:.2f}" if d is not None and s else "-"
         note = f" ({notes[label]})" if label in notes else ""
         print(f"| {label}{note} | {fmt(d)} | {fmt(s)} | {ratio} |")

@@ -141,7 +141,7 @@ dist::decideFactors(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
     int64_t priority;
   };
   int64_t numFactors = rule.getNumFactors();
-  SmallVector<SmallVector<Candidate>> candidates(numFactors);
+  SmallVector<SmallVector<Candidate, 4>, 4> candidates(numFactors);
   auto collect = [&](const TensorInfo &info, ArrayRef<int64_t> dims) {
     if (!info.sharding || info.sharding.getMesh() != assignment.mesh ||
         info.sharding.getRank() != (int64_t)dims.size())
@@ -163,7 +163,7 @@ dist::decideFactors(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
   // keeps all of its axes).
   SmallVector<DimShardingAttr> chosen(numFactors);
   for (int64_t f = 0; f < numFactors; ++f) {
-    SmallVector<Candidate> &list = candidates[f];
+    SmallVectorImpl<Candidate> &list = candidates[f];
     if (list.empty() || rule.factors[f].kind == FactorKind::Unsplittable)
       continue;
     sortStably<Candidate>(list, [](const Candidate &a, const Candidate &b) {

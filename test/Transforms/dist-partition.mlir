@@ -1,4 +1,7 @@
 // RUN: dist-opt %s --dist-propagate --dist-partition -split-input-file | FileCheck %s
+// A pass in between invalidates the rules dist-propagate keeps for
+// dist-partition: computed again, they must give the same program.
+// RUN: dist-opt %s --dist-propagate --strip-debuginfo --dist-partition -split-input-file | FileCheck %s
 
 // Tests the Megatron MLP: local weight shards, exactly one all_reduce (after
 // the row-parallel matmul), the bias added once after it, and no mask on the

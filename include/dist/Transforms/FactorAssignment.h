@@ -37,7 +37,7 @@ struct TensorInfo {
 struct FactorAssignment {
   FlatSymbolRefAttr mesh;
   /// Per factor, the mesh axes that split it (major to minor).
-  SmallVector<SmallVector<StringAttr>> factorAxes;
+  SmallVector<SmallVector<StringAttr>, 4> factorAxes;
   /// Per factor, `factorAxes` as the layout of a dim it indexes; and the
   /// layout of a dim no factor indexes (whole).
   SmallVector<DimShardingAttr> factorDims;
