@@ -10,7 +10,8 @@ Programs (generated):
             not grow with D).
 
 Times are the pass wall times from --mlir-timing (parsing and printing are
-excluded), the median of --repeat runs. With --instructions, the measure is
+excluded), the fastest of --repeat runs; dist and upstream runs alternate and
+the ratio is the median of the per-round ratios. With --instructions, the measure is
 instead the number of instructions executed in mlir::PassManager::run (the
 passes and the verifier after each), counted by valgrind's callgrind: exact
 and repeatable, but about 50x slower, so use smaller sizes. Usage:
@@ -106,27 +107,24 @@ def many_users(users, dialect):
 TIMING = re.compile(r"^\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(.*?)\s*$")
 
 
-def pass_seconds(cmd, path, names, repeat):
-    """Median over runs of the summed wall time of the passes in `names`."""
-    samples = []
-    for _ in range(repeat):
-        result = subprocess.run(cmd + [path, "--mlir-timing", "-o", os.devnull],
-                                capture_output=True, text=True)
-        if result.returncode != 0:
-            return None, result.stderr.strip().splitlines()[:3]
-        total = 0.0
-        for line in result.stderr.splitlines():
-            m = TIMING.match(line)
-            if m and m.group(2) in names:
-                total += float(m.group(1))
-        samples.append(total)
-    return statistics.median(samples), None
+def pass_seconds(cmd, path, names):
+    """The summed wall time of the passes in `names`, in one run."""
+    result = subprocess.run(cmd + [path, "--mlir-timing", "-o", os.devnull],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        return None, result.stderr.strip().splitlines()[:3]
+    total = 0.0
+    for line in result.stderr.splitlines():
+        m = TIMING.match(line)
+        if m and m.group(2) in names:
+            total += float(m.group(1))
+    return total, None
 
 
 REFS = re.compile(r"I\s+refs:\s+([0-9,]+)")
 
 
-def pass_instructions(cmd, path, names, repeat):
+def pass_instructions(cmd, path, names):
     """Instructions executed in PassManager::run (passes + verifier)."""
     with tempfile.NamedTemporaryFile(suffix=".callgrind") as out:
         result = subprocess.run(
@@ -170,29 +168,40 @@ def main():
     notes = {}
     with tempfile.TemporaryDirectory() as tmp:
         def measure(label, make):
-            times = {}
-            for dialect, cmd, names in (("dist", dist_cmd, dist_passes),
-                                        ("shard", up_cmd, up_passes)):
-                path = os.path.join(tmp, f"{dialect}.mlir")
-                with open(path, "w") as f:
+            paths = {}
+            for dialect in ("dist", "shard"):
+                paths[dialect] = os.path.join(tmp, f"{dialect}.mlir")
+                with open(paths[dialect], "w") as f:
                     f.write(make(dialect))
-                times[dialect], error = measure_passes(cmd, path, names, args.repeat)
-                if error and dialect == "shard":
-                    # Upstream's partitioner crashes on some programs; its
-                    # propagation alone is still a lower bound of its time.
-                    prop_only = [args.mlir_opt, "--pass-pipeline=builtin.module(func.func(sharding-propagation))"]
-                    times[dialect], error2 = measure_passes(prop_only, path, {"ShardingPropagation"}, args.repeat)
-                    if not error2:
+            sides = {"dist": (dist_cmd, dist_passes), "shard": (up_cmd, up_passes)}
+            # The two sides alternate, so that a machine whose speed drifts
+            # slows both alike; the ratio is the median of the per-round
+            # ratios.
+            samples = {"dist": [], "shard": []}
+            rounds = 1 if args.instructions else args.repeat
+            while len(samples["shard"]) < rounds:
+                for dialect, (cmd, names) in sides.items():
+                    value, error = measure_passes(cmd, paths[dialect], names)
+                    if error and dialect == "shard" and label not in notes:
+                        # Upstream's partitioner crashes on some programs:
+                        # compare propagation alone, from the start.
+                        print(f"{label} upstream: failed: {' / '.join(error)}", file=sys.stderr)
                         notes[label] = "propagation only: upstream's partition crashes"
-                        dist_path = os.path.join(tmp, "dist.mlir")
-                        times["dist"], _ = measure_passes([args.dist_opt, "--dist-propagate"],
-                                                          dist_path, {"DistPropagate"}, args.repeat)
-                if error:
-                    print(f"{label} {dialect}: failed: {' / '.join(error)}", file=sys.stderr)
-            rows.append((label, times["dist"], times["shard"]))
-            d, s = times["dist"], times["shard"]
-            ratio = f"{d / s:.2f}" if d is not None and s else "-"
-            print(f"{label:>24}  dist {fmt(d)} {unit}  upstream {fmt(s)} {unit}  ratio {ratio}",
+                        sides = {"dist": ([args.dist_opt, "--dist-propagate"], {"DistPropagate"}),
+                                 "shard": ([args.mlir_opt, "--pass-pipeline=builtin.module("
+                                            "func.func(sharding-propagation))"],
+                                           {"ShardingPropagation"})}
+                        samples = {"dist": [], "shard": []}
+                        break
+                    if error:
+                        print(f"{label} {dialect}: failed: {' / '.join(error)}", file=sys.stderr)
+                        rows.append((label, None, None, None))
+                        return
+                    samples[dialect].append(value)
+            d, s = min(samples["dist"]), min(samples["shard"])
+            ratio = statistics.median(a / b for a, b in zip(samples["dist"], samples["shard"]))
+            rows.append((label, d, s, ratio))
+            print(f"{label:>24}  dist {fmt(d)} {unit}  upstream {fmt(s)} {unit}  ratio {ratio:.2f}",
                   flush=True)
 
         for n in [int(x) for x in args.sizes.split(",")]:
@@ -202,15 +211,15 @@ def main():
             measure(f"mlp 1000 layers, {d} devices", lambda dialect, d=d: mlp(1000, dialect, d))
 
     # Linear growth: 20000 layers within 4.4x of 5000.
-    by_label = {label: d for label, d, _ in rows}
+    by_label = {label: d for label, d, _, _ in rows}
     if "mlp 5000 layers" in by_label and "mlp 20000 layers" in by_label:
         growth = by_label["mlp 20000 layers"] / by_label["mlp 5000 layers"]
         print(f"dist growth 5000 -> 20000 layers: {growth:.2f}x (linear: 4x; goal <= 4.4x)")
 
     print(f"\n| program | dist ({unit}) | upstream ({unit}) | dist / upstream |")
     print("|---|---|---|---|")
-    for label, d, s in rows:
-        ratio = f"{d / s:.2f}" if d is not None and s else "-"
+    for label, d, s, r in rows:
+        ratio = "-" if r is None else f"{r:.2f}"
         note = f" ({notes[label]})" if label in notes else ""
         print(f"| {label}{note} | {fmt(d)} | {fmt(s)} | {ratio} |")
 

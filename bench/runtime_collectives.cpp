@@ -7,7 +7,11 @@
 //   mpirun -np 4 build/bench/dist-bench-runtime [--max-bytes N] [--reps N]
 //
 // The runtime adds its group lookup (cached), its layout work (none for the
-// contiguous dim-0 forms timed here) and a nonblocking call with a deadline.
+// contiguous dim-0 forms timed here) and the deadline its watchdog watches.
+//
+// To keep scheduling noise (several ranks per core) out of the comparison,
+// the two sides alternate within each sample, and a sample times a batch of
+// calls long enough (about 2 ms) for the timer and the barrier not to matter.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,20 +27,44 @@
 #include <string>
 #include <vector>
 
-static double medianSeconds(int reps, const std::function<void()> &call) {
-  std::vector<double> times;
-  call(); // warm up
-  for (int r = 0; r < reps; ++r) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    double start = MPI_Wtime();
+/// Seconds one call of `call` takes on the slowest rank, over a batch of
+/// `batch` calls.
+static double timeBatch(int batch, const std::function<void()> &call) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  double start = MPI_Wtime();
+  for (int i = 0; i < batch; ++i)
     call();
-    double local = MPI_Wtime() - start, slowest = 0;
-    // A collective takes as long as its slowest rank.
-    MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    times.push_back(slowest);
+  double local = (MPI_Wtime() - start) / batch, slowest = 0;
+  // A collective takes as long as its slowest rank.
+  MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return slowest;
+}
+
+static double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+/// Median seconds per call of `runtime` and of `mpi`, sampled alternately.
+static std::pair<double, double> compare(int reps,
+                                         const std::function<void()> &runtime,
+                                         const std::function<void()> &mpi,
+                                         const std::function<void()> &reset) {
+  reset();
+  runtime(); // warm up both
+  mpi();
+  // The batch that takes about 2 ms (every rank agrees on it).
+  double once = std::max(timeBatch(1, mpi), 1e-7);
+  int batch = (int)std::min(1000.0, std::max(1.0, 2e-3 / once));
+  MPI_Bcast(&batch, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::vector<double> runtimeTimes, mpiTimes;
+  for (int r = 0; r < reps; ++r) {
+    reset();
+    runtimeTimes.push_back(timeBatch(batch, runtime));
+    reset();
+    mpiTimes.push_back(timeBatch(batch, mpi));
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return {median(runtimeTimes), median(mpiTimes)};
 }
 
 int main(int argc, char **argv) {
@@ -56,15 +84,28 @@ int main(int argc, char **argv) {
   if (rank == 0)
     std::printf("| collective | bytes | runtime (us) | MPI (us) | runtime / MPI |\n"
                 "|---|---|---|---|---|\n");
-  for (int64_t bytes = 8; bytes <= maxBytes; bytes *= 8) {
+  // 8 B, 64 B, ... in steps of 8x, and the largest size itself (64 MiB).
+  std::vector<int64_t> sizes;
+  for (int64_t bytes = 8; bytes < maxBytes; bytes *= 8)
+    sizes.push_back(bytes);
+  sizes.push_back(maxBytes);
+  for (int64_t bytes : sizes) {
     int64_t count = bytes / 4; // f32 elements
-    std::vector<float> a(count * size, 1.0f), b(count * size, 0.0f);
+    std::vector<float> a(count * size, 0.0f), b(count * size, 0.0f);
     int n = (int)count;
     struct Case {
       const char *name;
       std::function<void()> runtime, mpi;
     };
     int64_t gatherShape[1] = {count}, scatterShape[1] = {count * size};
+    // all_to_all sends each rank `count` elements; permute shifts a ring.
+    int64_t allToAllShape[1] = {count * size};
+    std::vector<int64_t> sources(size), targets(size);
+    for (int i = 0; i < size; ++i) {
+      sources[i] = i;
+      targets[i] = (i + 1) % size;
+    }
+    int next = (rank + 1) % size, previous = (rank + size - 1) % size;
     std::vector<Case> cases = {
         {"all_reduce",
          [&] { dist_all_reduce(group, a.data(), count, DIST_F32, DIST_SUM); },
@@ -99,15 +140,32 @@ int main(int argc, char **argv) {
                       rank == 0 ? a.data() : nullptr, n, MPI_FLOAT, MPI_SUM, 0,
                       MPI_COMM_WORLD);
          }},
+        {"all_to_all",
+         [&] {
+           dist_all_to_all(group, a.data(), b.data(), allToAllShape, 1, 0, 0,
+                           DIST_F32);
+         },
+         [&] {
+           MPI_Alltoall(a.data(), n, MPI_FLOAT, b.data(), n, MPI_FLOAT,
+                        MPI_COMM_WORLD);
+         }},
+        {"permute",
+         [&] {
+           dist_permute(group, a.data(), b.data(), count, DIST_F32,
+                        sources.data(), targets.data(), size);
+         },
+         [&] {
+           MPI_Sendrecv(a.data(), n, MPI_FLOAT, next, 0, b.data(), n, MPI_FLOAT,
+                        previous, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+         }},
     };
     if (count == 0)
       continue;
     for (Case &c : cases) {
-      // Reset the data so sums do not overflow into infinities.
-      std::fill(a.begin(), a.end(), 1.0f / size);
-      double runtime = medianSeconds(reps, c.runtime);
-      std::fill(a.begin(), a.end(), 1.0f / size);
-      double mpi = medianSeconds(reps, c.mpi);
+      // Zeros: a batch of in-place sums never overflows (or denormalizes).
+      auto [runtime, mpi] = compare(reps, c.runtime, c.mpi, [&] {
+        std::fill(a.begin(), a.end(), 0.0f);
+      });
       if (rank == 0)
         std::printf("| %s | %lld | %.1f | %.1f | %.2f |\n", c.name,
                     (long long)bytes, runtime * 1e6, mpi * 1e6, runtime / mpi);

@@ -57,11 +57,14 @@ void halfOp(void *in, void *inout, int *len, MPI_Datatype *) {
   reduceInto(inout, in, *len, DType, Reduction);
 }
 
-/// Ends the process when a blocking call outlives its deadline. Arming is
-/// two atomic stores (no lock, no wake-up: a collective of a few bytes takes
-/// microseconds); the thread polls a few times per second. It calls no MPI
-/// (the library runs single-threaded): it reports and exits, and mpirun then
-/// ends the other ranks.
+/// Ends the process when a blocking call runs longer than the limit. Arming
+/// is three relaxed stores and a release store of the call's sequence number
+/// (no clock read, no lock, no wake-up: a collective of a few bytes takes
+/// under a microsecond). The thread polls a few times per second and times a
+/// call from the first poll that sees it, so it fires between the limit and
+/// the limit plus one poll period after the call began. It calls no MPI (the
+/// library runs single-threaded): it reports and exits, and mpirun then ends
+/// the other ranks.
 class Watchdog {
 public:
   void arm(int rank, const char *call, const char *what) {
@@ -73,25 +76,27 @@ public:
     }
     currentCall.store(call, std::memory_order_relaxed);
     currentWhat.store(what, std::memory_order_relaxed);
-    deadline.store(now() + (int64_t)(seconds * 1e9), std::memory_order_release);
+    active.store(++lastArmed, std::memory_order_release);
   }
 
-  void disarm() { deadline.store(0, std::memory_order_release); }
+  void disarm() { active.store(0, std::memory_order_release); }
 
 private:
-  static int64_t now() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-  }
-
   void run() {
+    using Clock = std::chrono::steady_clock;
     // Poll at a tenth of the limit, between 1 ms and 100 ms.
     double period = std::min(0.1, std::max(0.001, seconds / 10));
+    uint64_t watched = 0;
+    Clock::time_point since = Clock::now();
     for (;;) {
       std::this_thread::sleep_for(std::chrono::duration<double>(period));
-      int64_t due = deadline.load(std::memory_order_acquire);
-      if (due == 0 || now() < due)
+      uint64_t call = active.load(std::memory_order_acquire);
+      if (call == 0 || call != watched) {
+        watched = call;
+        since = Clock::now();
+        continue;
+      }
+      if (std::chrono::duration<double>(Clock::now() - since).count() < seconds)
         continue;
       std::fprintf(stderr,
                    "dist runtime error on rank %d (mpi backend): %s (%s) did "
@@ -106,8 +111,11 @@ private:
 
   bool started = false;
   int rank = -1;
-  std::atomic<int64_t> deadline{0};
   double seconds = 0; // Set before the thread starts.
+  /// Sequence number of the call in flight (0: none); only the caller's
+  /// thread writes it, so `lastArmed` needs no atomics.
+  std::atomic<uint64_t> active{0};
+  uint64_t lastArmed = 0;
   std::atomic<const char *> currentCall{""};
   std::atomic<const char *> currentWhat{""};
 };
@@ -232,18 +240,14 @@ public:
   void sendRecv(Communicator &comm, const void *input, int64_t target,
                 void *output, int64_t source, int64_t bytes,
                 const char *what) override {
-    MPI_Request requests[2];
-    int n = 0;
-    if (source >= 0)
-      check(MPI_Irecv(output, toCount(bytes, what), MPI_BYTE, (int)source, kPermuteTag,
-                      get(comm), &requests[n++]),
-            "MPI_Irecv", what);
-    if (target >= 0)
-      check(MPI_Isend(input, toCount(bytes, what), MPI_BYTE, (int)target, kPermuteTag,
-                      get(comm), &requests[n++]),
-            "MPI_Isend", what);
-    guarded("MPI_Waitall", what, [&] {
-      return MPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
+    // A missing side is MPI_PROC_NULL, which MPI_Sendrecv skips.
+    int n = toCount(bytes, what);
+    guarded("MPI_Sendrecv", what, [&] {
+      return MPI_Sendrecv(input, n, MPI_BYTE,
+                          target >= 0 ? (int)target : MPI_PROC_NULL, kPermuteTag,
+                          output, n, MPI_BYTE,
+                          source >= 0 ? (int)source : MPI_PROC_NULL, kPermuteTag,
+                          get(comm), MPI_STATUS_IGNORE);
     });
   }
 

@@ -518,20 +518,36 @@ void dist_all_to_all(dist_group_t *group, const void *input, void *output,
     fail("all_to_all: split dim " + std::to_string(split_dim) + " of size " +
          std::to_string(s.n) + " does not divide over " + std::to_string(g) +
          " ranks");
-  // Pack block j (the j-th slice along split_dim) contiguously.
+  // Block j is the j-th slice along split_dim; it is contiguous when nothing
+  // is outside split_dim, otherwise it is packed.
   int64_t runBytes = s.n / g * s.inner * size;
   int64_t blockBytes = s.outer * runBytes;
-  std::vector<char> packed(g * blockBytes), received(g * blockBytes);
-  for (int64_t j = 0; j < g; ++j)
-    copyRuns(static_cast<const char *>(input) + j * runBytes, g * runBytes,
-             packed.data() + j * blockBytes, runBytes, s.outer, runBytes);
-  backend.allToAll(*group->comm, packed.data(), received.data(), blockBytes,
-                   "all_to_all");
-  // Each received block has the input's shape with split_dim divided;
-  // concatenate them along concat_dim.
-  std::vector<int64_t> blockShape(shape, shape + rank);
-  blockShape[split_dim] /= g;
-  Around c = around(blockShape.data(), rank, concat_dim, "all_to_all");
+  std::vector<char> packed, received;
+  const char *send = static_cast<const char *>(input);
+  if (s.outer != 1) {
+    packed.resize(g * blockBytes);
+    for (int64_t j = 0; j < g; ++j)
+      copyRuns(static_cast<const char *>(input) + j * runBytes, g * runBytes,
+               packed.data() + j * blockBytes, runBytes, s.outer, runBytes);
+    send = packed.data();
+  }
+  // Each received block has the input's shape with split_dim divided; they
+  // are concatenated along concat_dim, which is the order they arrive in
+  // when nothing is outside concat_dim.
+  Around c = around(shape, rank, concat_dim, "all_to_all");
+  // A block is the input with split_dim divided by the group size.
+  if (split_dim < concat_dim)
+    c.outer /= g;
+  else if (split_dim == concat_dim)
+    c.n /= g;
+  else
+    c.inner /= g;
+  if (c.outer == 1) {
+    backend.allToAll(*group->comm, send, output, blockBytes, "all_to_all");
+    return;
+  }
+  received.resize(g * blockBytes);
+  backend.allToAll(*group->comm, send, received.data(), blockBytes, "all_to_all");
   int64_t concatRun = c.n * c.inner * size;
   for (int64_t i = 0; i < g; ++i)
     copyRuns(received.data() + i * blockBytes, concatRun,
@@ -545,18 +561,30 @@ void dist_permute(dist_group_t *group, const void *input, void *output,
   Backend &backend = ready("dist_permute");
   checkDtype(dtype, "permute");
   int64_t g = group->comm->size();
-  std::vector<bool> isSource(g, false), isTarget(g, false);
+  // Checks the pairs; the sets of ranks seen are bits of a word for groups of
+  // up to 64 ranks (no allocation per call), a vector beyond.
+  uint64_t sourceBits = 0, targetBits = 0;
+  std::vector<bool> isSource(g > 64 ? g : 0, false), isTarget(g > 64 ? g : 0, false);
+  auto seen = [&](bool source, int64_t r) {
+    if (g <= 64)
+      return (((source ? sourceBits : targetBits) >> r) & 1) != 0;
+    return source ? (bool)isSource[r] : (bool)isTarget[r];
+  };
   for (int32_t i = 0; i < num_pairs; ++i) {
     if (sources[i] < 0 || sources[i] >= g || targets[i] < 0 || targets[i] >= g)
       fail("permute: pair " + std::to_string(sources[i]) + " -> " +
            std::to_string(targets[i]) + " is out of range for a group of " +
            std::to_string(g));
-    if (isSource[sources[i]] || isTarget[targets[i]])
-      fail("permute: rank " +
-           std::to_string(isSource[sources[i]] ? sources[i] : targets[i]) +
-           " appears twice as a " +
-           (isSource[sources[i]] ? "source" : "target"));
-    isSource[sources[i]] = isTarget[targets[i]] = true;
+    bool twiceSource = seen(true, sources[i]);
+    if (twiceSource || seen(false, targets[i]))
+      fail("permute: rank " + std::to_string(twiceSource ? sources[i] : targets[i]) +
+           " appears twice as a " + (twiceSource ? "source" : "target"));
+    if (g <= 64) {
+      sourceBits |= uint64_t(1) << sources[i];
+      targetBits |= uint64_t(1) << targets[i];
+    } else {
+      isSource[sources[i]] = isTarget[targets[i]] = true;
+    }
   }
   int64_t me = group->comm->rank(), bytes = count * dist_dtype_size(dtype);
   int64_t target = -1, source = -1;
