@@ -248,11 +248,7 @@ struct LinalgShardingRule
       // The offset is computed where the local form goes (the op moves there
       // from a loop body being rebuilt).
       Location loc = index.getLoc();
-      Value block = dist::ProcessIndexOp::create(
-          builder, loc, splits.mesh.getValue(),
-          builder.getArrayAttr(SmallVector<Attribute>(axes.begin(), axes.end())));
-      Value size = arith::ConstantIndexOp::create(builder, loc, localSize);
-      Value offset = arith::MulIOp::create(builder, loc, block, size);
+      Value offset = buildBlockOffset(builder, loc, splits.mesh, axes, localSize);
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPointAfter(index);
       Value global = arith::AddIOp::create(builder, loc, index, offset);

@@ -200,8 +200,7 @@ struct ConcatShardingRule
 /// side is the factor; it indexes the major part of the merged dim. The other
 /// dims of a group must stay whole (their blocks are not contiguous in the
 /// merged dim).
-static ShardingRule getReshapeRule(Operation *op, RankedTensorType merged,
-                                   RankedTensorType split,
+static ShardingRule getReshapeRule(Operation *op, RankedTensorType split,
                                    ArrayRef<ReassociationIndices> groups,
                                    bool sourceIsMerged) {
   ShardingRule rule = emptyRule(op);
@@ -216,7 +215,6 @@ static ShardingRule getReshapeRule(Operation *op, RankedTensorType merged,
   }
   rule.operandDims[0] = sourceIsMerged ? mergedDims : splitDims;
   rule.resultDims[0] = sourceIsMerged ? splitDims : mergedDims;
-  (void)merged;
   return rule;
 }
 
@@ -225,7 +223,7 @@ struct CollapseShapeShardingRule
                                                     tensor::CollapseShapeOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto collapse = cast<tensor::CollapseShapeOp>(op);
-    return getReshapeRule(op, collapse.getResultType(), collapse.getSrcType(),
+    return getReshapeRule(op, collapse.getSrcType(),
                           collapse.getReassociationIndices(),
                           /*sourceIsMerged=*/false);
   }
@@ -238,7 +236,7 @@ struct ExpandShapeShardingRule
     auto expand = cast<tensor::ExpandShapeOp>(op);
     if (!expand.getResultType().hasStaticShape())
       return failure();
-    return getReshapeRule(op, expand.getSrcType(), expand.getResultType(),
+    return getReshapeRule(op, expand.getResultType(),
                           expand.getReassociationIndices(),
                           /*sourceIsMerged=*/true);
   }
@@ -327,11 +325,7 @@ struct GatherShardingRule
     int64_t localRows = source.getDimSize(gatheredDim);
 
     // offset = block index * local rows, in the indices' element type.
-    Value block = dist::ProcessIndexOp::create(
-        builder, loc, splits.mesh.getValue(),
-        builder.getArrayAttr(SmallVector<Attribute>(axes.begin(), axes.end())));
-    Value offset = arith::MulIOp::create(
-        builder, loc, block, arith::ConstantIndexOp::create(builder, loc, localRows));
+    Value offset = buildBlockOffset(builder, loc, splits.mesh, axes, localRows);
     auto scalar = [&](Value index) -> Value {
       return indexElement.isIndex()
                  ? index

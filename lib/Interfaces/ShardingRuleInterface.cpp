@@ -2,6 +2,9 @@
 
 #include "dist/Interfaces/ShardingRuleInterface.h"
 
+#include "dist/Dialect/Dist/IR/DistOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -132,4 +135,14 @@ void ShardingRule::print(raw_ostream &os) const {
     os << " partial: additive";
   else if (partialPolicy == PartialPolicy::Multilinear)
     os << " partial: multilinear";
+}
+
+Value dist::buildBlockOffset(OpBuilder &builder, Location loc,
+                             FlatSymbolRefAttr mesh, ArrayRef<StringAttr> axes,
+                             int64_t blockSize) {
+  Value block = ProcessIndexOp::create(
+      builder, loc, mesh.getValue(),
+      builder.getArrayAttr(SmallVector<Attribute>(axes.begin(), axes.end())));
+  Value size = arith::ConstantIndexOp::create(builder, loc, blockSize);
+  return arith::MulIOp::create(builder, loc, block, size);
 }

@@ -233,9 +233,11 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
         return diag;
       }
       int64_t local = size / groupSize;
-      Value index = ProcessIndexOp::create(builder, loc, meshRef, axes);
-      Value blockSize = arith::ConstantIndexOp::create(builder, loc, local);
-      Value offset = arith::MulIOp::create(builder, loc, index, blockSize);
+      Value offset = buildBlockOffset(
+          builder, loc, target.getMesh(),
+          llvm::map_to_vector(axes.getAsRange<StringAttr>(),
+                              [](StringAttr axis) { return axis; }),
+          local);
       SmallVector<OpFoldResult> offsets(current.getRank(), builder.getIndexAttr(0));
       SmallVector<OpFoldResult> sizes, strides(current.getRank(),
                                                builder.getIndexAttr(1));

@@ -14,6 +14,7 @@
 
 #include "dist/Dialect/Dist/IR/DistAttrs.h"
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -104,6 +105,13 @@ struct ShardingRule {
   /// k=16 sum}`.
   void print(raw_ostream &os) const;
 };
+
+/// The offset of this rank's block along a dim split by `axes` of `mesh` into
+/// blocks of `blockSize`: `dist.process_index` times the block size, as an
+/// index. (Local forms that index globally, and the partitioner's slices,
+/// add it to local indices.)
+Value buildBlockOffset(OpBuilder &builder, Location loc, FlatSymbolRefAttr mesh,
+                       ArrayRef<StringAttr> axes, int64_t blockSize);
 
 /// How the partitioner split an op's factors, for building its local form.
 struct FactorSplits {
