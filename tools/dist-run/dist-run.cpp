@@ -716,9 +716,18 @@ static LogicalResult launchRanks(StringRef self, StringRef dir, int ranks) {
   if (corruptRank >= 0)
     argv.push_back("--corrupt-rank=" + std::to_string(corruptRank));
   SmallVector<StringRef> args(argv.begin(), argv.end());
+  // OpenMPI 4 creates its session directory under $TMPDIR with a racy mkdir:
+  // two launches sharing a TMPDIR (parallel lit workers) can fail with "File
+  // exists". Each launch gets the run's private directory instead.
+  SmallVector<std::string> environment;
+  for (char **entry = environ; *entry; ++entry)
+    if (!StringRef(*entry).starts_with("TMPDIR="))
+      environment.push_back(*entry);
+  environment.push_back(("TMPDIR=" + dir).str());
+  SmallVector<StringRef> env(environment.begin(), environment.end());
   std::string message;
-  int status = llvm::sys::ExecuteAndWait(mpirun, args, std::nullopt, {},
-                                         timeoutSeconds, 0, &message);
+  int status = llvm::sys::ExecuteAndWait(mpirun, args, ArrayRef<StringRef>(env),
+                                         {}, timeoutSeconds, 0, &message);
   if (status != 0) {
     llvm::errs() << "dist-run: the " << ranks << "-rank run failed ("
                  << (message.empty() ? "exit status " + std::to_string(status)
