@@ -27,24 +27,29 @@ using namespace distrt;
 
 namespace {
 
+int commSizeOf(MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  return size;
+}
+
+int commRankOf(MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  return rank;
+}
+
 class MPICommunicator : public Communicator {
 public:
-  explicit MPICommunicator(MPI_Comm comm) : comm(comm) {
-    MPI_Comm_size(comm, &commSize);
-    MPI_Comm_rank(comm, &commRank);
-  }
+  explicit MPICommunicator(MPI_Comm comm)
+      : Communicator(commSizeOf(comm), commRankOf(comm)), comm(comm) {}
   ~MPICommunicator() override {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized && comm != MPI_COMM_WORLD && comm != MPI_COMM_NULL)
       MPI_Comm_free(&comm);
   }
-  int64_t size() const override { return commSize; }
-  int64_t rank() const override { return commRank; }
   MPI_Comm comm;
-
-private:
-  int commSize = 1, commRank = 0;
 };
 
 MPI_Comm get(Communicator &comm) {
@@ -68,12 +73,8 @@ void halfOp(void *in, void *inout, int *len, MPI_Datatype *) {
 class Watchdog {
 public:
   void arm(int rank, const char *call, const char *what) {
-    if (!started) {
-      this->rank = rank;
-      seconds = getTimeoutSeconds();
-      std::thread([this] { run(); }).detach();
-      started = true;
-    }
+    if (!started) [[unlikely]]
+      start(rank);
     currentCall.store(call, std::memory_order_relaxed);
     currentWhat.store(what, std::memory_order_relaxed);
     active.store(++lastArmed, std::memory_order_release);
@@ -82,6 +83,13 @@ public:
   void disarm() { active.store(0, std::memory_order_release); }
 
 private:
+  [[gnu::cold, gnu::noinline]] void start(int rank) {
+    this->rank = rank;
+    seconds = getTimeoutSeconds();
+    std::thread([this] { run(); }).detach();
+    started = true;
+  }
+
   void run() {
     using Clock = std::chrono::steady_clock;
     // Poll at a tenth of the limit, between 1 ms and 100 ms.
@@ -257,15 +265,20 @@ private:
 
   /// MPI counts are ints: larger messages are refused, never truncated.
   static int toCount(int64_t count, const char *what) {
-    if (count < 0 || count > (int64_t)INT32_MAX)
-      fail(std::string(what) + ": a message of " + std::to_string(count) +
-           " elements or bytes exceeds the MPI limit of 2^31 - 1 per call");
+    if (count < 0 || count > (int64_t)INT32_MAX) [[unlikely]]
+      failf("%s: a message of %lld elements or bytes exceeds the MPI limit of "
+            "2^31 - 1 per call",
+            what, (long long)count);
     return (int)count;
   }
 
-  void check(int code, const char *call, const char *what) {
-    if (code == MPI_SUCCESS)
-      return;
+  static void check(int code, const char *call, const char *what) {
+    if (code != MPI_SUCCESS) [[unlikely]]
+      failCall(code, call, what);
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] static void
+  failCall(int code, const char *call, const char *what) {
     char text[MPI_MAX_ERROR_STRING];
     int length = 0;
     MPI_Error_string(code, text, &length);
@@ -291,7 +304,7 @@ private:
     case DIST_F16:
     case DIST_BF16: return MPI_UINT16_T;
     }
-    fail("unknown element type " + std::to_string((int)dtype));
+    failf("unknown element type %d", (int)dtype);
   }
 
   MPI_Op op(dist_dtype_t dtype, dist_reduction_t reduction) {
@@ -304,7 +317,7 @@ private:
     case DIST_MIN: return MPI_MIN;
     case DIST_PROD: return MPI_PROD;
     }
-    fail("unknown reduction " + std::to_string((int)reduction));
+    failf("unknown reduction %d", (int)reduction);
   }
 
   MPI_Op halfOp(dist_dtype_t dtype, dist_reduction_t reduction) {

@@ -11,6 +11,7 @@
 #include "dist/Support/MeshMath.h"
 
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -33,7 +34,7 @@ int64_t dist_dtype_size(dist_dtype_t dtype) {
   case DIST_F16:
   case DIST_BF16: return 2;
   }
-  fail("unknown element type " + std::to_string((int)dtype));
+  failf("unknown element type %d", (int)dtype);
 }
 
 static float halfToFloat(uint16_t h) {
@@ -205,6 +206,18 @@ Backend &distrt::getBackend() {
   return *backendInstance;
 }
 
+void distrt::failf(const char *format, ...) {
+  va_list args, copy;
+  va_start(args, format);
+  va_copy(copy, args);
+  int length = std::vsnprintf(nullptr, 0, format, copy);
+  va_end(copy);
+  std::string message(length > 0 ? length : 0, '\0');
+  std::vsnprintf(message.data(), message.size() + 1, format, args);
+  va_end(args);
+  fail(message);
+}
+
 void distrt::fail(const std::string &message) {
   int rank = backendInstance && initialized ? backendInstance->worldRank() : -1;
   std::fprintf(stderr, "dist runtime error on rank %d (%s backend): %s\n", rank,
@@ -224,20 +237,21 @@ double distrt::getTimeoutSeconds() {
   return seconds;
 }
 
-static Backend &ready(const char *what) {
-  if (!initialized)
-    fail(std::string(what) + " called before dist_init");
-  return getBackend();
+/// The backend, once dist_init ran (it creates the backend).
+static inline Backend &ready(const char *what) {
+  if (!initialized) [[unlikely]]
+    failf("%s called before dist_init", what);
+  return *backendInstance;
 }
 
-static void checkDtype(dist_dtype_t dtype, const char *what) {
-  if (dtype < DIST_F32 || dtype > DIST_I64)
-    fail(std::string(what) + ": unknown element type " + std::to_string((int)dtype));
+static inline void checkDtype(dist_dtype_t dtype, const char *what) {
+  if (dtype < DIST_F32 || dtype > DIST_I64) [[unlikely]]
+    failf("%s: unknown element type %d", what, (int)dtype);
 }
 
-static void checkReduction(dist_reduction_t reduction, const char *what) {
-  if (reduction < DIST_SUM || reduction > DIST_AVG)
-    fail(std::string(what) + ": unknown reduction " + std::to_string((int)reduction));
+static inline void checkReduction(dist_reduction_t reduction, const char *what) {
+  if (reduction < DIST_SUM || reduction > DIST_AVG) [[unlikely]]
+    failf("%s: unknown reduction %d", what, (int)reduction);
 }
 
 /// A reduction that would lose precision or overflow in the element type
@@ -376,9 +390,8 @@ struct Around {
 
 static Around around(const int64_t *shape, int32_t rank, int32_t dim,
                      const char *what) {
-  if (dim < 0 || dim >= rank)
-    fail(std::string(what) + ": dim " + std::to_string(dim) +
-         " is out of range for rank " + std::to_string(rank));
+  if (dim < 0 || dim >= rank) [[unlikely]]
+    failf("%s: dim %d is out of range for rank %d", what, dim, rank);
   Around a;
   for (int32_t d = 0; d < dim; ++d)
     a.outer *= shape[d];
@@ -396,17 +409,22 @@ static void copyRuns(const char *from, int64_t fromStride, char *to,
     std::memcpy(to + b * toStride, from + b * fromStride, runBytes);
 }
 
+/// all_reduce on a wider copy (out of line: the common path stays short).
+[[gnu::noinline]] static void allReduceWidened(dist_group_t *group, void *buffer,
+                                              int64_t count, dist_dtype_t dtype,
+                                              dist_reduction_t reduction) {
+  std::vector<char> wide = widen(buffer, count, dtype);
+  dist_all_reduce(group, wide.data(), count, widened(dtype), reduction);
+  narrow(wide, buffer, count, dtype);
+}
+
 void dist_all_reduce(dist_group_t *group, void *buffer, int64_t count,
                      dist_dtype_t dtype, dist_reduction_t reduction) {
   Backend &backend = ready("dist_all_reduce");
   checkDtype(dtype, "all_reduce");
   checkReduction(reduction, "all_reduce");
-  if (needsWidening(dtype, reduction)) {
-    std::vector<char> wide = widen(buffer, count, dtype);
-    dist_all_reduce(group, wide.data(), count, widened(dtype), reduction);
-    narrow(wide, buffer, count, dtype);
-    return;
-  }
+  if (needsWidening(dtype, reduction))
+    return allReduceWidened(group, buffer, count, dtype, reduction);
   backend.allReduce(*group->comm, buffer, count, dtype, reduction, "all_reduce");
   if (reduction == DIST_AVG)
     divideBy(buffer, count, dtype, group->comm->size());
@@ -424,9 +442,9 @@ void dist_reduce(dist_group_t *group, void *buffer, int64_t count,
       narrow(wide, buffer, count, dtype);
     return;
   }
-  if (root < 0 || root >= group->comm->size())
-    fail("reduce: root " + std::to_string(root) + " is out of range for a group of " +
-         std::to_string(group->comm->size()));
+  if (root < 0 || root >= group->comm->size()) [[unlikely]]
+    failf("reduce: root %lld is out of range for a group of %lld",
+          (long long)root, (long long)group->comm->size());
   backend.reduce(*group->comm, buffer, count, dtype, reduction, root, "reduce");
   if (reduction == DIST_AVG && group->comm->rank() == root)
     divideBy(buffer, count, dtype, group->comm->size());
@@ -436,9 +454,9 @@ void dist_broadcast(dist_group_t *group, void *buffer, int64_t count,
                     dist_dtype_t dtype, int64_t root) {
   Backend &backend = ready("dist_broadcast");
   checkDtype(dtype, "broadcast");
-  if (root < 0 || root >= group->comm->size())
-    fail("broadcast: root " + std::to_string(root) +
-         " is out of range for a group of " + std::to_string(group->comm->size()));
+  if (root < 0 || root >= group->comm->size()) [[unlikely]]
+    failf("broadcast: root %lld is out of range for a group of %lld",
+          (long long)root, (long long)group->comm->size());
   backend.broadcast(*group->comm, buffer, count * dist_dtype_size(dtype), root,
                     "broadcast");
 }
@@ -484,10 +502,9 @@ void dist_reduce_scatter(dist_group_t *group, const void *input, void *output,
   }
   Around a = around(shape, rank, dim, "reduce_scatter");
   int64_t g = group->comm->size(), size = dist_dtype_size(dtype);
-  if (a.n % g != 0)
-    fail("reduce_scatter: dim " + std::to_string(dim) + " of size " +
-         std::to_string(a.n) + " does not divide over " + std::to_string(g) +
-         " ranks");
+  if (a.n % g != 0) [[unlikely]]
+    failf("reduce_scatter: dim %d of size %lld does not divide over %lld ranks",
+          dim, (long long)a.n, (long long)g);
   int64_t chunkBytes = a.n / g * a.inner * size; // rank r's run per outer index
   int64_t count = a.outer * (a.n / g) * a.inner;
   if (a.outer == 1) {
@@ -514,10 +531,9 @@ void dist_all_to_all(dist_group_t *group, const void *input, void *output,
   Around s = around(shape, rank, split_dim, "all_to_all");
   around(shape, rank, concat_dim, "all_to_all");
   int64_t g = group->comm->size(), size = dist_dtype_size(dtype);
-  if (s.n % g != 0)
-    fail("all_to_all: split dim " + std::to_string(split_dim) + " of size " +
-         std::to_string(s.n) + " does not divide over " + std::to_string(g) +
-         " ranks");
+  if (s.n % g != 0) [[unlikely]]
+    failf("all_to_all: split dim %d of size %lld does not divide over %lld ranks",
+          split_dim, (long long)s.n, (long long)g);
   // Block j is the j-th slice along split_dim; it is contiguous when nothing
   // is outside split_dim, otherwise it is packed.
   int64_t runBytes = s.n / g * s.inner * size;
@@ -555,45 +571,59 @@ void dist_all_to_all(dist_group_t *group, const void *input, void *output,
              concatRun);
 }
 
+/// The pair checks of dist_permute for groups of more than 64 ranks (sets of
+/// ranks as vectors; smaller groups use the bits of a word, inline).
+[[gnu::noinline]] static void checkPermutePairs(int64_t g, const int64_t *sources,
+                                                const int64_t *targets,
+                                                int32_t num_pairs) {
+  std::vector<bool> isSource(g, false), isTarget(g, false);
+  for (int32_t i = 0; i < num_pairs; ++i) {
+    int64_t source = sources[i], target = targets[i];
+    if (source < 0 || source >= g || target < 0 || target >= g)
+      failf("permute: pair %lld -> %lld is out of range for a group of %lld",
+            (long long)source, (long long)target, (long long)g);
+    if (isSource[source] || isTarget[target])
+      failf("permute: rank %lld appears twice as a %s",
+            (long long)(isSource[source] ? source : target),
+            isSource[source] ? "source" : "target");
+    isSource[source] = isTarget[target] = true;
+  }
+}
+
 void dist_permute(dist_group_t *group, const void *input, void *output,
                   int64_t count, dist_dtype_t dtype, const int64_t *sources,
                   const int64_t *targets, int32_t num_pairs) {
   Backend &backend = ready("dist_permute");
   checkDtype(dtype, "permute");
-  int64_t g = group->comm->size();
-  // Checks the pairs; the sets of ranks seen are bits of a word for groups of
-  // up to 64 ranks (no allocation per call), a vector beyond.
+  int64_t g = group->comm->size(), me = group->comm->rank();
+  bool small = g <= 64;
+  if (!small)
+    checkPermutePairs(g, sources, targets, num_pairs);
+  // One pass checks the pairs (for up to 64 ranks, the ranks seen are bits
+  // of a word: no allocation per call) and finds this rank's partners.
   uint64_t sourceBits = 0, targetBits = 0;
-  std::vector<bool> isSource(g > 64 ? g : 0, false), isTarget(g > 64 ? g : 0, false);
-  auto seen = [&](bool source, int64_t r) {
-    if (g <= 64)
-      return (((source ? sourceBits : targetBits) >> r) & 1) != 0;
-    return source ? (bool)isSource[r] : (bool)isTarget[r];
-  };
-  for (int32_t i = 0; i < num_pairs; ++i) {
-    if (sources[i] < 0 || sources[i] >= g || targets[i] < 0 || targets[i] >= g)
-      fail("permute: pair " + std::to_string(sources[i]) + " -> " +
-           std::to_string(targets[i]) + " is out of range for a group of " +
-           std::to_string(g));
-    bool twiceSource = seen(true, sources[i]);
-    if (twiceSource || seen(false, targets[i]))
-      fail("permute: rank " + std::to_string(twiceSource ? sources[i] : targets[i]) +
-           " appears twice as a " + (twiceSource ? "source" : "target"));
-    if (g <= 64) {
-      sourceBits |= uint64_t(1) << sources[i];
-      targetBits |= uint64_t(1) << targets[i];
-    } else {
-      isSource[sources[i]] = isTarget[targets[i]] = true;
-    }
-  }
-  int64_t me = group->comm->rank(), bytes = count * dist_dtype_size(dtype);
   int64_t target = -1, source = -1;
   for (int32_t i = 0; i < num_pairs; ++i) {
-    if (sources[i] == me)
-      target = targets[i];
-    if (targets[i] == me)
-      source = sources[i];
+    int64_t from = sources[i], to = targets[i];
+    if (small) {
+      if ((uint64_t)from >= (uint64_t)g || (uint64_t)to >= (uint64_t)g)
+          [[unlikely]]
+        failf("permute: pair %lld -> %lld is out of range for a group of %lld",
+              (long long)from, (long long)to, (long long)g);
+      uint64_t fromBit = uint64_t(1) << from, toBit = uint64_t(1) << to;
+      if ((sourceBits & fromBit) || (targetBits & toBit)) [[unlikely]]
+        failf("permute: rank %lld appears twice as a %s",
+              (long long)(sourceBits & fromBit ? from : to),
+              sourceBits & fromBit ? "source" : "target");
+      sourceBits |= fromBit;
+      targetBits |= toBit;
+    }
+    if (from == me)
+      target = to;
+    if (to == me)
+      source = from;
   }
+  int64_t bytes = count * dist_dtype_size(dtype);
   if (source < 0)
     std::memset(output, 0, bytes);
   if (source == me && target == me) {
@@ -610,8 +640,7 @@ void dist_permute(dist_group_t *group, const void *input, void *output,
 namespace {
 class SelfCommunicator : public Communicator {
 public:
-  int64_t size() const override { return 1; }
-  int64_t rank() const override { return 0; }
+  SelfCommunicator() : Communicator(/*size=*/1, /*rank=*/0) {}
 };
 
 /// One process: every group has one rank, so collectives copy or do nothing.
