@@ -14,10 +14,13 @@ excluded), the fastest of --repeat runs; dist and upstream runs alternate and
 the ratio is the median of the per-round ratios. With --instructions, the measure is
 instead the number of instructions executed in mlir::PassManager::run (the
 passes and the verifier after each), counted by valgrind's callgrind: exact
-and repeatable, but about 50x slower, so use smaller sizes. Usage:
+and repeatable, but about 50x slower, so use smaller sizes. With
+--no-verifier, both compilers run with --verify-each=false: the measure is
+the two passes alone, without MLIR's verifier (which re-verifies every op,
+mostly linalg's own checks, after each pass). Usage:
   bench/compile_time.py [--dist-opt build/bin/dist-opt] [--mlir-opt ...]
                         [--sizes 100,1000,5000,20000] [--repeat 3]
-                        [--instructions]
+                        [--instructions] [--no-verifier]
 """
 import argparse
 import os
@@ -149,13 +152,17 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--instructions", action="store_true",
                         help="count instructions with callgrind instead of timing")
+    parser.add_argument("--no-verifier", action="store_true",
+                        help="run both compilers with --verify-each=false")
     args = parser.parse_args()
+    # Options both compilers take, before the pass options.
+    common = ["--verify-each=false"] if args.no_verifier else []
     measure_passes = pass_instructions if args.instructions else pass_seconds
     unit = "instructions" if args.instructions else "s"
 
-    dist_cmd = [args.dist_opt, "--dist-propagate", "--dist-partition"]
+    dist_cmd = [args.dist_opt] + common + ["--dist-propagate", "--dist-partition"]
     dist_passes = {"DistPropagate", "DistPartition"}
-    up_cmd = [args.mlir_opt,
+    up_cmd = [args.mlir_opt] + common + [
               "--pass-pipeline=builtin.module(func.func(sharding-propagation,shard-partition))"]
     up_passes = {"ShardingPropagation", "Partition"}
 
@@ -187,8 +194,10 @@ def main():
                         # compare propagation alone, from the start.
                         print(f"{label} upstream: failed: {' / '.join(error)}", file=sys.stderr)
                         notes[label] = "propagation only: upstream's partition crashes"
-                        sides = {"dist": ([args.dist_opt, "--dist-propagate"], {"DistPropagate"}),
-                                 "shard": ([args.mlir_opt, "--pass-pipeline=builtin.module("
+                        sides = {"dist": ([args.dist_opt] + common + ["--dist-propagate"],
+                                          {"DistPropagate"}),
+                                 "shard": ([args.mlir_opt] + common + [
+                                            "--pass-pipeline=builtin.module("
                                             "func.func(sharding-propagation))"],
                                            {"ShardingPropagation"})}
                         samples = {"dist": [], "shard": []}

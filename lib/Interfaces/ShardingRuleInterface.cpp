@@ -90,6 +90,42 @@ static std::string factorName(int64_t factor) {
   return "z" + std::to_string(factor - 17);
 }
 
+bool ShardingRule::operator==(const ShardingRule &other) const {
+  auto sameFactors = [](ArrayRef<Factor> a, ArrayRef<Factor> b) {
+    return llvm::equal(a, b, [](const Factor &x, const Factor &y) {
+      return x.size == y.size && x.kind == y.kind && x.reduction == y.reduction;
+    });
+  };
+  auto sameDims = [](ArrayRef<SmallVector<int64_t>> a,
+                     ArrayRef<SmallVector<int64_t>> b) {
+    return llvm::equal(a, b, [](ArrayRef<int64_t> x, ArrayRef<int64_t> y) {
+      return x == y;
+    });
+  };
+  return partialPolicy == other.partialPolicy &&
+         sameFactors(factors, other.factors) &&
+         sameDims(operandDims, other.operandDims) &&
+         sameDims(resultDims, other.resultDims) &&
+         operandIsInitOnly == other.operandIsInitOnly &&
+         operandIsAccumulator == other.operandIsAccumulator &&
+         operandIsLinear == other.operandIsLinear;
+}
+
+llvm::hash_code mlir::dist::hash_value(const ShardingRule &rule) {
+  llvm::hash_code hash = llvm::hash_value((int)rule.partialPolicy);
+  for (const ShardingRule::Factor &factor : rule.factors)
+    hash = llvm::hash_combine(hash, factor.size, (int)factor.kind,
+                              (int)factor.reduction);
+  // The sizes separate the lists (([0], [1]) vs ([0, 1], [])).
+  for (ArrayRef<int64_t> dims : rule.operandDims)
+    hash = llvm::hash_combine(hash, dims.size(), llvm::hash_combine_range(dims));
+  for (ArrayRef<int64_t> dims : rule.resultDims)
+    hash = llvm::hash_combine(hash, dims.size(), llvm::hash_combine_range(dims));
+  return llvm::hash_combine(hash, llvm::hash_combine_range(rule.operandIsInitOnly),
+                            llvm::hash_combine_range(rule.operandIsAccumulator),
+                            llvm::hash_combine_range(rule.operandIsLinear));
+}
+
 void ShardingRule::print(raw_ostream &os) const {
   auto printDims = [&](ArrayRef<SmallVector<int64_t>> lists) {
     os << '(';

@@ -4,6 +4,7 @@
 #include "dist/Dialect/Dist/IR/ShardingUtils.h"
 #include "dist/Interfaces/ShardingRuleInterface.h"
 #include "dist/Support/ReshardPlan.h"
+#include "dist/Support/AddressOrderKeys.h"
 #include "dist/Transforms/FactorAssignment.h"
 #include "dist/Transforms/Passes.h"
 #include "dist/Transforms/ShardingRuleCache.h"
@@ -103,16 +104,16 @@ private:
   OpBuilder builder;
   /// Global value -> its local value and the layout that local value has.
   IRMapping locals;
-  DenseMap<Value, ShardingAttr> layouts;
+  ValueMap<ShardingAttr> layouts;
   /// Each op's rule, read on the global program before any type changes.
   ShardingRuleCache &ruleCache;
   StringAttr shardingsName;
   /// Ops that became their own local form (the others are erased at the
   /// end).
-  DenseSet<Operation *> inPlace;
+  OpSet inPlace;
   /// Global types of the values whose type was set to the local one in place
   /// (arguments, results of ops rewritten in place).
-  DenseMap<Value, Type> globalTypes;
+  ValueMap<Type> globalTypes;
   Type globalType(Value value) {
     Type type = globalTypes.lookup(value);
     return type ? type : value.getType();

@@ -3,6 +3,7 @@
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/ShardingUtils.h"
 #include "dist/Interfaces/ShardingRuleInterface.h"
+#include "dist/Support/AddressOrderKeys.h"
 #include "dist/Transforms/FactorAssignment.h"
 #include "dist/Transforms/Passes.h"
 #include "dist/Transforms/ShardingRuleCache.h"
@@ -84,12 +85,12 @@ private:
   FlatSymbolRefAttr defaultMesh;
   FlatSymbolRefAttr lastMeshName;
   MeshOp lastMesh;
-  DenseMap<Value, ShardingAttr> shardings;
-  DenseSet<Value> fixed;
+  ValueMap<ShardingAttr> shardings;
+  ValueSet fixed;
   /// The rules of the ops propagation goes through (null: no rule).
-  DenseMap<Operation *, const ShardingRule *> rules;
+  OpMap<const ShardingRule *> rules;
   std::deque<Operation *> worklist;
-  DenseSet<Operation *> queued;
+  OpSet queued;
 };
 
 } // namespace

@@ -24,7 +24,15 @@ FailureOr<const ShardingRule *> ShardingRuleCache::lookup(Operation *op) {
     return failure();
   }
   // `it` may be stale only if the map grew, which it did not since.
+  SmallVector<unsigned, 1> &sameHash =
+      indicesByHash[static_cast<unsigned>(hash_value(*rule))];
+  for (unsigned index : sameHash)
+    if (rules[index] == *rule) {
+      it->second = index;
+      return &rules[index];
+    }
   it->second = rules.size();
+  sameHash.push_back(rules.size());
   rules.push_back(std::move(*rule));
   return &rules.back();
 }

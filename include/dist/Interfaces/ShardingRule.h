@@ -104,7 +104,14 @@ struct ShardingRule {
   /// Shardy-style text, e.g. `([i, k], [k, j]) -> ([i, j]) {i=8, j=32,
   /// k=16 sum}`.
   void print(raw_ostream &os) const;
+
+  /// Equal rules describe ops the same way (ops of one kind on equal types
+  /// have equal rules): the rule cache keeps one copy of each.
+  bool operator==(const ShardingRule &other) const;
+  bool operator!=(const ShardingRule &other) const { return !(*this == other); }
 };
+
+llvm::hash_code hash_value(const ShardingRule &rule);
 
 /// The offset of this rank's block along a dim split by `axes` of `mesh` into
 /// blocks of `blockSize`: `dist.process_index` times the block size, as an
