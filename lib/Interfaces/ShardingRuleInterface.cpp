@@ -91,21 +91,8 @@ static std::string factorName(int64_t factor) {
 }
 
 bool ShardingRule::operator==(const ShardingRule &other) const {
-  auto sameFactors = [](ArrayRef<Factor> a, ArrayRef<Factor> b) {
-    return llvm::equal(a, b, [](const Factor &x, const Factor &y) {
-      return x.size == y.size && x.kind == y.kind && x.reduction == y.reduction;
-    });
-  };
-  auto sameDims = [](ArrayRef<SmallVector<int64_t>> a,
-                     ArrayRef<SmallVector<int64_t>> b) {
-    return llvm::equal(a, b, [](ArrayRef<int64_t> x, ArrayRef<int64_t> y) {
-      return x == y;
-    });
-  };
-  return partialPolicy == other.partialPolicy &&
-         sameFactors(factors, other.factors) &&
-         sameDims(operandDims, other.operandDims) &&
-         sameDims(resultDims, other.resultDims) &&
+  return partialPolicy == other.partialPolicy && factors == other.factors &&
+         operandDims == other.operandDims && resultDims == other.resultDims &&
          operandIsInitOnly == other.operandIsInitOnly &&
          operandIsAccumulator == other.operandIsAccumulator &&
          operandIsLinear == other.operandIsLinear;

@@ -63,7 +63,7 @@ void halfOp(void *in, void *inout, int *len, MPI_Datatype *) {
 }
 
 /// Ends the process when a blocking call runs longer than the limit. Arming
-/// is three relaxed stores and a release store of the call's sequence number
+/// is two relaxed stores and a release store of the call's sequence number
 /// (no clock read, no lock, no wake-up: a collective of a few bytes takes
 /// under a microsecond). The thread polls a few times per second and times a
 /// call from the first poll that sees it, so it fires between the limit and

@@ -571,8 +571,9 @@ void dist_all_to_all(dist_group_t *group, const void *input, void *output,
              concatRun);
 }
 
-/// The pair checks of dist_permute for groups of more than 64 ranks (sets of
-/// ranks as vectors; smaller groups use the bits of a word, inline).
+/// Checks dist_permute's pairs with sets of ranks as vectors, and reports the
+/// first bad pair. Groups of up to 64 ranks check inline with the bits of a
+/// word, and come here only to report.
 [[gnu::noinline]] static void checkPermutePairs(int64_t g, const int64_t *sources,
                                                 const int64_t *targets,
                                                 int32_t num_pairs) {
@@ -606,17 +607,11 @@ void dist_permute(dist_group_t *group, const void *input, void *output,
   for (int32_t i = 0; i < num_pairs; ++i) {
     int64_t from = sources[i], to = targets[i];
     if (small) {
-      if ((uint64_t)from >= (uint64_t)g || (uint64_t)to >= (uint64_t)g)
-          [[unlikely]]
-        failf("permute: pair %lld -> %lld is out of range for a group of %lld",
-              (long long)from, (long long)to, (long long)g);
-      uint64_t fromBit = uint64_t(1) << from, toBit = uint64_t(1) << to;
-      if ((sourceBits & fromBit) || (targetBits & toBit)) [[unlikely]]
-        failf("permute: rank %lld appears twice as a %s",
-              (long long)(sourceBits & fromBit ? from : to),
-              sourceBits & fromBit ? "source" : "target");
-      sourceBits |= fromBit;
-      targetBits |= toBit;
+      if ((uint64_t)from >= (uint64_t)g || (uint64_t)to >= (uint64_t)g ||
+          ((sourceBits >> from) & 1) || ((targetBits >> to) & 1)) [[unlikely]]
+        checkPermutePairs(g, sources, targets, num_pairs);
+      sourceBits |= uint64_t(1) << from;
+      targetBits |= uint64_t(1) << to;
     }
     if (from == me)
       target = to;

@@ -87,8 +87,6 @@ private:
   MeshOp lastMesh;
   ValueMap<ShardingAttr> shardings;
   ValueSet fixed;
-  /// The rules of the ops propagation goes through (null: no rule).
-  OpMap<const ShardingRule *> rules;
   std::deque<Operation *> worklist;
   OpSet queued;
 };
@@ -198,13 +196,13 @@ LogicalResult FunctionPropagation::initialize() {
         return;
       }
       // Without a rule the op computes its tensors whole on every rank.
+      // (`process` finds the rule in the cache again.)
       if (!*rule)
         for (Value value : op->getResults())
           if (auto type = dyn_cast<RankedTensorType>(value.getType())) {
             shardings[value] = getReplicated(defaultMesh, type.getRank());
             fixed.insert(value);
           }
-      rules[op] = *rule;
     }
     enqueue(op);
   });
@@ -336,7 +334,8 @@ void FunctionPropagation::process(Operation *op) {
       update(operand, dropPartial(getResultSharding(func, i)));
     return;
   }
-  const ShardingRule *rulePtr = rules.lookup(op);
+  // Null for ops outside the walk above (the scalar bodies of linalg ops).
+  const ShardingRule *rulePtr = ruleCache.getIfLookedUp(op);
   if (!rulePtr)
     return;
   const ShardingRule &rule = *rulePtr;

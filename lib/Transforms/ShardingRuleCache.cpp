@@ -6,9 +6,6 @@
 using namespace mlir;
 using namespace mlir::dist;
 
-/// Marks ops without a rule in `indexOf`.
-static constexpr unsigned kNoRule = ~0u;
-
 FailureOr<const ShardingRule *> ShardingRuleCache::lookup(Operation *op) {
   auto [it, inserted] = indexOf.try_emplace(op, kNoRule);
   if (!inserted)
@@ -23,9 +20,10 @@ FailureOr<const ShardingRule *> ShardingRuleCache::lookup(Operation *op) {
     indexOf.erase(op);
     return failure();
   }
-  // `it` may be stale only if the map grew, which it did not since.
+  // The top bit is cleared: DenseMap reserves ~0u and ~0u - 1 as keys.
+  // (`it` stays valid: `indexOf` has not grown since.)
   SmallVector<unsigned, 1> &sameHash =
-      indicesByHash[static_cast<unsigned>(hash_value(*rule))];
+      indicesByHash[static_cast<unsigned>(hash_value(*rule)) & 0x7fffffffu];
   for (unsigned index : sameHash)
     if (rules[index] == *rule) {
       it->second = index;

@@ -55,6 +55,11 @@ struct ShardingRule {
     int64_t size; // ShapedType::kDynamic if unknown
     FactorKind kind;
     ReductionKind reduction = ReductionKind::sum; // for Reduction factors
+
+    bool operator==(const Factor &other) const {
+      return size == other.size && kind == other.kind &&
+             reduction == other.reduction;
+    }
   };
 
   SmallVector<Factor> factors;

@@ -35,10 +35,17 @@ public:
   /// the op. The rule must be read before `op`'s types change.
   FailureOr<const ShardingRule *> lookup(Operation *op);
 
-  /// Number of distinct rules stored.
-  size_t getNumDistinctRules() const { return rules.size(); }
+  /// The rule `lookup` found for `op`; null if it has none or was not looked
+  /// up.
+  const ShardingRule *getIfLookedUp(Operation *op) const {
+    auto it = indexOf.find(op);
+    return it == indexOf.end() || it->second == kNoRule ? nullptr
+                                                        : &rules[it->second];
+  }
 
 private:
+  /// Marks ops without a rule in `indexOf`.
+  static constexpr unsigned kNoRule = ~0u;
   /// Op -> index into `rules` (a deque: entries never move).
   OpMap<unsigned> indexOf;
   std::deque<ShardingRule> rules;
