@@ -5,13 +5,15 @@
 // the median time of each and their ratio. Run on 4 processes:
 //
 //   mpirun -np 4 build/bench/dist-bench-runtime [--max-bytes N] [--reps N]
+//                                               [--only NAME] [--baseline]
 //
 // The runtime adds its group lookup (cached), its layout work (none for the
 // contiguous dim-0 forms timed here) and the deadline its watchdog watches.
 //
 // To keep scheduling noise (several ranks per core) out of the comparison,
-// the two sides alternate within each sample, and a sample times a batch of
-// calls long enough (about 2 ms) for the timer and the barrier not to matter.
+// the two sides alternate (ABBA) and each ratio pairs the two batches of one
+// round; a batch of calls lasts about 2 ms, long enough for the timer and the
+// barrier not to matter.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,11 +47,19 @@ static double median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
-/// Median seconds per call of `runtime` and of `mpi`, sampled alternately.
-static std::pair<double, double> compare(int reps,
-                                         const std::function<void()> &runtime,
-                                         const std::function<void()> &mpi,
-                                         const std::function<void()> &reset) {
+struct Comparison {
+  double runtime, mpi; // median seconds per call
+  double ratio;        // median of the per-round ratios runtime / mpi
+};
+
+/// Times `runtime` against `mpi` in `reps` rounds. Each round times one batch
+/// of each, in the order ABBA over two rounds, so that neither side always
+/// runs first (after a barrier) or second (with warm caches). The ratio pairs
+/// the two batches of a round: a drift of the machine's speed that lasts
+/// longer than a round cancels out.
+static Comparison compare(int reps, const std::function<void()> &runtime,
+                          const std::function<void()> &mpi,
+                          const std::function<void()> &reset) {
   reset();
   runtime(); // warm up both
   mpi();
@@ -57,25 +67,54 @@ static std::pair<double, double> compare(int reps,
   double once = std::max(timeBatch(1, mpi), 1e-7);
   int batch = (int)std::min(1000.0, std::max(1.0, 2e-3 / once));
   MPI_Bcast(&batch, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  std::vector<double> runtimeTimes, mpiTimes;
+  std::vector<double> runtimeTimes, mpiTimes, ratios;
   for (int r = 0; r < reps; ++r) {
-    reset();
-    runtimeTimes.push_back(timeBatch(batch, runtime));
-    reset();
-    mpiTimes.push_back(timeBatch(batch, mpi));
+    double runtimeTime, mpiTime;
+    auto timeRuntime = [&] {
+      reset();
+      runtimeTime = timeBatch(batch, runtime);
+    };
+    auto timeMPI = [&] {
+      reset();
+      mpiTime = timeBatch(batch, mpi);
+    };
+    if (r % 2 == 0) {
+      timeRuntime();
+      timeMPI();
+    } else {
+      timeMPI();
+      timeRuntime();
+    }
+    runtimeTimes.push_back(runtimeTime);
+    mpiTimes.push_back(mpiTime);
+    ratios.push_back(runtimeTime / mpiTime);
   }
-  return {median(runtimeTimes), median(mpiTimes)};
+  return {median(runtimeTimes), median(mpiTimes), median(ratios)};
 }
 
 int main(int argc, char **argv) {
   dist_init(&argc, &argv);
   int64_t maxBytes = 64ll << 20;
-  int reps = 20;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--max-bytes") == 0)
-      maxBytes = std::atoll(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--reps") == 0)
-      reps = std::atoi(argv[i + 1]);
+  int reps = 21;
+  // --baseline times the MPI call against itself: the ratios it prints are
+  // the noise of the measurement on this machine.
+  bool baseline = false;
+  const char *only = nullptr; // --only NAME: one collective
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--baseline") == 0)
+      baseline = true;
+    else if (std::strcmp(argv[i], "--max-bytes") == 0 && i + 1 < argc)
+      maxBytes = std::atoll(argv[++i]);
+    else if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+      reps = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+      only = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: %s [--max-bytes N] [--reps N] [--only NAME] "
+                   "[--baseline]\n",
+                   argv[0]);
+      return 2;
+    }
   }
   int rank = dist_world_rank(), size = dist_world_size();
   int64_t mesh = size, axis = 0;
@@ -162,13 +201,16 @@ int main(int argc, char **argv) {
     if (count == 0)
       continue;
     for (Case &c : cases) {
+      if (only && std::strcmp(only, c.name) != 0)
+        continue;
       // Zeros: a batch of in-place sums never overflows (or denormalizes).
-      auto [runtime, mpi] = compare(reps, c.runtime, c.mpi, [&] {
-        std::fill(a.begin(), a.end(), 0.0f);
-      });
+      Comparison result =
+          compare(reps, baseline ? c.mpi : c.runtime, c.mpi,
+                  [&] { std::fill(a.begin(), a.end(), 0.0f); });
       if (rank == 0)
-        std::printf("| %s | %lld | %.1f | %.1f | %.2f |\n", c.name,
-                    (long long)bytes, runtime * 1e6, mpi * 1e6, runtime / mpi);
+        std::printf("| %s | %lld | %.2f | %.2f | %.3f |\n", c.name,
+                    (long long)bytes, result.runtime * 1e6, result.mpi * 1e6,
+                    result.ratio);
     }
   }
   dist_finalize();

@@ -62,19 +62,28 @@ void halfOp(void *in, void *inout, int *len, MPI_Datatype *) {
   reduceInto(inout, in, *len, DType, Reduction);
 }
 
-/// Ends the process when a blocking call runs longer than the limit. Arming
-/// is two relaxed stores and a release store of the call's sequence number
-/// (no clock read, no lock, no wake-up: a collective of a few bytes takes
-/// under a microsecond). The thread polls a few times per second and times a
+/// Ends the process when a blocking call runs longer than the limit. Its
+/// thread starts with the backend, so arming is only two relaxed stores and a
+/// release store of the call's sequence number (no branch, clock read, lock or
+/// wake-up: a collective of a few bytes takes under a microsecond). The thread polls a few times per second and times a
 /// call from the first poll that sees it, so it fires between the limit and
 /// the limit plus one poll period after the call began. It calls no MPI (the
 /// library runs single-threaded): it reports and exits, and mpirun then ends
 /// the other ranks.
 class Watchdog {
 public:
-  void arm(int rank, const char *call, const char *what) {
-    if (!started) [[unlikely]]
-      start(rank);
+  /// Starts the watching thread before the first `arm` (once, however often
+  /// the runtime is initialized).
+  void start(int rank) {
+    if (started)
+      return;
+    started = true;
+    this->rank = rank;
+    seconds = getTimeoutSeconds();
+    std::thread([this] { run(); }).detach();
+  }
+
+  void arm(const char *call, const char *what) {
     currentCall.store(call, std::memory_order_relaxed);
     currentWhat.store(what, std::memory_order_relaxed);
     active.store(++lastArmed, std::memory_order_release);
@@ -83,13 +92,6 @@ public:
   void disarm() { active.store(0, std::memory_order_release); }
 
 private:
-  [[gnu::cold, gnu::noinline]] void start(int rank) {
-    this->rank = rank;
-    seconds = getTimeoutSeconds();
-    std::thread([this] { run(); }).detach();
-    started = true;
-  }
-
   void run() {
     using Clock = std::chrono::steady_clock;
     // Poll at a tenth of the limit, between 1 ms and 100 ms.
@@ -144,6 +146,7 @@ public:
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    watchdog.start(rank);
   }
 
   void finalize() override {
@@ -289,7 +292,7 @@ private:
   /// Runs a blocking MPI call under the watchdog and checks its result.
   template <typename Call>
   void guarded(const char *call, const char *what, Call &&run) {
-    watchdog.arm(rank, call, what);
+    watchdog.arm(call, what);
     int code = run();
     watchdog.disarm();
     check(code, call, what);
