@@ -147,8 +147,8 @@ def main():
     parser.add_argument("--dist-opt", default="build/bin/dist-opt")
     parser.add_argument("--mlir-opt", default="/usr/lib/llvm-22/bin/mlir-opt")
     parser.add_argument("--sizes", default="100,1000,5000,20000")
-    parser.add_argument("--users", type=int, default=20000)
-    parser.add_argument("--devices", default="8,4096")
+    parser.add_argument("--users", type=int, default=20000, help="0: skip that program")
+    parser.add_argument("--devices", default="8,4096", help="'': skip those programs")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--instructions", action="store_true",
                         help="count instructions with callgrind instead of timing")
@@ -215,8 +215,9 @@ def main():
 
         for n in [int(x) for x in args.sizes.split(",")]:
             measure(f"mlp {n} layers", lambda dialect, n=n: mlp(n, dialect))
-        measure(f"1 value, {args.users} users", lambda dialect: many_users(args.users, dialect))
-        for d in [int(x) for x in args.devices.split(",")]:
+        if args.users > 0:
+            measure(f"1 value, {args.users} users", lambda dialect: many_users(args.users, dialect))
+        for d in [int(x) for x in args.devices.split(",") if x]:
             measure(f"mlp 1000 layers, {d} devices", lambda dialect, d=d: mlp(1000, dialect, d))
 
     # Linear growth: 20000 layers within 4.4x of 5000.

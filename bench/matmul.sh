@@ -24,5 +24,5 @@ for blas in true false; do
   clang-22 -O3 -march=native -Wno-override-module "$work/matmul.ll" bench/matmul_driver.c \
     -I/usr/include/x86_64-linux-gnu -lopenblas -lm -o "$work/matmul-$blas"
   echo -n "blas=$blas: "
-  OPENBLAS_NUM_THREADS=1 "$work/matmul-$blas" "$([[ $blas == true ]] && echo "$repeat" || echo 1)"
+  OPENBLAS_NUM_THREADS=1 "$work/matmul-$blas" "$repeat"
 done

@@ -11,7 +11,9 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -51,6 +53,10 @@ void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createDistDecomposeAggregates());
   // arith/math ops on tensors have no bufferization: make them linalg ops.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  // Matmuls no BLAS takes become register-tiled vector code (not loops).
+  DistVectorizeMatmulOptions vectorize;
+  vectorize.skipBlasTypes = options.blas;
+  pm.addNestedPass<func::FuncOp>(createDistVectorizeMatmul(vectorize));
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -66,13 +72,18 @@ void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
   if (options.blas)
     pm.addPass(createDistMatmulToBlas());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Transfers of 2-D tiles become rows (unrolled), then LLVM vectors.
+  pm.addPass(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

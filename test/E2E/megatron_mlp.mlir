@@ -7,6 +7,8 @@
 // RUN: dist-run %s --mesh 2 | FileCheck %s -DN=2
 // RUN: dist-run %s --mesh 4 | FileCheck %s -DN=4
 // RUN: dist-run %s --mesh mesh=8 | FileCheck %s -DN=8
+// Without a BLAS: the matmuls are dist-vectorize-matmul's register tiles.
+// RUN: dist-run %s --mesh 4 --blas=false | FileCheck %s -DN=4
 
 // CHECK: dist-run: @megatron_mlp on [[N]] rank(s), mesh @mesh [mp = [[N]]]
 // CHECK-NEXT: result #0 tensor<16x32xf32> {{.*}}: PASS{{$}}

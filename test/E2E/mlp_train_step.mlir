@@ -9,6 +9,8 @@
 // RUN: dist-run %dist_src_root/examples/mlp_train_step.mlir --mesh 2x2 | FileCheck %s -DRANKS=4 -DDP=2 -DMP=2
 // RUN: dist-run %dist_src_root/examples/mlp_train_step.mlir --mesh mesh_2x2=2x4 | FileCheck %s -DRANKS=8 -DDP=2 -DMP=4
 // RUN: dist-run %dist_src_root/examples/mlp_train_step.mlir --mesh 4x2 | FileCheck %s -DRANKS=8 -DDP=4 -DMP=2
+// Without a BLAS: the matmuls are dist-vectorize-matmul's register tiles.
+// RUN: dist-run %dist_src_root/examples/mlp_train_step.mlir --mesh 2x2 --blas=false | FileCheck %s -DRANKS=4 -DDP=2 -DMP=2
 
 // CHECK: dist-run: @mlp_train_step on [[RANKS]] rank(s), mesh @mesh_2x2 [dp = [[DP]], mp = [[MP]]]
 // CHECK-NEXT: result #0 tensor<16x32xf32> {{.*}}: PASS{{$}}

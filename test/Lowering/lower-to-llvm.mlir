@@ -4,10 +4,12 @@
 // Tests that the CPU pipeline takes a per-rank program on tensors all the
 // way to the LLVM dialect: softmax decomposed, elementwise arith on tensors
 // turned into loops, buffers freed, the collective a runtime call, the mesh
-// and the partitioning attributes gone.
+// and the partitioning attributes gone. Without a BLAS the matmul is register
+// tiles of FMAs on vectors (dist-vectorize-matmul), not scalar loops.
 // CHECK-NOT: dist.
 // CHECK-LABEL: llvm.func @block
 // CHECK: llvm.call @malloc
+// CHECK: llvm.intr.fmuladd({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // CHECK: llvm.call @dist_get_group
 // CHECK: llvm.call @dist_all_reduce
 // CHECK: llvm.intr.exp
@@ -19,6 +21,7 @@
 // CHECK-DAG: llvm.func @dist_get_group(!llvm.ptr, i32, !llvm.ptr, i32) -> !llvm.ptr
 // BLAS-LABEL: llvm.func @block
 // BLAS: llvm.call @cblas_sgemm
+// BLAS-NOT: llvm.intr.fmuladd
 dist.mesh @mesh_4 [mp = 4]
 func.func @block(%x: tensor<8x16xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{}, {mp}]>},
                  %w: tensor<16x16xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{mp}, {}]>})

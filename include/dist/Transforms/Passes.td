@@ -352,4 +352,53 @@ def DistMatmulToBlas : Pass<"dist-matmul-to-blas", "::mlir::ModuleOp"> {
   ];
 }
 
+def DistVectorizeMatmul : Pass<"dist-vectorize-matmul", "::mlir::func::FuncOp"> {
+  let summary = "Tiles linalg.matmul/batch_matmul on tensors into register "
+                "tiles and vectorizes them (outer products)";
+  let description = [{
+    The CPU code path for matmuls that do not go to a BLAS. Each
+    `linalg.matmul` and `linalg.batch_matmul` on static tensors (default
+    indexing maps) is tiled by `scf.for` into tiles of `tile-m` x `tile-n`
+    (batch 1, reduction 1), each tile becomes a `vector.contract`, the
+    accumulator tile's read and write are hoisted out of the reduction loop
+    (it stays in registers), and the contraction becomes outer products
+    (one broadcast row of B times one column of A per step: FMAs on
+    `tile-n`-wide vectors). A tile size that does not divide its dimension
+    is lowered to the largest one that does, so every tile is full.
+    Dynamic shapes and user-defined maps are left to the loop lowering.
+
+    ```mlir
+    %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
+                       outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+    // becomes
+    scf.for %i = %c0 to %c64 step %c8 iter_args(...) {
+      scf.for %j = %c0 to %c64 step %c32 iter_args(...) {
+        %acc0 = vector.transfer_read %c[%i, %j] ... : vector<8x32xf32>
+        %acc = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc1 = %acc0) {
+          %col = vector.transfer_read %a[%i, %k] ... : vector<8x1xf32>
+          %row = vector.transfer_read %b[%k, %j] ... : vector<1x32xf32>
+          ... vector.fma per row of the tile ...
+        }
+        vector.transfer_write %acc, ...[%i, %j]
+    ```
+
+    With `skip-blas-types`, f32 and f64 `linalg.matmul`s are left for
+    `dist-matmul-to-blas`.
+  }];
+  let options = [
+    Option<"tileM", "tile-m", "int64_t", /*default=*/"8",
+           "Rows of the accumulator tile (at most)">,
+    Option<"tileN", "tile-n", "int64_t", /*default=*/"32",
+           "Columns of the accumulator tile (at most; a multiple of the "
+           "vector width is best)">,
+    Option<"skipBlasTypes", "skip-blas-types", "bool", /*default=*/"false",
+           "Leave f32/f64 linalg.matmul for dist-matmul-to-blas">
+  ];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
+    "::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::ub::UBDialect"
+  ];
+}
+
 #endif // DIST_TRANSFORMS_PASSES_TD

@@ -29,15 +29,17 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
   PassOptions::Option<bool> blas{
       *this, "blas",
       llvm::cl::desc("Call a BLAS (cblas_sgemm/cblas_dgemm) for f32/f64 "
-                     "linalg.matmul (link a CBLAS); false generates loops"),
+                     "linalg.matmul (link a CBLAS); false generates "
+                     "register-tiled vector code (dist-vectorize-matmul)"),
       llvm::cl::init(true)};
 };
 
 /// Takes a program on tensors (serial, or the per-rank program of
 /// dist-partition) to the LLVM dialect: decompose aggregate linalg ops,
 /// elementwise arith/math on tensors to linalg, one-shot bufferize (identity layouts at function boundaries), free
-/// buffers, lower collectives to runtime calls, matmuls to BLAS (optional),
-/// the rest of linalg to loops, and everything to LLVM.
+/// buffers, lower collectives to runtime calls, matmuls to BLAS (optional)
+/// or to register-tiled vector code, the rest of linalg to loops, and
+/// everything to LLVM.
 void buildLowerToLLVMPipeline(OpPassManager &pm,
                               const LowerToLLVMOptions &options);
 
