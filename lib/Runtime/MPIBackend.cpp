@@ -65,11 +65,12 @@ void halfOp(void *in, void *inout, int *len, MPI_Datatype *) {
 /// Ends the process when a blocking call runs longer than the limit. Its
 /// thread starts with the backend, so arming is only two relaxed stores and a
 /// release store of the call's sequence number (no branch, clock read, lock or
-/// wake-up: a collective of a few bytes takes under a microsecond). The thread polls a few times per second and times a
-/// call from the first poll that sees it, so it fires between the limit and
-/// the limit plus one poll period after the call began. It calls no MPI (the
-/// library runs single-threaded): it reports and exits, and mpirun then ends
-/// the other ranks.
+/// wake-up: a collective of a few bytes takes under a microsecond). The
+/// thread polls a few times per second and times a call from the first poll
+/// that sees it, so it fires between the limit and the limit plus one poll
+/// period after the call began. It calls no MPI (the library runs
+/// single-threaded): it reports and exits, and mpirun then ends the other
+/// ranks.
 class Watchdog {
 public:
   /// Starts the watching thread before the first `arm` (once, however often
@@ -298,9 +299,9 @@ private:
     check(code, call, what);
   }
 
-  // Element types and reductions map through tables, not switches: a switch
-  // becomes an indirect jump, which a small collective on a shared core pays
-  // for as a mispredicted branch on most calls. The core checked both values.
+  // Element types and reductions map through tables, not switches (which
+  // compile to indirect jumps on the per-call path). The core checked both
+  // values before calling the backend.
   static MPI_Datatype type(dist_dtype_t dtype) {
     // By dist_dtype_t: f32, f64, f16, bf16, i32, i64 (16-bit floats move as
     // 16-bit words and reduce through user ops).

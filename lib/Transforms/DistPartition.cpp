@@ -63,7 +63,7 @@ private:
     if (failed(fixed))
       return failure();
     locals.map(result, *fixed);
-    layouts[result] = expected;
+    globals[result].layout = expected;
     return success();
   }
   /// Maps the results of `from` to those of `to`, with the layouts recorded
@@ -93,8 +93,12 @@ private:
                          cast<RankedTensorType>(type).getRank());
   }
   ShardingAttr shardingOf(Value global) {
-    ShardingAttr s = layouts.lookup(global);
-    return s ? s : replicated(globalType(global));
+    auto it = globals.find(global);
+    if (it == globals.end())
+      return replicated(global.getType());
+    return it->second.layout ? it->second.layout
+                             : replicated(it->second.type ? it->second.type
+                                                          : global.getType());
   }
   ArrayAttr axisNames(const meshmath::AxisList &axes);
   meshmath::Layout toLayout(ShardingAttr sharding);
@@ -102,21 +106,27 @@ private:
   func::FuncOp func;
   MeshOp mesh;
   OpBuilder builder;
-  /// Global value -> its local value and the layout that local value has.
+  /// Global value -> its local value.
   IRMapping locals;
-  ValueMap<ShardingAttr> layouts;
+  /// What partitioning knows of a global value besides its local value: the
+  /// layout of that local value (null: replicated), and the global type where
+  /// the value itself now has the local one (arguments, results of ops
+  /// rewritten in place). One record, so that a value costs one probe.
+  struct GlobalInfo {
+    ShardingAttr layout;
+    Type type;
+  };
+  ValueMap<GlobalInfo> globals;
   /// Each op's rule, read on the global program before any type changes.
   ShardingRuleCache &ruleCache;
   StringAttr shardingsName;
   /// Ops that became their own local form (the others are erased at the
   /// end).
   OpSet inPlace;
-  /// Global types of the values whose type was set to the local one in place
-  /// (arguments, results of ops rewritten in place).
-  ValueMap<Type> globalTypes;
   Type globalType(Value value) {
-    Type type = globalTypes.lookup(value);
-    return type ? type : value.getType();
+    auto it = globals.find(value);
+    return it != globals.end() && it->second.type ? it->second.type
+                                                   : value.getType();
   }
 };
 
@@ -432,13 +442,13 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
     keepInPlace(op);
     for (auto [result, type] : llvm::zip(op->getResults(), globalResultTypes))
       if (result.getType() != type)
-        globalTypes[result] = type;
+        globals[result].type = type;
   }
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
     locals.map(result, (*local)->getResult(i));
     if (!made[i])
       continue;
-    layouts[result] = made[i];
+    globals[result].layout = made[i];
     if (failed(ensureRecordedLayout(result, cast<ShardingAttr>(recorded[i]), op)))
       return failure();
   }
@@ -486,7 +496,7 @@ void FunctionPartitioner::mapRecordedResults(Operation *from, Operation *to) {
     auto [oldResult, newResult] = pair;
     locals.map(oldResult, newResult);
     if (ShardingAttr layout = getRecordedLayout(from, i))
-      layouts[oldResult] = layout;
+      globals[oldResult].layout = layout;
   }
 }
 
@@ -511,7 +521,7 @@ LogicalResult FunctionPartitioner::partitionLoop(scf::ForOp loop) {
     auto [oldArg, newArg] = pair;
     locals.map(oldArg, newArg);
     if (ShardingAttr layout = carriedLayout(i))
-      layouts[oldArg] = layout;
+      globals[oldArg].layout = layout;
   }
 
   if (failed(partitionRegionBody(oldBody, newBody, carriedLayout)))
@@ -621,7 +631,7 @@ LogicalResult FunctionPartitioner::partitionCall(func::CallOp call) {
   for (auto [i, result] : llvm::enumerate(call.getResults())) {
     locals.map(result, newCall.getResult(i));
     if (ShardingAttr layout = calleeLayout(i))
-      layouts[result] = layout;
+      globals[result].layout = layout;
     if (failed(ensureRecordedLayout(result, getRecordedLayout(call, i), call)))
       return failure();
   }
@@ -640,7 +650,7 @@ LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
     if (failed(local))
       return failure();
     locals.map(annotate.getResult(), *local);
-    layouts[annotate.getResult()] = annotate.getSharding();
+    globals[annotate.getResult()].layout = annotate.getSharding();
     return success();
   }
   if (auto ret = dyn_cast<func::ReturnOp>(op))
@@ -673,16 +683,21 @@ static DictionaryAttr renameSharding(DictionaryAttr attrs, StringAttr name) {
 
 LogicalResult FunctionPartitioner::run() {
   Block &body = func.getBody().front();
-  // Rules of the ops of the body and of loop bodies (not of linalg's scalar
-  // bodies).
-  WalkResult walk = body.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (failed(ruleCache.lookup(op)))
-      return WalkResult::interrupt();
-    return isa<scf::ForOp, scf::IfOp>(op) ? WalkResult::advance()
-                                           : WalkResult::skip();
-  });
-  if (walk.wasInterrupted())
-    return failure();
+  // One pass over the body (a walk of a long op list is a cache miss per op):
+  // the ops to partition, and the rules of the body's ops and of loop bodies
+  // (not of linalg's scalar bodies), read before any type changes.
+  SmallVector<Operation *> oldOps;
+  for (Operation &op : body) {
+    oldOps.push_back(&op);
+    WalkResult walk = op.walk<WalkOrder::PreOrder>([&](Operation *nested) {
+      if (failed(ruleCache.lookup(nested)))
+        return WalkResult::interrupt();
+      return isa<scf::ForOp, scf::IfOp>(nested) ? WalkResult::advance()
+                                                 : WalkResult::skip();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
   StringAttr localName =
       StringAttr::get(func.getContext(), DistDialect::getPartitionedAsAttrName());
 
@@ -699,8 +714,8 @@ LogicalResult FunctionPartitioner::run() {
       if (failed(local))
         return func.emitOpError() << "argument " << arg.getArgNumber()
                                   << " cannot be laid out as " << s;
-      layouts[arg] = s;
-      globalTypes[arg] = type;
+      globals[arg].layout = s;
+      globals[arg].type = type;
       arg.setType(*local);
       attrs = renameSharding(attrs, localName);
     }
@@ -712,8 +727,6 @@ LogicalResult FunctionPartitioner::run() {
 
   // The body, op by op. Most ops become their own local form in place; the
   // others get a new local form before them and are erased at the end.
-  SmallVector<Operation *> oldOps =
-      llvm::map_to_vector(body, [](Operation &op) { return &op; });
   for (Operation *op : oldOps) {
     builder.setInsertionPoint(op);
     if (failed(partitionOp(op)))
@@ -760,7 +773,10 @@ static FailureOr<MeshOp> getFunctionMesh(func::FuncOp func,
     consider(getBoundarySharding(func.getArgAttrDict(i)));
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     consider(getBoundarySharding(func.getResultAttrDict(i)));
+  // The first sharding found names the mesh: stop there.
   func.walk([&](Operation *op) {
+    if (name)
+      return WalkResult::interrupt();
     if (auto annotate = dyn_cast<AnnotateOp>(op)) {
       consider(annotate.getSharding());
     } else if (auto recorded = op->getAttrOfType<ArrayAttr>(
@@ -772,12 +788,13 @@ static FailureOr<MeshOp> getFunctionMesh(func::FuncOp func,
       auto callee = symbolTables.lookupNearestSymbolFrom<func::FuncOp>(
           call, call.getCalleeAttr());
       if (!callee)
-        return;
+        return WalkResult::advance();
       for (unsigned i = 0; i < callee.getNumArguments(); ++i)
         consider(getCalleeLayout(callee.getArgAttrDict(i)));
       for (unsigned i = 0; i < callee.getNumResults(); ++i)
         consider(getCalleeLayout(callee.getResultAttrDict(i)));
     }
+    return WalkResult::advance();
   });
   if (!name)
     return MeshOp();

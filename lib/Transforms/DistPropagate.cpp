@@ -148,13 +148,6 @@ LogicalResult FunctionPropagation::initialize() {
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     if (failed(checkMesh(getResultSharding(func, i), func.getLoc())))
       return failure();
-  WalkResult walk = func.walk([&](AnnotateOp op) {
-    return failed(checkMesh(op.getSharding(), op.getLoc()))
-               ? WalkResult::interrupt()
-               : WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
-    return failure();
 
   for (BlockArgument arg : body.getArguments())
     if (ShardingAttr s = getArgSharding(func, arg.getArgNumber())) {
@@ -167,6 +160,12 @@ LogicalResult FunctionPropagation::initialize() {
     if (failed(result))
       return;
     if (auto annotate = dyn_cast<AnnotateOp>(op)) {
+      // (Checked here rather than in a walk of its own: one pass over the
+      // body.)
+      if (failed(checkMesh(annotate.getSharding(), annotate.getLoc()))) {
+        result = failure();
+        return;
+      }
       shardings[annotate.getResult()] = annotate.getSharding();
       fixed.insert(annotate.getResult());
     } else if (auto call = dyn_cast<func::CallOp>(op)) {
@@ -450,24 +449,33 @@ static void cloneForEachUse(Operation *op) {
 /// for example). Each use gets its own copy, so each takes the layout its
 /// user wants and no reshard is made for it.
 static void splitSharedInits(func::FuncOp func) {
+  // One walk finds both (a walk of a long op list is a cache miss per op).
   SmallVector<Operation *> fills, empties;
+  auto isShared = [](Operation *op) {
+    return !op->use_empty() && !op->getResult(0).hasOneUse();
+  };
   func.walk([&](Operation *op) {
-    if (op->getNumResults() != 1 || op->getResult(0).hasOneUse() ||
-        op->use_empty())
+    if (op->getNumResults() != 1)
       return;
-    if (auto fill = dyn_cast<linalg::FillOp>(op);
-        fill && fill.hasPureTensorSemantics() &&
-        fill.getOutputs().front().getDefiningOp<tensor::EmptyOp>())
-      fills.push_back(op);
-  });
-  for (Operation *fill : fills)
-    cloneForEachUse(fill);
-  func.walk([&](tensor::EmptyOp op) {
-    if (!op->use_empty() && !op->getResult(0).hasOneUse())
+    if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+      if (isShared(op) && fill.hasPureTensorSemantics() &&
+          fill.getOutputs().front().getDefiningOp<tensor::EmptyOp>())
+        fills.push_back(op);
+    } else if (isa<tensor::EmptyOp>(op) && isShared(op)) {
       empties.push_back(op);
+    }
   });
+  // The copies of a fill share its empty, which then needs copies too.
+  for (Operation *fill : fills) {
+    cloneForEachUse(fill);
+    Operation *empty =
+        cast<linalg::FillOp>(fill).getOutputs().front().getDefiningOp();
+    if (!llvm::is_contained(empties, empty))
+      empties.push_back(empty);
+  }
   for (Operation *empty : empties)
-    cloneForEachUse(empty);
+    if (isShared(empty))
+      cloneForEachUse(empty);
 }
 
 struct DistPropagatePass
