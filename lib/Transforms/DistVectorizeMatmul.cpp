@@ -47,15 +47,19 @@ struct DistVectorizeMatmulPass
     if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
         !op.hasPureTensorSemantics() || op.hasDynamicShape())
       return false;
+    // Vectorizing to vector.contract extends narrow operands as signed
+    // (upstream's vectorizer ignores `cast`): unsigned casts stay loops.
     if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
-      if (matmul.hasUserDefinedMaps())
+      if (matmul.hasUserDefinedMaps() ||
+          matmul.getCast() != linalg::TypeFn::cast_signed)
         return false;
       Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
       if (skipBlasTypes && (element.isF32() || element.isF64()))
         return false;
     }
     if (auto batch = dyn_cast<linalg::BatchMatmulOp>(op.getOperation()))
-      if (batch.hasUserDefinedMaps())
+      if (batch.hasUserDefinedMaps() ||
+          batch.getCast() != linalg::TypeFn::cast_signed)
         return false;
     return true;
   }

@@ -1,8 +1,9 @@
 // The register-tiled matmuls of dist-vectorize-matmul compute what loops
 // compute: an f32 matmul whose tile sizes divide the shape (24x40: tiles of
-// 8x20), one where they cannot (13 rows: tiles of one row of 32), and an i32
-// batch_matmul (12x48: tiles of 6x24), each against the same product written
-// as a linalg.generic (which the pass leaves to the loop lowering). The
+// 8x20), one where they cannot (13 rows: tiles of one row of 32), an i32
+// batch_matmul (12x48: tiles of 6x24), and f16 -> f32 and signed i8 -> i32
+// matmuls, each against the same product written as a linalg.generic (which
+// the pass leaves to the loop lowering). The
 // inputs are small integers, so every sum is exact and the results must be
 // equal; the checksums show the products are not trivially zero.
 
@@ -23,6 +24,8 @@
 // CHECK-NEXT: 9
 // CHECK-NEXT: 0
 // CHECK-NEXT: -40
+// CHECK-NEXT: 0
+// CHECK-NEXT: 0
 
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
@@ -198,6 +201,80 @@ func.func @compare_i32() {
   return
 }
 
+/// Narrow operands, wide result: f16 x f16 -> f32 and i8 x i8 -> i32 (signed:
+/// the operands hold negative values), 16x8 times 8x32, against loops.
+/// Prints sum |vectorized - loops| for each.
+func.func @compare_mixed() {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %ea = tensor.empty(%c16, %c8) : tensor<?x?xf32>
+  %eb = tensor.empty(%c8, %c32) : tensor<?x?xf32>
+  %a_dyn = func.call @fill2(%ea, %c1) : (tensor<?x?xf32>, index) -> tensor<?x?xf32>
+  %b_dyn = func.call @fill2(%eb, %c2) : (tensor<?x?xf32>, index) -> tensor<?x?xf32>
+  %a = tensor.cast %a_dyn : tensor<?x?xf32> to tensor<16x8xf32>
+  %b = tensor.cast %b_dyn : tensor<?x?xf32> to tensor<8x32xf32>
+  %a16 = arith.truncf %a : tensor<16x8xf32> to tensor<16x8xf16>
+  %b16 = arith.truncf %b : tensor<8x32xf32> to tensor<8x32xf16>
+  %ai = arith.fptosi %a : tensor<16x8xf32> to tensor<16x8xi8>
+  %bi = arith.fptosi %b : tensor<8x32xf32> to tensor<8x32xi8>
+  %zf = arith.constant 0.0 : f32
+  %zi = arith.constant 0 : i32
+  %ef = tensor.empty() : tensor<16x32xf32>
+  %ei = tensor.empty() : tensor<16x32xi32>
+  %cf = linalg.fill ins(%zf : f32) outs(%ef : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %ci = linalg.fill ins(%zi : i32) outs(%ei : tensor<16x32xi32>) -> tensor<16x32xi32>
+  %pf = linalg.matmul ins(%a16, %b16 : tensor<16x8xf16>, tensor<8x32xf16>) outs(%cf : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %rf = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a16, %b16 : tensor<16x8xf16>, tensor<8x32xf16>) outs(%cf : tensor<16x32xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xw = arith.extf %x : f16 to f32
+    %yw = arith.extf %y : f16 to f32
+    %p = arith.mulf %xw, %yw : f32
+    %t = arith.addf %acc, %p : f32
+    linalg.yield %t : f32
+  } -> tensor<16x32xf32>
+  %pi = linalg.matmul ins(%ai, %bi : tensor<16x8xi8>, tensor<8x32xi8>) outs(%ci : tensor<16x32xi32>) -> tensor<16x32xi32>
+  %ri = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%ai, %bi : tensor<16x8xi8>, tensor<8x32xi8>) outs(%ci : tensor<16x32xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %xw = arith.extsi %x : i8 to i32
+    %yw = arith.extsi %y : i8 to i32
+    %p = arith.muli %xw, %yw : i32
+    %t = arith.addi %acc, %p : i32
+    linalg.yield %t : i32
+  } -> tensor<16x32xi32>
+  // Both differences as f32: |pf - rf| + |pi - ri|, summed separately.
+  %e0 = tensor.empty() : tensor<f32>
+  %z = linalg.fill ins(%zf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %d = linalg.generic {indexing_maps = [#id2, #id2, affine_map<(i, j) -> ()>], iterator_types = ["reduction", "reduction"]}
+      ins(%pf, %rf : tensor<16x32xf32>, tensor<16x32xf32>) outs(%z : tensor<f32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %s = arith.subf %x, %y : f32
+    %abs = math.absf %s : f32
+    %t = arith.addf %acc, %abs : f32
+    linalg.yield %t : f32
+  } -> tensor<f32>
+  %di = linalg.generic {indexing_maps = [#id2, #id2, affine_map<(i, j) -> ()>], iterator_types = ["reduction", "reduction"]}
+      ins(%pi, %ri : tensor<16x32xi32>, tensor<16x32xi32>) outs(%z : tensor<f32>) {
+  ^bb0(%x: i32, %y: i32, %acc: f32):
+    %s = arith.subi %x, %y : i32
+    %abs = math.absi %s : i32
+    %w = arith.sitofp %abs : i32 to f32
+    %t = arith.addf %acc, %w : f32
+    linalg.yield %t : f32
+  } -> tensor<f32>
+  %d0 = tensor.extract %d[] : tensor<f32>
+  %di0 = tensor.extract %di[] : tensor<f32>
+  func.call @printF32(%d0) : (f32) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF32(%di0) : (f32) -> ()
+  func.call @printNewline() : () -> ()
+  return
+}
+
 func.func private @printF32(f32)
 func.func private @printI64(i64)
 func.func private @printNewline()
@@ -212,6 +289,7 @@ func.func @main() -> i32 {
   func.call @compare_f32(%c24, %c40, %c37) : (index, index, index) -> ()
   func.call @compare_f32(%c13, %c64, %c9) : (index, index, index) -> ()
   func.call @compare_i32() : () -> ()
+  func.call @compare_mixed() : () -> ()
   %ok = arith.constant 0 : i32
   return %ok : i32
 }

@@ -66,16 +66,20 @@ func.func @batch_i32(%a: tensor<3x16x8xi32>, %b: tensor<3x8x64xi32>, %c: tensor<
 
 // -----
 
-// Tests what is left for the loop lowering: dynamic shapes, buffers, and
-// user-defined (transposing) indexing maps.
+// Tests what is left for the loop lowering: dynamic shapes, buffers,
+// user-defined (transposing) indexing maps, and unsigned casts (the
+// vectorizer would extend the i8 operands as signed).
 // CHECK-LABEL: func.func @left_alone
-// CHECK-COUNT-3: linalg.matmul
+// CHECK-COUNT-4: linalg.matmul
 // CHECK-NOT: vector.
 func.func @left_alone(%a: tensor<?x4xf32>, %b: tensor<4x4xf32>, %c: tensor<?x4xf32>,
-                      %m: memref<4x4xf32>) -> (tensor<?x4xf32>, tensor<4x4xf32>) {
+                      %m: memref<4x4xf32>, %i: tensor<4x8xi8>, %j: tensor<8x4xi8>,
+                      %k: tensor<4x4xi32>) -> (tensor<?x4xf32>, tensor<4x4xf32>, tensor<4x4xi32>) {
   %r = linalg.matmul ins(%a, %b : tensor<?x4xf32>, tensor<4x4xf32>) outs(%c : tensor<?x4xf32>) -> tensor<?x4xf32>
   linalg.matmul ins(%m, %m : memref<4x4xf32>, memref<4x4xf32>) outs(%m : memref<4x4xf32>)
   %t = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
          ins(%b, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%b : tensor<4x4xf32>) -> tensor<4x4xf32>
-  return %r, %t : tensor<?x4xf32>, tensor<4x4xf32>
+  %u = linalg.matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%i, %j : tensor<4x8xi8>, tensor<8x4xi8>)
+         outs(%k : tensor<4x4xi32>) -> tensor<4x4xi32>
+  return %r, %t, %u : tensor<?x4xf32>, tensor<4x4xf32>, tensor<4x4xi32>
 }

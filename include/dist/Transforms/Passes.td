@@ -365,7 +365,8 @@ def DistVectorizeMatmul : Pass<"dist-vectorize-matmul", "::mlir::func::FuncOp"> 
     (one broadcast row of B times one column of A per step: FMAs on
     `tile-n`-wide vectors). A tile size that does not divide its dimension
     is lowered to the largest one that does, so every tile is full.
-    Dynamic shapes and user-defined maps are left to the loop lowering.
+    Dynamic shapes, user-defined maps and unsigned casts are left to the
+    loop lowering.
 
     ```mlir
     %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
