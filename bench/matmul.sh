@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# The CPU matmul that dist-lower-to-llvm generates vs OpenBLAS sgemm, 1024^3
-# f32, in one run: once with blas=true (the pipeline calls cblas_sgemm) and
-# once with blas=false (loops). Usage: bash bench/matmul.sh [repeat]
+# The CPU matmul that dist-lower-to-llvm generates vs OpenBLAS sgemm, N^3 f32
+# (N = 1024 by default), in one run: once with blas=true (the pipeline calls
+# cblas_sgemm) and once with blas=false (dist-vectorize-matmul's register
+# tiles). Usage: bash bench/matmul.sh [repeat] [N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repeat=${1:-5}
+n=${2:-1024}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cat > "$work/matmul.mlir" <<'MLIR'
+sed "s/1024/$n/g" > "$work/matmul.mlir" <<'MLIR'
 func.func @matmul(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
     attributes {llvm.emit_c_interface} {
   %zero = arith.constant 0.0 : f32
@@ -21,7 +23,7 @@ MLIR
 for blas in true false; do
   build/bin/dist-opt "$work/matmul.mlir" --dist-lower-to-llvm=blas=$blas \
     | /usr/lib/llvm-22/bin/mlir-translate --mlir-to-llvmir -o "$work/matmul.ll"
-  clang-22 -O3 -march=native -Wno-override-module "$work/matmul.ll" bench/matmul_driver.c \
+  clang-22 -O3 -march=native -Wno-override-module "$work/matmul.ll" -DN=$n bench/matmul_driver.c \
     -I/usr/include/x86_64-linux-gnu -lopenblas -lm -o "$work/matmul-$blas"
   echo -n "blas=$blas: "
   OPENBLAS_NUM_THREADS=1 "$work/matmul-$blas" "$repeat"

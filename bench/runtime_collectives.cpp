@@ -188,6 +188,17 @@ int main(int argc, char **argv) {
            MPI_Alltoall(a.data(), n, MPI_FLOAT, b.data(), n, MPI_FLOAT,
                         MPI_COMM_WORLD);
          }},
+        {"send_recv",
+         [&] {
+           dist_send_recv(group, a.data(), next, b.data(), previous, count,
+                          DIST_F32);
+         },
+         [&] {
+           MPI_Sendrecv(a.data(), n, MPI_FLOAT, next, 0, b.data(), n, MPI_FLOAT,
+                        previous, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+         }},
+        // permute also finds this rank's partners in its pair list (and
+        // checks the list) on every call; MPI_Sendrecv is given them.
         {"permute",
          [&] {
            dist_permute(group, a.data(), b.data(), count, DIST_F32,

@@ -77,6 +77,12 @@ int main(int argc, char **argv) {
       else
         MPI_Sendrecv(a, n, MPI_FLOAT, next, 0, b, n, MPI_FLOAT, previous, 0,
                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (name == "send_recv") {
+      if (viaRuntime)
+        dist_send_recv(group, a, next, b, previous, n, DIST_F32);
+      else
+        MPI_Sendrecv(a, n, MPI_FLOAT, next, 0, b, n, MPI_FLOAT, previous, 0,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
       std::fprintf(stderr, "unknown collective '%s'\n", name.c_str());
       return 2;

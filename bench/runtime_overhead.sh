@@ -4,7 +4,8 @@
 # call, on one rank under callgrind; the difference over CALLS. Exact and
 # independent of the machine's load (which makes timings of sub-microsecond
 # calls move by 10%). permute is left out: on one rank it is a local copy,
-# where MPI_Sendrecv to itself still goes through MPI. About a minute.
+# where MPI_Sendrecv to itself still goes through MPI (send_recv, which always
+# goes through the backend, is counted). About a minute.
 #   bash bench/runtime_overhead.sh [build-dir] [calls]
 set -euo pipefail
 build=${1:-build}
@@ -18,7 +19,7 @@ count() { # collective side -> instructions
 }
 echo "| collective | instructions added per call |"
 echo "|---|---|"
-for collective in all_reduce all_gather reduce_scatter broadcast reduce all_to_all; do
+for collective in all_reduce all_gather reduce_scatter broadcast reduce all_to_all send_recv; do
   runtime=$(count "$collective" runtime)
   mpi=$(count "$collective" mpi)
   echo "| $collective | $(( (runtime - mpi) / calls )) |"

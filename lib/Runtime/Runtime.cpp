@@ -300,14 +300,17 @@ static void narrow(const std::vector<char> &wide, void *data, int64_t count,
 // Groups
 //===----------------------------------------------------------------------===//
 
-struct dist_group {
-  std::unique_ptr<Communicator> comm;
-};
+// A group handle is its backend communicator itself (dist_group stays an
+// incomplete type): a collective reads the communicator through the handle
+// with no object in between.
+static inline Communicator &commOf(dist_group_t *group) {
+  return *reinterpret_cast<Communicator *>(group);
+}
 
 namespace {
 using GroupKey = std::pair<meshmath::Shape, meshmath::AxisList>;
-std::map<GroupKey, std::unique_ptr<dist_group>> &groupCache() {
-  static std::map<GroupKey, std::unique_ptr<dist_group>> cache;
+std::map<GroupKey, std::unique_ptr<Communicator>> &groupCache() {
+  static std::map<GroupKey, std::unique_ptr<Communicator>> cache;
   return cache;
 }
 std::mutex groupMutex;
@@ -340,7 +343,7 @@ dist_group_t *dist_get_group(const int64_t *mesh_shape, int32_t mesh_rank,
   std::lock_guard<std::mutex> lock(groupMutex);
   auto &slot = groupCache()[{shape, axisList}];
   if (slot)
-    return slot.get();
+    return reinterpret_cast<dist_group_t *>(slot.get());
   if (meshmath::numDevices(shape) != backend.worldSize())
     fail("dist_get_group: the mesh has " + std::to_string(meshmath::numDevices(shape)) +
          " devices but the job has " + std::to_string(backend.worldSize()) +
@@ -367,17 +370,16 @@ dist_group_t *dist_get_group(const int64_t *mesh_shape, int32_t mesh_rank,
     mix(v);
   backend.checkAgreement((int64_t)(hash >> 1), "group creation");
   int rank = backend.worldRank();
-  slot = std::make_unique<dist_group>();
   // Every rank calls this with the same arguments (SPMD), so the split is
   // collective; the key orders the ranks by their index in the group.
-  slot->comm = backend.split(
+  slot = backend.split(
       meshmath::groupColor(rank, shape, axisList),
       meshmath::indexInGroup(meshmath::delinearize(rank, shape), shape, axisList));
-  return slot.get();
+  return reinterpret_cast<dist_group_t *>(slot.get());
 }
 
-int64_t dist_group_size(dist_group_t *group) { return group->comm->size(); }
-int64_t dist_group_index(dist_group_t *group) { return group->comm->rank(); }
+int64_t dist_group_size(dist_group_t *group) { return commOf(group).size(); }
+int64_t dist_group_index(dist_group_t *group) { return commOf(group).rank(); }
 
 //===----------------------------------------------------------------------===//
 // Collectives
@@ -409,13 +411,22 @@ static void copyRuns(const char *from, int64_t fromStride, char *to,
     std::memcpy(to + b * toStride, from + b * fromStride, runBytes);
 }
 
-/// all_reduce on a wider copy (out of line: the common path stays short).
-[[gnu::noinline]] static void allReduceWidened(dist_group_t *group, void *buffer,
-                                              int64_t count, dist_dtype_t dtype,
-                                              dist_reduction_t reduction) {
-  std::vector<char> wide = widen(buffer, count, dtype);
-  dist_all_reduce(group, wide.data(), count, widened(dtype), reduction);
-  narrow(wide, buffer, count, dtype);
+// The reductions' uncommon cases (16-bit floats reduced on a wider copy, avg
+// divided after the sum) are out of line, so that the common path is a check
+// and a tail call into the backend.
+
+[[gnu::noinline]] static void allReduceSlow(dist_group_t *group, void *buffer,
+                                           int64_t count, dist_dtype_t dtype,
+                                           dist_reduction_t reduction) {
+  if (needsWidening(dtype, reduction)) {
+    std::vector<char> wide = widen(buffer, count, dtype);
+    dist_all_reduce(group, wide.data(), count, widened(dtype), reduction);
+    narrow(wide, buffer, count, dtype);
+    return;
+  }
+  getBackend().allReduce(commOf(group), buffer, count, dtype, reduction,
+                         "all_reduce");
+  divideBy(buffer, count, dtype, commOf(group).size()); // avg
 }
 
 void dist_all_reduce(dist_group_t *group, void *buffer, int64_t count,
@@ -423,11 +434,26 @@ void dist_all_reduce(dist_group_t *group, void *buffer, int64_t count,
   Backend &backend = ready("dist_all_reduce");
   checkDtype(dtype, "all_reduce");
   checkReduction(reduction, "all_reduce");
-  if (needsWidening(dtype, reduction))
-    return allReduceWidened(group, buffer, count, dtype, reduction);
-  backend.allReduce(*group->comm, buffer, count, dtype, reduction, "all_reduce");
-  if (reduction == DIST_AVG)
-    divideBy(buffer, count, dtype, group->comm->size());
+  if (reduction == DIST_AVG || needsWidening(dtype, reduction)) [[unlikely]]
+    return allReduceSlow(group, buffer, count, dtype, reduction);
+  backend.allReduce(commOf(group), buffer, count, dtype, reduction, "all_reduce");
+}
+
+[[gnu::noinline]] static void reduceSlow(dist_group_t *group, void *buffer,
+                                        int64_t count, dist_dtype_t dtype,
+                                        dist_reduction_t reduction,
+                                        int64_t root) {
+  if (needsWidening(dtype, reduction)) {
+    std::vector<char> wide = widen(buffer, count, dtype);
+    dist_reduce(group, wide.data(), count, widened(dtype), reduction, root);
+    if (commOf(group).rank() == root)
+      narrow(wide, buffer, count, dtype);
+    return;
+  }
+  getBackend().reduce(commOf(group), buffer, count, dtype, reduction, root,
+                      "reduce");
+  if (commOf(group).rank() == root) // avg
+    divideBy(buffer, count, dtype, commOf(group).size());
 }
 
 void dist_reduce(dist_group_t *group, void *buffer, int64_t count,
@@ -435,29 +461,22 @@ void dist_reduce(dist_group_t *group, void *buffer, int64_t count,
   Backend &backend = ready("dist_reduce");
   checkDtype(dtype, "reduce");
   checkReduction(reduction, "reduce");
-  if (needsWidening(dtype, reduction)) {
-    std::vector<char> wide = widen(buffer, count, dtype);
-    dist_reduce(group, wide.data(), count, widened(dtype), reduction, root);
-    if (group->comm->rank() == root)
-      narrow(wide, buffer, count, dtype);
-    return;
-  }
-  if (root < 0 || root >= group->comm->size()) [[unlikely]]
+  if (root < 0 || root >= commOf(group).size()) [[unlikely]]
     failf("reduce: root %lld is out of range for a group of %lld",
-          (long long)root, (long long)group->comm->size());
-  backend.reduce(*group->comm, buffer, count, dtype, reduction, root, "reduce");
-  if (reduction == DIST_AVG && group->comm->rank() == root)
-    divideBy(buffer, count, dtype, group->comm->size());
+          (long long)root, (long long)commOf(group).size());
+  if (reduction == DIST_AVG || needsWidening(dtype, reduction)) [[unlikely]]
+    return reduceSlow(group, buffer, count, dtype, reduction, root);
+  backend.reduce(commOf(group), buffer, count, dtype, reduction, root, "reduce");
 }
 
 void dist_broadcast(dist_group_t *group, void *buffer, int64_t count,
                     dist_dtype_t dtype, int64_t root) {
   Backend &backend = ready("dist_broadcast");
   checkDtype(dtype, "broadcast");
-  if (root < 0 || root >= group->comm->size()) [[unlikely]]
+  if (root < 0 || root >= commOf(group).size()) [[unlikely]]
     failf("broadcast: root %lld is out of range for a group of %lld",
-          (long long)root, (long long)group->comm->size());
-  backend.broadcast(*group->comm, buffer, count * dist_dtype_size(dtype), root,
+          (long long)root, (long long)commOf(group).size());
+  backend.broadcast(commOf(group), buffer, count * dist_dtype_size(dtype), root,
                     "broadcast");
 }
 
@@ -467,16 +486,16 @@ void dist_all_gather(dist_group_t *group, const void *input, void *output,
   Backend &backend = ready("dist_all_gather");
   checkDtype(dtype, "all_gather");
   Around a = around(shape, rank, dim, "all_gather");
-  int64_t g = group->comm->size(), size = dist_dtype_size(dtype);
+  int64_t g = commOf(group).size(), size = dist_dtype_size(dtype);
   int64_t blockBytes = a.n * a.inner * size; // one rank's run per outer index
   int64_t bytes = a.outer * blockBytes;
   if (a.outer == 1) {
-    backend.allGather(*group->comm, input, output, bytes, "all_gather");
+    backend.allGather(commOf(group), input, output, bytes, "all_gather");
     return;
   }
   // Gathered as [g][outer][block]; the result is [outer][g][block].
   std::vector<char> gathered(g * bytes);
-  backend.allGather(*group->comm, input, gathered.data(), bytes, "all_gather");
+  backend.allGather(commOf(group), input, gathered.data(), bytes, "all_gather");
   for (int64_t r = 0; r < g; ++r)
     copyRuns(gathered.data() + r * bytes, blockBytes,
              static_cast<char *>(output) + r * blockBytes, g * blockBytes,
@@ -490,7 +509,7 @@ void dist_reduce_scatter(dist_group_t *group, const void *input, void *output,
   checkDtype(dtype, "reduce_scatter");
   checkReduction(reduction, "reduce_scatter");
   if (needsWidening(dtype, reduction)) {
-    int64_t total = 1, g = group->comm->size();
+    int64_t total = 1, g = commOf(group).size();
     for (int32_t d = 0; d < rank; ++d)
       total *= shape[d];
     std::vector<char> wideIn = widen(input, total, dtype);
@@ -501,14 +520,14 @@ void dist_reduce_scatter(dist_group_t *group, const void *input, void *output,
     return;
   }
   Around a = around(shape, rank, dim, "reduce_scatter");
-  int64_t g = group->comm->size(), size = dist_dtype_size(dtype);
+  int64_t g = commOf(group).size(), size = dist_dtype_size(dtype);
   if (a.n % g != 0) [[unlikely]]
     failf("reduce_scatter: dim %d of size %lld does not divide over %lld ranks",
           dim, (long long)a.n, (long long)g);
   int64_t chunkBytes = a.n / g * a.inner * size; // rank r's run per outer index
   int64_t count = a.outer * (a.n / g) * a.inner;
   if (a.outer == 1) {
-    backend.reduceScatter(*group->comm, input, output, count, dtype, reduction,
+    backend.reduceScatter(commOf(group), input, output, count, dtype, reduction,
                           "reduce_scatter");
   } else {
     // [outer][g][chunk] -> [g][outer][chunk], so each rank's part is contiguous.
@@ -516,7 +535,7 @@ void dist_reduce_scatter(dist_group_t *group, const void *input, void *output,
     for (int64_t r = 0; r < g; ++r)
       copyRuns(static_cast<const char *>(input) + r * chunkBytes, g * chunkBytes,
                packed.data() + r * count * size, chunkBytes, a.outer, chunkBytes);
-    backend.reduceScatter(*group->comm, packed.data(), output, count, dtype,
+    backend.reduceScatter(commOf(group), packed.data(), output, count, dtype,
                           reduction, "reduce_scatter");
   }
   if (reduction == DIST_AVG)
@@ -530,7 +549,7 @@ void dist_all_to_all(dist_group_t *group, const void *input, void *output,
   checkDtype(dtype, "all_to_all");
   Around s = around(shape, rank, split_dim, "all_to_all");
   around(shape, rank, concat_dim, "all_to_all");
-  int64_t g = group->comm->size(), size = dist_dtype_size(dtype);
+  int64_t g = commOf(group).size(), size = dist_dtype_size(dtype);
   if (s.n % g != 0) [[unlikely]]
     failf("all_to_all: split dim %d of size %lld does not divide over %lld ranks",
           split_dim, (long long)s.n, (long long)g);
@@ -559,11 +578,11 @@ void dist_all_to_all(dist_group_t *group, const void *input, void *output,
   else
     c.inner /= g;
   if (c.outer == 1) {
-    backend.allToAll(*group->comm, send, output, blockBytes, "all_to_all");
+    backend.allToAll(commOf(group), send, output, blockBytes, "all_to_all");
     return;
   }
   received.resize(g * blockBytes);
-  backend.allToAll(*group->comm, send, received.data(), blockBytes, "all_to_all");
+  backend.allToAll(commOf(group), send, received.data(), blockBytes, "all_to_all");
   int64_t concatRun = c.n * c.inner * size;
   for (int64_t i = 0; i < g; ++i)
     copyRuns(received.data() + i * blockBytes, concatRun,
@@ -596,7 +615,7 @@ void dist_permute(dist_group_t *group, const void *input, void *output,
                   const int64_t *targets, int32_t num_pairs) {
   Backend &backend = ready("dist_permute");
   checkDtype(dtype, "permute");
-  int64_t g = group->comm->size(), me = group->comm->rank();
+  int64_t g = commOf(group).size(), me = commOf(group).rank();
   bool small = g <= 64;
   if (!small)
     checkPermutePairs(g, sources, targets, num_pairs);
@@ -625,7 +644,28 @@ void dist_permute(dist_group_t *group, const void *input, void *output,
     std::memmove(output, input, bytes);
     return;
   }
-  backend.sendRecv(*group->comm, input, target, output, source, bytes, "permute");
+  backend.sendRecv(commOf(group), input, target, output, source, bytes, "permute");
+}
+
+void dist_send_recv(dist_group_t *group, const void *input, int64_t target,
+                    void *output, int64_t source, int64_t count,
+                    dist_dtype_t dtype) {
+  Backend &backend = ready("dist_send_recv");
+  checkDtype(dtype, "send_recv");
+  int64_t g = commOf(group).size();
+  if (target < -1 || target >= g || source < -1 || source >= g) [[unlikely]]
+    failf("send_recv: target %lld or source %lld is out of range for a group "
+          "of %lld (-1: none)",
+          (long long)target, (long long)source, (long long)g);
+  int64_t me = commOf(group).rank();
+  if ((target == me) != (source == me)) [[unlikely]]
+    failf("send_recv: rank %lld would %s itself without %s itself (target "
+          "%lld, source %lld): the call could never complete",
+          (long long)me, target == me ? "send to" : "receive from",
+          target == me ? "receiving from" : "sending to", (long long)target,
+          (long long)source);
+  backend.sendRecv(commOf(group), input, target, output, source,
+                   count * dist_dtype_size(dtype), "send_recv");
 }
 
 //===----------------------------------------------------------------------===//

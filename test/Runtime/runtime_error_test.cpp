@@ -3,6 +3,9 @@
 // mismatch:  rank 0 all-reduces while rank 1 broadcasts: neither completes.
 // dead-peer: rank 1 dies before the collective the others wait in.
 // bad-permute: a permute whose pairs name one target twice is refused.
+// bad-send-recv: a send_recv to a group index out of range is refused.
+// lonely-send-recv: a send_recv to itself that does not receive from itself
+// (which could never complete) is refused.
 // Either way the job must end with an error within DIST_TIMEOUT_SECONDS.
 //
 //===----------------------------------------------------------------------===//
@@ -24,6 +27,15 @@ int main(int argc, char **argv) {
     int64_t sources[2] = {0, 1}, targets[2] = {1, 1}; // 1 is a target twice
     float out[4];
     dist_permute(group, data, out, 4, DIST_F32, sources, targets, 2);
+  }
+  if (std::strcmp(mode, "bad-send-recv") == 0) {
+    float out[4];
+    dist_send_recv(group, data, /*target=*/5, out, /*source=*/-1, 4, DIST_F32);
+  }
+  if (std::strcmp(mode, "lonely-send-recv") == 0) {
+    float out[4];
+    int64_t me = dist_group_index(group);
+    dist_send_recv(group, data, /*target=*/me, out, /*source=*/-1, 4, DIST_F32);
   }
   if (std::strcmp(mode, "dead-peer") == 0 && dist_world_rank() == 1)
     _exit(9); // dies without a word to its peers

@@ -293,6 +293,17 @@ void testGroup(const meshmath::Shape &mesh, const meshmath::AxisList &axes) {
       for (int64_t i = 0; i < count; ++i)
         expect(close(out.get(i), me == dst ? value(members[0], i, DIST_SUM) : 0.0, dtype),
                "permute pair " + where);
+      // send_recv along a chain: index i sends to i + 1 and receives from
+      // i - 1; the ends send or receive nothing (index 0 keeps its output).
+      Buffer chained(dtype, count);
+      for (int64_t i = 0; i < count; ++i)
+        chained.set(i, 7);
+      int64_t next = me + 1 < g ? me + 1 : -1, previous = me - 1;
+      dist_send_recv(group, in.data(), next, chained.data(), previous, count, dtype);
+      for (int64_t i = 0; i < count; ++i)
+        expect(close(chained.get(i),
+                     me == 0 ? 7.0 : value(members[me - 1], i, DIST_SUM), dtype),
+               "send_recv chain " + where);
     }
   }
 }

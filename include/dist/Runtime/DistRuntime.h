@@ -111,6 +111,16 @@ void dist_permute(dist_group_t *group, const void *input, void *output,
                   int64_t count, dist_dtype_t dtype, const int64_t *sources,
                   const int64_t *targets, int32_t num_pairs);
 
+/* Point to point, in one step: sends `count` elements of `input` to group
+ * index `target` and receives `count` elements into `output` from group index
+ * `source` (every rank of a ring may send and receive at once without
+ * deadlock). -1 as `target` sends nothing; -1 as `source` receives nothing
+ * and leaves `output` as it is. dist_permute is this call with the partners
+ * found in its pairs. */
+void dist_send_recv(dist_group_t *group, const void *input, int64_t target,
+                    void *output, int64_t source, int64_t count,
+                    dist_dtype_t dtype);
+
 /* Size in bytes of one element of `dtype`. */
 int64_t dist_dtype_size(dist_dtype_t dtype);
 
