@@ -23,7 +23,7 @@ MLIR
 for blas in true false; do
   build/bin/dist-opt "$work/matmul.mlir" --dist-lower-to-llvm=blas=$blas \
     | /usr/lib/llvm-22/bin/mlir-translate --mlir-to-llvmir -o "$work/matmul.ll"
-  clang-22 -O3 -march=native -Wno-override-module "$work/matmul.ll" -DN=$n bench/matmul_driver.c \
+  clang-22 -O3 -march=native -Wno-override-module "$work/matmul.ll" -DMATMUL_N=$n bench/matmul_driver.c \
     -I/usr/include/x86_64-linux-gnu -lopenblas -lm -o "$work/matmul-$blas"
   echo -n "blas=$blas: "
   OPENBLAS_NUM_THREADS=1 "$work/matmul-$blas" "$repeat"

@@ -1,6 +1,6 @@
 /* Times the matmul dist-lower-to-llvm generates (linked in as
  * _mlir_ciface_matmul) against OpenBLAS's cblas_sgemm called directly, on
- * the same N^3 problem (1024^3 unless -DN=...) in one run, and checks they agree. */
+ * the same N^3 problem (1024^3 unless -DMATMUL_N=...) in one run, and checks they agree. */
 #include <cblas.h>
 #include <math.h>
 #include <stdint.h>
@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#ifndef N
-#define N 1024
+#ifndef MATMUL_N
+#define MATMUL_N 1024
 #endif
+#define N MATMUL_N
 
 typedef struct {
   float *allocated, *aligned;

@@ -249,6 +249,11 @@ static inline void checkDtype(dist_dtype_t dtype, const char *what) {
     failf("%s: unknown element type %d", what, (int)dtype);
 }
 
+static inline void checkCount(int64_t count, const char *what) {
+  if (count < 0) [[unlikely]]
+    failf("%s: negative element count %lld", what, (long long)count);
+}
+
 static inline void checkReduction(dist_reduction_t reduction, const char *what) {
   if (reduction < DIST_SUM || reduction > DIST_AVG) [[unlikely]]
     failf("%s: unknown reduction %d", what, (int)reduction);
@@ -394,6 +399,9 @@ static Around around(const int64_t *shape, int32_t rank, int32_t dim,
                      const char *what) {
   if (dim < 0 || dim >= rank) [[unlikely]]
     failf("%s: dim %d is out of range for rank %d", what, dim, rank);
+  for (int32_t d = 0; d < rank; ++d)
+    if (shape[d] < 0) [[unlikely]]
+      failf("%s: dim %d has negative size %lld", what, d, (long long)shape[d]);
   Around a;
   for (int32_t d = 0; d < dim; ++d)
     a.outer *= shape[d];
@@ -433,6 +441,7 @@ void dist_all_reduce(dist_group_t *group, void *buffer, int64_t count,
                      dist_dtype_t dtype, dist_reduction_t reduction) {
   Backend &backend = ready("dist_all_reduce");
   checkDtype(dtype, "all_reduce");
+  checkCount(count, "all_reduce");
   checkReduction(reduction, "all_reduce");
   if (reduction == DIST_AVG || needsWidening(dtype, reduction)) [[unlikely]]
     return allReduceSlow(group, buffer, count, dtype, reduction);
@@ -460,6 +469,7 @@ void dist_reduce(dist_group_t *group, void *buffer, int64_t count,
                  dist_dtype_t dtype, dist_reduction_t reduction, int64_t root) {
   Backend &backend = ready("dist_reduce");
   checkDtype(dtype, "reduce");
+  checkCount(count, "reduce");
   checkReduction(reduction, "reduce");
   if (root < 0 || root >= commOf(group).size()) [[unlikely]]
     failf("reduce: root %lld is out of range for a group of %lld",
@@ -473,6 +483,7 @@ void dist_broadcast(dist_group_t *group, void *buffer, int64_t count,
                     dist_dtype_t dtype, int64_t root) {
   Backend &backend = ready("dist_broadcast");
   checkDtype(dtype, "broadcast");
+  checkCount(count, "broadcast");
   if (root < 0 || root >= commOf(group).size()) [[unlikely]]
     failf("broadcast: root %lld is out of range for a group of %lld",
           (long long)root, (long long)commOf(group).size());
@@ -615,6 +626,7 @@ void dist_permute(dist_group_t *group, const void *input, void *output,
                   const int64_t *targets, int32_t num_pairs) {
   Backend &backend = ready("dist_permute");
   checkDtype(dtype, "permute");
+  checkCount(count, "permute");
   int64_t g = commOf(group).size(), me = commOf(group).rank();
   bool small = g <= 64;
   if (!small)
@@ -652,6 +664,7 @@ void dist_send_recv(dist_group_t *group, const void *input, int64_t target,
                     dist_dtype_t dtype) {
   Backend &backend = ready("dist_send_recv");
   checkDtype(dtype, "send_recv");
+  checkCount(count, "send_recv");
   int64_t g = commOf(group).size();
   if (target < -1 || target >= g || source < -1 || source >= g) [[unlikely]]
     failf("send_recv: target %lld or source %lld is out of range for a group "
@@ -664,8 +677,13 @@ void dist_send_recv(dist_group_t *group, const void *input, int64_t target,
           (long long)me, target == me ? "send to" : "receive from",
           target == me ? "receiving from" : "sending to", (long long)target,
           (long long)source);
-  backend.sendRecv(commOf(group), input, target, output, source,
-                   count * dist_dtype_size(dtype), "send_recv");
+  int64_t bytes = count * dist_dtype_size(dtype);
+  if (target == me && source == me) { // (input and output may alias)
+    std::memmove(output, input, bytes);
+    return;
+  }
+  backend.sendRecv(commOf(group), input, target, output, source, bytes,
+                   "send_recv");
 }
 
 //===----------------------------------------------------------------------===//

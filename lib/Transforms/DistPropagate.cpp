@@ -148,6 +148,14 @@ LogicalResult FunctionPropagation::initialize() {
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     if (failed(checkMesh(getResultSharding(func, i), func.getLoc())))
       return failure();
+  // Every annotation, including those in regions propagation does not enter.
+  WalkResult walk = func.walk([&](AnnotateOp op) {
+    return failed(checkMesh(op.getSharding(), op.getLoc()))
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
 
   for (BlockArgument arg : body.getArguments())
     if (ShardingAttr s = getArgSharding(func, arg.getArgNumber())) {
@@ -160,12 +168,6 @@ LogicalResult FunctionPropagation::initialize() {
     if (failed(result))
       return;
     if (auto annotate = dyn_cast<AnnotateOp>(op)) {
-      // (Checked here rather than in a walk of its own: one pass over the
-      // body.)
-      if (failed(checkMesh(annotate.getSharding(), annotate.getLoc()))) {
-        result = failure();
-        return;
-      }
       shardings[annotate.getResult()] = annotate.getSharding();
       fixed.insert(annotate.getResult());
     } else if (auto call = dyn_cast<func::CallOp>(op)) {
@@ -466,11 +468,12 @@ static void splitSharedInits(func::FuncOp func) {
     }
   });
   // The copies of a fill share its empty, which then needs copies too.
+  llvm::SmallPtrSet<Operation *, 16> listed(empties.begin(), empties.end());
   for (Operation *fill : fills) {
     cloneForEachUse(fill);
     Operation *empty =
         cast<linalg::FillOp>(fill).getOutputs().front().getDefiningOp();
-    if (!llvm::is_contained(empties, empty))
+    if (listed.insert(empty).second)
       empties.push_back(empty);
   }
   for (Operation *empty : empties)

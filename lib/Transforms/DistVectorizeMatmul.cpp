@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::dist {
 #define GEN_PASS_DEF_DISTVECTORIZEMATMUL
@@ -42,26 +43,47 @@ struct DistVectorizeMatmulPass
   using DistVectorizeMatmulBase::DistVectorizeMatmulBase;
 
   /// Whether `op` is a matmul this pass takes: tensors of static shape, the
-  /// default indexing maps, and (with skip-blas-types) not a BLAS matmul.
+  /// default indexing maps, element types the outer-product lowering can
+  /// multiply, and (with skip-blas-types) not a matmul the BLAS takes.
   bool isCandidate(linalg::LinalgOp op) const {
     if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
         !op.hasPureTensorSemantics() || op.hasDynamicShape())
       return false;
     // Vectorizing to vector.contract extends narrow operands as signed
     // (upstream's vectorizer ignores `cast`): unsigned casts stay loops.
-    if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
-      if (matmul.hasUserDefinedMaps() ||
-          matmul.getCast() != linalg::TypeFn::cast_signed)
-        return false;
-      Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
-      if (skipBlasTypes && (element.isF32() || element.isF64()))
+    auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
+    auto batch = dyn_cast<linalg::BatchMatmulOp>(op.getOperation());
+    if (matmul && (matmul.hasUserDefinedMaps() ||
+                   matmul.getCast() != linalg::TypeFn::cast_signed))
+      return false;
+    if (batch && (batch.hasUserDefinedMaps() ||
+                  batch.getCast() != linalg::TypeFn::cast_signed))
+      return false;
+    // The outer products extend each input to the result's type with extf
+    // (float result) or extsi (integer result): each input must be the
+    // result's type or a narrower one of the same kind.
+    Type result = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    if (!isa<FloatType, IntegerType>(result))
+      return false;
+    for (Value input : op.getDpsInputs()) {
+      Type element = getElementTypeOrSelf(input.getType());
+      if (element == result)
+        continue;
+      bool sameKind = (isa<FloatType>(element) && isa<FloatType>(result)) ||
+                      (isa<IntegerType>(element) && isa<IntegerType>(result));
+      if (!sameKind ||
+          element.getIntOrFloatBitWidth() >= result.getIntOrFloatBitWidth())
         return false;
     }
-    if (auto batch = dyn_cast<linalg::BatchMatmulOp>(op.getOperation()))
-      if (batch.hasUserDefinedMaps() ||
-          batch.getCast() != linalg::TypeFn::cast_signed)
-        return false;
-    return true;
+    // dist-matmul-to-blas takes matmuls whose three types are all f32 or all
+    // f64.
+    if (skipBlasTypes && matmul && (result.isF32() || result.isF64()) &&
+        llvm::all_of(op.getDpsInputs(), [&](Value input) {
+          return getElementTypeOrSelf(input.getType()) == result;
+        }))
+      return false;
+    // A dead matmul is left for dead-code elimination.
+    return !op->use_empty();
   }
 
   void runOnOperation() override {
@@ -103,24 +125,35 @@ struct DistVectorizeMatmulPass
           /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
           /*assumeDynamicDimsMatchVecSizes=*/false,
           /*createNamedContraction=*/true);
-      if (failed(vectorized)) {
-        tile->emitOpError("could not be vectorized");
-        return signalPassFailure();
-      }
+      // A tile the vectorizer declines stays a linalg op on slices, which
+      // the loop lowering computes correctly.
+      if (failed(vectorized))
+        continue;
       rewriter.replaceOp(tile, vectorized->replacements);
       reductionLoops.push_back(tiled->loops.back());
     }
-    if (matmuls.empty())
+    if (reductionLoops.empty())
       return;
     // Transfers read and write the tensors directly (not slices of them)...
+    // (One walk, which erases nothing: the greedy driver's dead-code
+    // elimination could free loops `reductionLoops` still points to.)
     RewritePatternSet folds(context);
     tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(folds);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(folds))))
-      return signalPassFailure();
+    walkAndApplyPatterns(getOperation(), std::move(folds));
     // ...so that the accumulator tile, read and written at the same place on
-    // every step of the reduction loop, moves out of it into registers.
-    for (LoopLikeOpInterface loop : reductionLoops)
+    // every step of the reduction loop, moves out of it into registers. It
+    // moves only when every operand of its transfers is defined outside the
+    // loop: the slices the transfers no longer read are erased (a dead slice
+    // of the accumulator is a use that keeps it in the loop) and the padding
+    // constants hoisted first.
+    for (LoopLikeOpInterface loop : reductionLoops) {
+      Block &body = loop->getRegion(0).front();
+      for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+        if (isOpTriviallyDead(&op))
+          rewriter.eraseOp(&op);
+      moveLoopInvariantCode(loop);
       hoistLoopInvariantSubsets(rewriter, loop);
+    }
     RewritePatternSet patterns(context);
     vector::populateVectorContractLoweringPatterns(
         patterns, vector::VectorContractLowering::OuterProduct);

@@ -4,6 +4,7 @@
 // dead-peer: rank 1 dies before the collective the others wait in.
 // bad-permute: a permute whose pairs name one target twice is refused.
 // bad-send-recv: a send_recv to a group index out of range is refused.
+// negative-count: an all_reduce of -1 elements is refused.
 // lonely-send-recv: a send_recv to itself that does not receive from itself
 // (which could never complete) is refused.
 // Either way the job must end with an error within DIST_TIMEOUT_SECONDS.
@@ -32,6 +33,8 @@ int main(int argc, char **argv) {
     float out[4];
     dist_send_recv(group, data, /*target=*/5, out, /*source=*/-1, 4, DIST_F32);
   }
+  if (std::strcmp(mode, "negative-count") == 0)
+    dist_all_reduce(group, data, -1, DIST_F32, DIST_SUM);
   if (std::strcmp(mode, "lonely-send-recv") == 0) {
     float out[4];
     int64_t me = dist_group_index(group);

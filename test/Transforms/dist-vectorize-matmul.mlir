@@ -67,19 +67,39 @@ func.func @batch_i32(%a: tensor<3x16x8xi32>, %b: tensor<3x8x64xi32>, %c: tensor<
 // -----
 
 // Tests what is left for the loop lowering: dynamic shapes, buffers,
-// user-defined (transposing) indexing maps, and unsigned casts (the
-// vectorizer would extend the i8 operands as signed).
+// user-defined (transposing) indexing maps, unsigned casts (the vectorizer
+// would extend the i8 operands as signed), inputs of another kind than the
+// result (i8 into f32) or wider than it (f32 into f16), and a dead matmul.
 // CHECK-LABEL: func.func @left_alone
-// CHECK-COUNT-4: linalg.matmul
+// CHECK-COUNT-7: linalg.matmul
 // CHECK-NOT: vector.
 func.func @left_alone(%a: tensor<?x4xf32>, %b: tensor<4x4xf32>, %c: tensor<?x4xf32>,
                       %m: memref<4x4xf32>, %i: tensor<4x8xi8>, %j: tensor<8x4xi8>,
-                      %k: tensor<4x4xi32>) -> (tensor<?x4xf32>, tensor<4x4xf32>, tensor<4x4xi32>) {
+                      %k: tensor<4x4xi32>)
+    -> (tensor<?x4xf32>, tensor<4x4xf32>, tensor<4x4xi32>, tensor<4x4xf32>, tensor<4x4xf16>) {
   %r = linalg.matmul ins(%a, %b : tensor<?x4xf32>, tensor<4x4xf32>) outs(%c : tensor<?x4xf32>) -> tensor<?x4xf32>
   linalg.matmul ins(%m, %m : memref<4x4xf32>, memref<4x4xf32>) outs(%m : memref<4x4xf32>)
   %t = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
          ins(%b, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%b : tensor<4x4xf32>) -> tensor<4x4xf32>
   %u = linalg.matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%i, %j : tensor<4x8xi8>, tensor<8x4xi8>)
          outs(%k : tensor<4x4xi32>) -> tensor<4x4xi32>
-  return %r, %t, %u : tensor<?x4xf32>, tensor<4x4xf32>, tensor<4x4xi32>
+  %f = tensor.empty() : tensor<4x4xf32>
+  %v = linalg.matmul ins(%i, %j : tensor<4x8xi8>, tensor<8x4xi8>) outs(%f : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %h = tensor.empty() : tensor<4x4xf16>
+  %w = linalg.matmul ins(%b, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%h : tensor<4x4xf16>) -> tensor<4x4xf16>
+  %dead = linalg.matmul ins(%b, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%b : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %r, %t, %u, %v, %w : tensor<?x4xf32>, tensor<4x4xf32>, tensor<4x4xi32>, tensor<4x4xf32>, tensor<4x4xf16>
+}
+
+// -----
+
+// Tests that skip-blas-types leaves only what the BLAS takes (all three
+// types f32): f16 inputs into an f32 result are vectorized.
+// CHECK-LABEL: func.func @half_into_float
+// SKIP-LABEL: func.func @half_into_float
+// SKIP: vector.fma {{.*}} : vector<32xf32>
+// SKIP-NOT: linalg.matmul
+func.func @half_into_float(%a: tensor<8x4xf16>, %b: tensor<4x32xf16>, %c: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<8x4xf16>, tensor<4x32xf16>) outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %r : tensor<8x32xf32>
 }
