@@ -365,7 +365,8 @@ def DistVectorizeMatmul : Pass<"dist-vectorize-matmul", "::mlir::func::FuncOp"> 
     (one broadcast row of B times one column of A per step: FMAs on
     `tile-n`-wide vectors). A tile size that does not divide its dimension
     is lowered to the largest one that does, so every tile is full.
-    Dynamic shapes, user-defined maps and unsigned casts are left to the
+    Dynamic shapes, user-defined maps, unsigned casts, inputs of another
+    kind than the result or wider than it, and dead matmuls are left to the
     loop lowering.
 
     ```mlir
@@ -383,8 +384,8 @@ def DistVectorizeMatmul : Pass<"dist-vectorize-matmul", "::mlir::func::FuncOp"> 
         vector.transfer_write %acc, ...[%i, %j]
     ```
 
-    With `skip-blas-types`, f32 and f64 `linalg.matmul`s are left for
-    `dist-matmul-to-blas`.
+    With `skip-blas-types`, `linalg.matmul`s whose three types are all f32
+    or all f64 are left for `dist-matmul-to-blas`.
   }];
   let options = [
     Option<"tileM", "tile-m", "int64_t", /*default=*/"8",
@@ -393,7 +394,7 @@ def DistVectorizeMatmul : Pass<"dist-vectorize-matmul", "::mlir::func::FuncOp"> 
            "Columns of the accumulator tile (at most; a multiple of the "
            "vector width is best)">,
     Option<"skipBlasTypes", "skip-blas-types", "bool", /*default=*/"false",
-           "Leave f32/f64 linalg.matmul for dist-matmul-to-blas">
+           "Leave all-f32 and all-f64 linalg.matmul for dist-matmul-to-blas">
   ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
