@@ -233,10 +233,7 @@ struct LinalgShardingRule
                                       const FactorSplits &splits) const {
     SmallVector<linalg::IndexOp> indices;
     op->walk([&](linalg::IndexOp index) { indices.push_back(index); });
-    Operation *local = op;
-    local->setOperands(operands);
-    for (auto [result, type] : llvm::zip(local->getResults(), resultTypes))
-      result.setType(type);
+    Operation *local = rewriteInPlace(op, operands, resultTypes);
     for (linalg::IndexOp index : indices) {
       int64_t dim = index.getDim();
       // The rule's factors are the loops, in order.

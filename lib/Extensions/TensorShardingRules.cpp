@@ -156,7 +156,7 @@ struct InsertSliceShardingRule
     auto insert = cast<tensor::InsertSliceOp>(op);
     // The dropped dims from the global source type (the op's source may be
     // local already).
-    auto globalSource = cast<RankedTensorType>(splits.globalOperandTypes[0]);
+    auto globalSource = cast<RankedTensorType>(splits.globalOperandType(0));
     std::optional<llvm::SmallDenseSet<unsigned>> droppedSet =
         computeRankReductionMask(insert.getStaticSizes(), globalSource.getShape());
     if (!droppedSet)

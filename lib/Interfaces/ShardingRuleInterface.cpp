@@ -160,6 +160,14 @@ void ShardingRule::print(raw_ostream &os) const {
     os << " partial: multilinear";
 }
 
+Operation *dist::rewriteInPlace(Operation *op, ValueRange localOperands,
+                                TypeRange localResultTypes) {
+  op->setOperands(localOperands);
+  for (auto [result, type] : llvm::zip(op->getResults(), localResultTypes))
+    result.setType(type);
+  return op;
+}
+
 Value dist::buildBlockOffset(OpBuilder &builder, Location loc,
                              FlatSymbolRefAttr mesh, ArrayRef<StringAttr> axes,
                              int64_t blockSize) {

@@ -601,6 +601,19 @@ void dist_all_to_all(dist_group_t *group, const void *input, void *output,
              concatRun);
 }
 
+/// The transfer of permute and send_recv: a rank that sends to and receives
+/// from itself copies locally (its input and output may alias, which MPI
+/// forbids); the others go through the backend.
+static void exchange(Backend &backend, Communicator &comm, const void *input,
+                     int64_t target, void *output, int64_t source,
+                     int64_t bytes, const char *what) {
+  if (target == comm.rank() && source == comm.rank()) {
+    std::memmove(output, input, bytes);
+    return;
+  }
+  backend.sendRecv(comm, input, target, output, source, bytes, what);
+}
+
 /// Checks dist_permute's pairs with sets of ranks as vectors, and reports the
 /// first bad pair. Groups of up to 64 ranks check inline with the bits of a
 /// word, and come here only to report.
@@ -652,11 +665,8 @@ void dist_permute(dist_group_t *group, const void *input, void *output,
   int64_t bytes = count * dist_dtype_size(dtype);
   if (source < 0)
     std::memset(output, 0, bytes);
-  if (source == me && target == me) {
-    std::memmove(output, input, bytes);
-    return;
-  }
-  backend.sendRecv(commOf(group), input, target, output, source, bytes, "permute");
+  exchange(backend, commOf(group), input, target, output, source, bytes,
+           "permute");
 }
 
 void dist_send_recv(dist_group_t *group, const void *input, int64_t target,
@@ -677,13 +687,8 @@ void dist_send_recv(dist_group_t *group, const void *input, int64_t target,
           (long long)me, target == me ? "send to" : "receive from",
           target == me ? "receiving from" : "sending to", (long long)target,
           (long long)source);
-  int64_t bytes = count * dist_dtype_size(dtype);
-  if (target == me && source == me) { // (input and output may alias)
-    std::memmove(output, input, bytes);
-    return;
-  }
-  backend.sendRecv(commOf(group), input, target, output, source, bytes,
-                   "send_recv");
+  exchange(backend, commOf(group), input, target, output, source,
+           count * dist_dtype_size(dtype), "send_recv");
 }
 
 //===----------------------------------------------------------------------===//

@@ -93,12 +93,8 @@ private:
                          cast<RankedTensorType>(type).getRank());
   }
   ShardingAttr shardingOf(Value global) {
-    auto it = globals.find(global);
-    if (it == globals.end())
-      return replicated(global.getType());
-    return it->second.layout ? it->second.layout
-                             : replicated(it->second.type ? it->second.type
-                                                          : global.getType());
+    GlobalInfo info = infoOf(global);
+    return info.layout ? info.layout : replicated(info.type);
   }
   ArrayAttr axisNames(const meshmath::AxisList &axes);
   meshmath::Layout toLayout(ShardingAttr sharding);
@@ -123,11 +119,15 @@ private:
   /// Ops that became their own local form (the others are erased at the
   /// end).
   OpSet inPlace;
-  Type globalType(Value value) {
-    auto it = globals.find(value);
-    return it != globals.end() && it->second.type ? it->second.type
-                                                   : value.getType();
+  /// The record of `value`, with its own type as the global one unless the
+  /// record says otherwise.
+  GlobalInfo infoOf(Value value) {
+    GlobalInfo info = globals.lookup(value);
+    if (!info.type)
+      info.type = value.getType();
+    return info;
   }
+  Type globalType(Value value) { return infoOf(value).type; }
 };
 
 } // namespace
@@ -246,8 +246,7 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
       int64_t local = size / groupSize;
       Value offset = buildBlockOffset(
           builder, loc, target.getMesh(),
-          llvm::map_to_vector(axes.getAsRange<StringAttr>(),
-                              [](StringAttr axis) { return axis; }),
+          llvm::to_vector(axes.getAsRange<StringAttr>()),
           local);
       SmallVector<OpFoldResult> offsets(current.getRank(), builder.getIndexAttr(0));
       SmallVector<OpFoldResult> sizes, strides(current.getRank(),
@@ -428,10 +427,14 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
   auto groupSize = [&](ArrayRef<StringAttr> axes) {
     return mesh.getGroupSize(axes);
   };
-  SmallVector<Type> globalOperandTypes =
-      llvm::map_to_vector(op->getOperands(), [&](Value v) { return globalType(v); });
+  // Looked up only if the local form asks (the op's operands are replaced by
+  // local ones as it is rebuilt).
+  SmallVector<Value> globalOperands(op->getOperands());
+  auto globalOperandType = [&](unsigned i) {
+    return globalType(globalOperands[i]);
+  };
   FactorSplits splits{assignment->mesh, assignment->factorAxes, groupSize,
-                      rule.factors, globalOperandTypes};
+                      rule.factors, globalOperandType};
   SmallVector<Type> globalResultTypes(op->getResultTypes());
   FailureOr<Operation *> local = cast<ShardingRuleOpInterface>(op).buildLocalOp(
       builder, locals, newOperands, localTypes, splits);

@@ -51,13 +51,13 @@ struct DistVectorizeMatmulPass
       return false;
     // Vectorizing to vector.contract extends narrow operands as signed
     // (upstream's vectorizer ignores `cast`): unsigned casts stay loops.
+    auto hasDefaultForm = [](auto named) {
+      return !named.hasUserDefinedMaps() &&
+             named.getCast() == linalg::TypeFn::cast_signed;
+    };
     auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
-    auto batch = dyn_cast<linalg::BatchMatmulOp>(op.getOperation());
-    if (matmul && (matmul.hasUserDefinedMaps() ||
-                   matmul.getCast() != linalg::TypeFn::cast_signed))
-      return false;
-    if (batch && (batch.hasUserDefinedMaps() ||
-                  batch.getCast() != linalg::TypeFn::cast_signed))
+    if (matmul ? !hasDefaultForm(matmul)
+               : !hasDefaultForm(cast<linalg::BatchMatmulOp>(op.getOperation())))
       return false;
     // The outer products extend each input to the result's type with extf
     // (float result) or extsi (integer result): each input must be the

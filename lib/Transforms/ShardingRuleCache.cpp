@@ -7,9 +7,9 @@ using namespace mlir;
 using namespace mlir::dist;
 
 FailureOr<const ShardingRule *> ShardingRuleCache::lookup(Operation *op) {
-  auto [it, inserted] = indexOf.try_emplace(op, kNoRule);
+  auto [it, inserted] = ruleOf.try_emplace(op, nullptr);
   if (!inserted)
-    return it->second == kNoRule ? nullptr : &rules[it->second];
+    return it->second;
   auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op);
   if (!ruleOp)
     return nullptr;
@@ -17,20 +17,15 @@ FailureOr<const ShardingRule *> ShardingRuleCache::lookup(Operation *op) {
   if (failed(rule))
     return nullptr;
   if (failed(rule->verify(op))) {
-    indexOf.erase(op);
+    ruleOf.erase(op);
     return failure();
   }
-  // The top bit is cleared: DenseMap reserves ~0u and ~0u - 1 as keys.
-  // (`it` stays valid: `indexOf` has not grown since.)
-  SmallVector<unsigned, 1> &sameHash =
-      indicesByHash[static_cast<unsigned>(hash_value(*rule)) & 0x7fffffffu];
-  for (unsigned index : sameHash)
-    if (rules[index] == *rule) {
-      it->second = index;
-      return &rules[index];
-    }
-  it->second = rules.size();
-  sameHash.push_back(rules.size());
-  rules.push_back(std::move(*rule));
-  return &rules.back();
+  auto found = distinct.find_as(*rule);
+  if (found == distinct.end()) {
+    rules.push_back(std::move(*rule));
+    found = distinct.insert(&rules.back()).first;
+  }
+  // (`it` stays valid: `ruleOf` has not grown since.)
+  it->second = *found;
+  return *found;
 }

@@ -122,6 +122,11 @@ llvm::hash_code hash_value(const ShardingRule &rule);
 /// blocks of `blockSize`: `dist.process_index` times the block size, as an
 /// index. (Local forms that index globally, and the partitioner's slices,
 /// add it to local indices.)
+/// The default local form of an op: the op itself, in place, on the local
+/// operands and with the local result types.
+Operation *rewriteInPlace(Operation *op, ValueRange localOperands,
+                          TypeRange localResultTypes);
+
 Value buildBlockOffset(OpBuilder &builder, Location loc, FlatSymbolRefAttr mesh,
                        ArrayRef<StringAttr> axes, int64_t blockSize);
 
@@ -135,10 +140,10 @@ struct FactorSplits {
   function_ref<int64_t(ArrayRef<StringAttr>)> groupSize;
   /// The rule's factors, with their global sizes.
   ArrayRef<ShardingRule::Factor> factors;
-  /// The global types of the op's operands. The op's own operands may
+  /// The global type of the op's operand `i`. The op's own operands may
   /// already be local values (their producers are rewritten in place), so
   /// global shapes must come from here, the rule or the op's result types.
-  ArrayRef<Type> globalOperandTypes;
+  function_ref<Type(unsigned)> globalOperandType;
 
   bool isSplit(int64_t factor) const {
     return factor >= 0 && factor < (int64_t)axes.size() && !axes[factor].empty();

@@ -54,11 +54,8 @@ def Dist_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
                     "const ::mlir::dist::FactorSplits &":$splits),
       /*methodBody=*/"",
       /*defaultImplementation=*/[{
-        ::mlir::Operation *op = $_op.getOperation();
-        op->setOperands(localOperands);
-        for (auto [result, type] : ::llvm::zip(op->getResults(), localResultTypes))
-          result.setType(type);
-        return op;
+        return ::mlir::dist::rewriteInPlace($_op.getOperation(), localOperands,
+                                            localResultTypes);
       }]
     >,
   ];

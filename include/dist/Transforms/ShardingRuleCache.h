@@ -20,6 +20,7 @@
 #include "dist/Support/AddressOrderKeys.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <deque>
 
@@ -38,19 +39,34 @@ public:
   /// The rule `lookup` found for `op`; null if it has none or was not looked
   /// up.
   const ShardingRule *getIfLookedUp(Operation *op) const {
-    auto it = indexOf.find(op);
-    return it == indexOf.end() || it->second == kNoRule ? nullptr
-                                                        : &rules[it->second];
+    return ruleOf.lookup(op);
   }
 
 private:
-  /// Marks ops without a rule in `indexOf`.
-  static constexpr unsigned kNoRule = ~0u;
-  /// Op -> index into `rules` (a deque: entries never move).
-  OpMap<unsigned> indexOf;
+  /// Compares rules by value, so that equal rules are found as one.
+  struct RuleInfo : llvm::DenseMapInfo<const ShardingRule *> {
+    static bool isKey(const ShardingRule *rule) {
+      return rule != getEmptyKey() && rule != getTombstoneKey();
+    }
+    static unsigned getHashValue(const ShardingRule *rule) {
+      return static_cast<unsigned>(hash_value(*rule));
+    }
+    static unsigned getHashValue(const ShardingRule &rule) {
+      return static_cast<unsigned>(hash_value(rule));
+    }
+    static bool isEqual(const ShardingRule *a, const ShardingRule *b) {
+      return a == b || (isKey(a) && isKey(b) && *a == *b);
+    }
+    static bool isEqual(const ShardingRule &a, const ShardingRule *b) {
+      return isKey(b) && a == *b;
+    }
+  };
+
+  /// Op -> its rule (null: none).
+  OpMap<const ShardingRule *> ruleOf;
+  /// The distinct rules (a deque: entries never move), found by value.
   std::deque<ShardingRule> rules;
-  /// Rule hash -> the indices of the rules with that hash.
-  DenseMap<unsigned, SmallVector<unsigned, 1>> indicesByHash;
+  llvm::DenseSet<const ShardingRule *, RuleInfo> distinct;
 };
 
 } // namespace mlir::dist

@@ -14,9 +14,7 @@ MeshOp dist::lookupMesh(Operation *from, FlatSymbolRefAttr meshName,
   // Verifiers look up the mesh of every annotated op: scanning the nearest
   // symbol table for meshes is several times cheaper than the generic lookup
   // (same result: only the nearest table is searched).
-  Operation *table = from;
-  while (table && !table->hasTrait<OpTrait::SymbolTable>())
-    table = table->getParentOp();
+  Operation *table = SymbolTable::getNearestSymbolTable(from);
   if (!table || table->getNumRegions() != 1 || table->getRegion(0).empty())
     return {};
   StringAttr name = meshName.getAttr();
