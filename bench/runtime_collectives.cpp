@@ -139,10 +139,11 @@ int main(int argc, char **argv) {
     int64_t gatherShape[1] = {count}, scatterShape[1] = {count * size};
     // all_to_all sends each rank `count` elements; permute shifts a ring.
     int64_t allToAllShape[1] = {count * size};
-    std::vector<int64_t> sources(size), targets(size);
+    // dist.permute's lowering: the partners of every group index in tables.
+    std::vector<int64_t> targetOf(size), sourceOf(size);
     for (int i = 0; i < size; ++i) {
-      sources[i] = i;
-      targets[i] = (i + 1) % size;
+      targetOf[i] = (i + 1) % size;
+      sourceOf[(i + 1) % size] = i;
     }
     int next = (rank + 1) % size, previous = (rank + size - 1) % size;
     std::vector<Case> cases = {
@@ -197,12 +198,13 @@ int main(int argc, char **argv) {
            MPI_Sendrecv(a.data(), n, MPI_FLOAT, next, 0, b.data(), n, MPI_FLOAT,
                         previous, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
          }},
-        // permute also finds this rank's partners in its pair list (and
-        // checks the list) on every call; MPI_Sendrecv is given them.
+        // permute as dist-lower-to-runtime emits it: the group index picks
+        // this rank's partners out of the tables, then send_recv.
         {"permute",
          [&] {
-           dist_permute(group, a.data(), b.data(), count, DIST_F32,
-                        sources.data(), targets.data(), size);
+           int64_t me = dist_group_index(group);
+           dist_send_recv(group, a.data(), targetOf[me], b.data(), sourceOf[me],
+                          count, DIST_F32);
          },
          [&] {
            MPI_Sendrecv(a.data(), n, MPI_FLOAT, next, 0, b.data(), n, MPI_FLOAT,

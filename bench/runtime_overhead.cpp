@@ -33,11 +33,6 @@ int main(int argc, char **argv) {
   float a[2 * 64] = {}, b[2 * 64] = {};
   const int n = 2;
   int64_t blockShape[1] = {n}, fullShape[1] = {n * size};
-  int64_t sources[64], targets[64];
-  for (int i = 0; i < size; ++i) {
-    sources[i] = i;
-    targets[i] = (i + 1) % size;
-  }
   int next = (rank + 1) % size, previous = (rank + size - 1) % size;
   for (int i = 0; i < calls; ++i) {
     if (name == "all_reduce") {
@@ -71,12 +66,6 @@ int main(int argc, char **argv) {
         dist_all_to_all(group, a, b, fullShape, 1, 0, 0, DIST_F32);
       else
         MPI_Alltoall(a, n, MPI_FLOAT, b, n, MPI_FLOAT, MPI_COMM_WORLD);
-    } else if (name == "permute") {
-      if (viaRuntime)
-        dist_permute(group, a, b, n, DIST_F32, sources, targets, size);
-      else
-        MPI_Sendrecv(a, n, MPI_FLOAT, next, 0, b, n, MPI_FLOAT, previous, 0,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else if (name == "send_recv") {
       if (viaRuntime)
         dist_send_recv(group, a, next, b, previous, n, DIST_F32);

@@ -3,9 +3,9 @@
 # 8 bytes, CALLS times through the runtime and CALLS times as the same MPI
 # call, on one rank under callgrind; the difference over CALLS. Exact and
 # independent of the machine's load (which makes timings of sub-microsecond
-# calls move by 10%). permute is left out: on one rank it is a local copy,
-# where MPI_Sendrecv to itself still goes through MPI (send_recv, which always
-# goes through the backend, is counted). About a minute.
+# calls move by 10%). On one rank send_recv exchanges with itself, which the
+# runtime does as a local copy and MPI_Sendrecv through MPI; dist.permute
+# lowers to send_recv. About a minute.
 #   bash bench/runtime_overhead.sh [build-dir] [calls]
 set -euo pipefail
 build=${1:-build}

@@ -32,6 +32,10 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # Optional engines are features: tests that need one say `REQUIRES: mpi`.
 if config.have_mpi and shutil.which("mpirun"):
     config.available_features.add("mpi")
+    mpirun = shutil.which("mpirun") + " --oversubscribe"
+    if os.getuid() == 0:
+        mpirun += " --allow-run-as-root"
+    config.substitutions.append(("%mpirun", mpirun))
 if config.have_blas:
     config.available_features.add("blas")
 if shutil.which("valgrind"):

@@ -601,74 +601,6 @@ void dist_all_to_all(dist_group_t *group, const void *input, void *output,
              concatRun);
 }
 
-/// The transfer of permute and send_recv: a rank that sends to and receives
-/// from itself copies locally (its input and output may alias, which MPI
-/// forbids); the others go through the backend.
-static void exchange(Backend &backend, Communicator &comm, const void *input,
-                     int64_t target, void *output, int64_t source,
-                     int64_t bytes, const char *what) {
-  if (target == comm.rank() && source == comm.rank()) {
-    std::memmove(output, input, bytes);
-    return;
-  }
-  backend.sendRecv(comm, input, target, output, source, bytes, what);
-}
-
-/// Checks dist_permute's pairs with sets of ranks as vectors, and reports the
-/// first bad pair. Groups of up to 64 ranks check inline with the bits of a
-/// word, and come here only to report.
-[[gnu::noinline]] static void checkPermutePairs(int64_t g, const int64_t *sources,
-                                                const int64_t *targets,
-                                                int32_t num_pairs) {
-  std::vector<bool> isSource(g, false), isTarget(g, false);
-  for (int32_t i = 0; i < num_pairs; ++i) {
-    int64_t source = sources[i], target = targets[i];
-    if (source < 0 || source >= g || target < 0 || target >= g)
-      failf("permute: pair %lld -> %lld is out of range for a group of %lld",
-            (long long)source, (long long)target, (long long)g);
-    if (isSource[source] || isTarget[target])
-      failf("permute: rank %lld appears twice as a %s",
-            (long long)(isSource[source] ? source : target),
-            isSource[source] ? "source" : "target");
-    isSource[source] = isTarget[target] = true;
-  }
-}
-
-void dist_permute(dist_group_t *group, const void *input, void *output,
-                  int64_t count, dist_dtype_t dtype, const int64_t *sources,
-                  const int64_t *targets, int32_t num_pairs) {
-  Backend &backend = ready("dist_permute");
-  checkDtype(dtype, "permute");
-  checkCount(count, "permute");
-  int64_t g = commOf(group).size(), me = commOf(group).rank();
-  bool small = g <= 64;
-  if (!small)
-    checkPermutePairs(g, sources, targets, num_pairs);
-  // One pass checks the pairs (for up to 64 ranks, the ranks seen are bits
-  // of a word: no allocation per call) and finds this rank's partners.
-  uint64_t sourceBits = 0, targetBits = 0;
-  int64_t target = -1, source = -1;
-  for (int32_t i = 0; i < num_pairs; ++i) {
-    int64_t from = sources[i], to = targets[i];
-    if (small) {
-      if ((uint64_t)from >= (uint64_t)g || (uint64_t)to >= (uint64_t)g ||
-          ((sourceBits >> from) & 1) || ((targetBits >> to) & 1)) [[unlikely]]
-        checkPermutePairs(g, sources, targets, num_pairs);
-      sourceBits |= uint64_t(1) << from;
-      targetBits |= uint64_t(1) << to;
-    }
-    if (from == me)
-      target = to;
-    if (to == me)
-      source = from;
-  }
-  int64_t bytes = count * dist_dtype_size(dtype);
-  if (source < 0)
-    std::memset(output, 0, bytes);
-  exchange(backend, commOf(group), input, target, output, source, bytes,
-           "permute");
-}
-
 void dist_send_recv(dist_group_t *group, const void *input, int64_t target,
                     void *output, int64_t source, int64_t count,
                     dist_dtype_t dtype) {
@@ -687,8 +619,14 @@ void dist_send_recv(dist_group_t *group, const void *input, int64_t target,
           (long long)me, target == me ? "send to" : "receive from",
           target == me ? "receiving from" : "sending to", (long long)target,
           (long long)source);
-  exchange(backend, commOf(group), input, target, output, source,
-           count * dist_dtype_size(dtype), "send_recv");
+  int64_t bytes = count * dist_dtype_size(dtype);
+  // Input and output may alias, which MPI forbids: a self exchange copies.
+  if (target == me && source == me) {
+    std::memmove(output, input, bytes);
+    return;
+  }
+  backend.sendRecv(commOf(group), input, target, output, source, bytes,
+                   "send_recv");
 }
 
 //===----------------------------------------------------------------------===//

@@ -11,7 +11,9 @@
 #include "dist/Runtime/DistRuntime.h"
 #include "dist/Transforms/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
@@ -75,24 +77,24 @@ public:
   /// A pointer to a constant i64 array holding `values`.
   Value constantArray(RewriterBase &rewriter, Location loc,
                       ArrayRef<int64_t> values) {
-    std::string name = "__dist_i64";
-    for (int64_t value : values)
-      name += "_" + std::to_string(value);
-    auto type = MemRefType::get({(int64_t)values.size()},
-                                rewriter.getI64Type());
-    if (!symbolTable.lookup(name)) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(module.getBody());
-      auto tensorType = RankedTensorType::get({(int64_t)values.size()},
-                                              rewriter.getI64Type());
-      auto global = memref::GlobalOp::create(
-          rewriter, loc, name, rewriter.getStringAttr("private"), type,
-          DenseIntElementsAttr::get(tensorType, values), /*constant=*/true,
-          /*alignment=*/nullptr);
-      symbolTable.insert(global);
-    }
-    Value memref = memref::GetGlobalOp::create(rewriter, loc, type, name);
-    return buildBufferAddress(rewriter, loc, memref, /*elementBytes=*/8);
+    return buildBufferAddress(rewriter, loc,
+                              constantGlobal(rewriter, loc, values),
+                              /*elementBytes=*/8);
+  }
+
+  /// `values[index]` as an i64; `index` is an i64.
+  Value constantTableEntry(RewriterBase &rewriter, Location loc,
+                           ArrayRef<int64_t> values, Value index) {
+    Value table = constantGlobal(rewriter, loc, values);
+    Value position = arith::IndexCastOp::create(
+        rewriter, loc, rewriter.getIndexType(), index);
+    return memref::LoadOp::create(rewriter, loc, table, position);
+  }
+
+  /// The group size of a collective, from its mesh.
+  template <typename OpTy>
+  int64_t groupSize(OpTy op) {
+    return op.getGroupSize(symbolTables);
   }
 
   /// The runtime group of `axes` on `meshName`.
@@ -127,8 +129,31 @@ private:
                             results);
   }
 
+  /// A constant i64 global holding `values`, one per distinct array.
+  Value constantGlobal(RewriterBase &rewriter, Location loc,
+                       ArrayRef<int64_t> values) {
+    std::string name = "__dist_i64";
+    for (int64_t value : values) // -1 is "_m1": names stay bare identifiers.
+      name += (value < 0 ? "_m" : "_") + std::to_string(std::abs(value));
+    auto type = MemRefType::get({(int64_t)values.size()},
+                                rewriter.getI64Type());
+    if (!symbolTable.lookup(name)) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      auto tensorType = RankedTensorType::get({(int64_t)values.size()},
+                                              rewriter.getI64Type());
+      auto global = memref::GlobalOp::create(
+          rewriter, loc, name, rewriter.getStringAttr("private"), type,
+          DenseIntElementsAttr::get(tensorType, values), /*constant=*/true,
+          /*alignment=*/nullptr);
+      symbolTable.insert(global);
+    }
+    return memref::GetGlobalOp::create(rewriter, loc, type, name);
+  }
+
   ModuleOp module;
   SymbolTable symbolTable;
+  SymbolTableCollection symbolTables;
 };
 
 /// A buffer's data as the runtime needs it: contiguous, with its element
@@ -203,6 +228,23 @@ static void finishBuffer(RewriterBase &rewriter, Location loc,
   memref::DeallocOp::create(rewriter, loc, buffer.temporary);
 }
 
+/// A permute's output is zeros on a rank that no pair targets; send_recv
+/// leaves it as it is.
+static void fillWithZerosIfNoSource(RewriterBase &rewriter, Location loc,
+                                    Value source, const RuntimeBuffer &output) {
+  Value buffer = output.temporary ? output.temporary : output.original;
+  Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
+  Value noSource = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::slt, source,
+      arith::ConstantIntOp::create(rewriter, loc, 0, 64));
+  auto ifOp = scf::IfOp::create(rewriter, loc, noSource);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(ifOp.thenBlock());
+  Value zero = arith::ConstantOp::create(
+      rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(elementType)));
+  linalg::FillOp::create(rewriter, loc, ValueRange{zero}, ValueRange{buffer});
+}
+
 template <typename OpTy>
 struct RuntimePattern : public OpRewritePattern<OpTy> {
   RuntimePattern(MLIRContext *context, RuntimeCallBuilder &runtime)
@@ -264,7 +306,8 @@ struct LowerInPlaceCollective : public RuntimePattern<OpTy> {
   }
 };
 
-/// all_gather, reduce_scatter, all_to_all, permute: input to output.
+/// all_gather, reduce_scatter, all_to_all, permute (as send_recv): input to
+/// output.
 template <typename OpTy>
 struct LowerOutOfPlaceCollective : public RuntimePattern<OpTy> {
   using RuntimePattern<OpTy>::RuntimePattern;
@@ -284,17 +327,23 @@ struct LowerOutOfPlaceCollective : public RuntimePattern<OpTy> {
     Value dtype = rt.i32(rewriter, loc, input.dtype);
     auto inputType = cast<MemRefType>(op.getInput().getType());
     if constexpr (std::is_same_v<OpTy, BufferPermuteOp>) {
-      SmallVector<int64_t> sources, targets;
+      // The partners of every group index are tables built here, so a rank
+      // reads its two partners instead of scanning the pairs at every call.
+      int64_t groupSize = rt.groupSize(op);
+      SmallVector<int64_t> targetOf(groupSize, -1), sourceOf(groupSize, -1);
       for (auto [source, target] : op.getSourceTargetPairs()) {
-        sources.push_back(source);
-        targets.push_back(target);
+        targetOf[source] = target;
+        sourceOf[target] = source;
       }
-      rt.call(rewriter, loc, "dist_permute",
-              {*group, input.pointer, output.pointer,
-               rt.i64(rewriter, loc, input.numElements), dtype,
-               rt.constantArray(rewriter, loc, sources),
-               rt.constantArray(rewriter, loc, targets),
-               rt.i32(rewriter, loc, sources.size())});
+      Value index = rt.callWithResult(rewriter, loc, "dist_group_index",
+                                      {*group}, rewriter.getI64Type());
+      Value target = rt.constantTableEntry(rewriter, loc, targetOf, index);
+      Value source = rt.constantTableEntry(rewriter, loc, sourceOf, index);
+      if (llvm::is_contained(sourceOf, -1))
+        fillWithZerosIfNoSource(rewriter, loc, source, output);
+      rt.call(rewriter, loc, "dist_send_recv",
+              {*group, input.pointer, target, output.pointer, source,
+               rt.i64(rewriter, loc, input.numElements), dtype});
     } else {
       SmallVector<Value> args = {
           *group, input.pointer, output.pointer,

@@ -2,7 +2,6 @@
 //
 // mismatch:  rank 0 all-reduces while rank 1 broadcasts: neither completes.
 // dead-peer: rank 1 dies before the collective the others wait in.
-// bad-permute: a permute whose pairs name one target twice is refused.
 // bad-send-recv: a send_recv to a group index out of range is refused.
 // negative-count: an all_reduce of -1 elements is refused.
 // lonely-send-recv: a send_recv to itself that does not receive from itself
@@ -24,11 +23,6 @@ int main(int argc, char **argv) {
   int64_t mesh = dist_world_size(), axis = 0;
   dist_group_t *group = dist_get_group(&mesh, 1, &axis, 1);
   float data[4] = {1, 2, 3, 4};
-  if (std::strcmp(mode, "bad-permute") == 0) {
-    int64_t sources[2] = {0, 1}, targets[2] = {1, 1}; // 1 is a target twice
-    float out[4];
-    dist_permute(group, data, out, 4, DIST_F32, sources, targets, 2);
-  }
   if (std::strcmp(mode, "bad-send-recv") == 0) {
     float out[4];
     dist_send_recv(group, data, /*target=*/5, out, /*source=*/-1, 4, DIST_F32);

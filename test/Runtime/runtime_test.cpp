@@ -272,27 +272,25 @@ void testGroup(const meshmath::Shape &mesh, const meshmath::AxisList &axes) {
         }
       }
     }
-    // permute: rotate by one, and a single pair (others get zeros).
+    // send_recv as dist.permute lowers to it: a rotation by one, and a
+    // single pair (0 -> g - 1) whose other ranks keep their output.
     {
-      std::vector<int64_t> sources, targets;
-      for (int64_t i = 0; i < g; ++i) {
-        sources.push_back(i);
-        targets.push_back((i + 1) % g);
-      }
       Buffer in(dtype, count), out(dtype, count);
       for (int64_t i = 0; i < count; ++i)
         in.set(i, value(worldRank, i, DIST_SUM));
-      dist_permute(group, in.data(), out.data(), count, dtype, sources.data(),
-                   targets.data(), (int32_t)g);
       int64_t from = (me + g - 1) % g;
+      dist_send_recv(group, in.data(), (me + 1) % g, out.data(), from, count,
+                     dtype);
       for (int64_t i = 0; i < count; ++i)
         expect(close(out.get(i), value(members[from], i, DIST_SUM), dtype),
-               "permute rotate " + where);
-      int64_t src = 0, dst = g - 1;
-      dist_permute(group, in.data(), out.data(), count, dtype, &src, &dst, 1);
+               "send_recv rotate " + where);
       for (int64_t i = 0; i < count; ++i)
-        expect(close(out.get(i), me == dst ? value(members[0], i, DIST_SUM) : 0.0, dtype),
-               "permute pair " + where);
+        out.set(i, 5);
+      dist_send_recv(group, in.data(), me == 0 ? g - 1 : -1, out.data(),
+                     me == g - 1 ? 0 : -1, count, dtype);
+      for (int64_t i = 0; i < count; ++i)
+        expect(close(out.get(i), me == g - 1 ? value(members[0], i, DIST_SUM) : 5.0, dtype),
+               "send_recv pair " + where);
       // send_recv along a chain: index i sends to i + 1 and receives from
       // i - 1; the ends send or receive nothing (index 0 keeps its output).
       Buffer chained(dtype, count);

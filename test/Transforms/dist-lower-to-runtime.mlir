@@ -65,15 +65,24 @@ func.func @offset_broadcast(%v: memref<4xf64, strided<[1], offset: 8>>) {
 // arrays, dims, dtypes (bf16 = 3, i32 = 4, i64/index = 5) and reductions
 // (avg = 4).
 // CHECK-DAG: memref.global "private" constant @__dist_i64_4_8 : memref<2xi64> = dense<[4, 8]>
-// CHECK-DAG: memref.global "private" constant @__dist_i64_0_1 : memref<2xi64> = dense<[0, 1]>
 // CHECK-DAG: memref.global "private" constant @__dist_i64_1_0 : memref<2xi64> = dense<[1, 0]>
 // CHECK-LABEL: func.func @out_of_place
 // CHECK: call @dist_all_gather(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c2_i32{{.*}}, %c1_i32{{.*}}, %c3_i32) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32) -> ()
 // CHECK: call @dist_reduce_scatter(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c2_i32{{.*}}, %c0_i32{{.*}}, %c4_i32{{.*}}, %c4_i32{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32, i32) -> ()
 // CHECK: call @dist_all_to_all(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c2_i32{{.*}}, %c1_i32{{.*}}, %c0_i32{{.*}}, %c5_i32) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32, i32) -> ()
-// CHECK: %[[SRC:.*]] = memref.get_global @__dist_i64_0_1
-// CHECK: %[[DST:.*]] = memref.get_global @__dist_i64_1_0
-// CHECK: call @dist_permute(%{{.*}}, %{{.*}}, %{{.*}}, %c32_i64, %c1_i32{{.*}}, %{{.*}}, %{{.*}}, %c2_i32{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr, !llvm.ptr, i32) -> ()
+// A permute is a send_recv whose partners the group index picks out of
+// constant tables (here both [1, 0]); every rank receives, so nothing is
+// zero-filled.
+// CHECK: %[[PGROUP:.*]] = call @dist_get_group
+// CHECK: %[[ME:.*]] = call @dist_group_index(%[[PGROUP]]) : (!llvm.ptr) -> i64
+// CHECK: %[[TARGETS:.*]] = memref.get_global @__dist_i64_1_0
+// CHECK: %[[TI:.*]] = arith.index_cast %[[ME]] : i64 to index
+// CHECK: %[[TARGET:.*]] = memref.load %[[TARGETS]][%[[TI]]]
+// CHECK: %[[SOURCES:.*]] = memref.get_global @__dist_i64_1_0
+// CHECK: %[[SI:.*]] = arith.index_cast %[[ME]] : i64 to index
+// CHECK: %[[SOURCE:.*]] = memref.load %[[SOURCES]][%[[SI]]]
+// CHECK-NOT: scf.if
+// CHECK: call @dist_send_recv(%[[PGROUP]], %{{.*}}, %[[TARGET]], %{{.*}}, %[[SOURCE]], %c32_i64, %c1_i32{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, !llvm.ptr, i64, i64, i32) -> ()
 dist.mesh @mesh_2x4 [dp = 2, mp = 4]
 func.func @out_of_place(%a: memref<4x8xbf16>, %g: memref<4x32xbf16>,
                         %b: memref<4x8xi32>, %r: memref<1x8xi32>,
@@ -83,6 +92,31 @@ func.func @out_of_place(%a: memref<4x8xbf16>, %g: memref<4x32xbf16>,
   dist.buffer.reduce_scatter %b into %r on @mesh_2x4 [mp] avg dim = 0 : memref<4x8xi32>, memref<1x8xi32>
   dist.buffer.all_to_all %c into %t on @mesh_2x4 [mp] split_dim = 1 concat_dim = 0 : memref<4x8xindex>, memref<16x2xindex>
   dist.buffer.permute %d into %p on @mesh_2x4 [dp] pairs = [0 -> 1, 1 -> 0] : memref<4x8xf64>, memref<4x8xf64>
+  return
+}
+
+// -----
+
+// Tests a permute that leaves ranks without a source: index i sends to
+// targets[i] and receives from sources[i] (-1: none), and a rank with no
+// source zero-fills its output before the call.
+// CHECK-DAG: memref.global "private" constant @[[TARGETS:__dist_i64_2_m1_m1_3]] : memref<4xi64> = dense<[2, -1, -1, 3]>
+// CHECK-DAG: memref.global "private" constant @[[SOURCES:__dist_i64_m1_m1_0_3]] : memref<4xi64> = dense<[-1, -1, 0, 3]>
+// CHECK-LABEL: func.func @partial_permute
+// CHECK-SAME: (%[[IN:.*]]: memref<2x3xi32>, %[[OUT:.*]]: memref<2x3xi32>)
+// CHECK: %[[ME:.*]] = call @dist_group_index
+// CHECK: memref.get_global @[[TARGETS]]
+// CHECK: %[[TARGET:.*]] = memref.load
+// CHECK: memref.get_global @[[SOURCES]]
+// CHECK: %[[SOURCE:.*]] = memref.load
+// CHECK: %[[NONE:.*]] = arith.cmpi slt, %[[SOURCE]], %c0_i64
+// CHECK: scf.if %[[NONE]] {
+// CHECK:   linalg.fill ins(%c0_i32{{.*}} : i32) outs(%[[OUT]] : memref<2x3xi32>)
+// CHECK: }
+// CHECK: call @dist_send_recv(%{{.*}}, %{{.*}}, %[[TARGET]], %{{.*}}, %[[SOURCE]], %c6_i64, %c4_i32{{.*}})
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @partial_permute(%in: memref<2x3xi32>, %out: memref<2x3xi32>) {
+  dist.buffer.permute %in into %out on @mesh_2x4 [mp] pairs = [0 -> 2, 3 -> 3] : memref<2x3xi32>, memref<2x3xi32>
   return
 }
 

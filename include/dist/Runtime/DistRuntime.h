@@ -104,19 +104,12 @@ void dist_all_to_all(dist_group_t *group, const void *input, void *output,
                      const int64_t *shape, int32_t rank, int32_t split_dim,
                      int32_t concat_dim, dist_dtype_t dtype);
 
-/* For every pair (sources[i] -> targets[i]) of group indices, the target
- * gets the source's `count` elements in `output`; a rank that is no target
- * gets zeros. */
-void dist_permute(dist_group_t *group, const void *input, void *output,
-                  int64_t count, dist_dtype_t dtype, const int64_t *sources,
-                  const int64_t *targets, int32_t num_pairs);
-
 /* Point to point, in one step: sends `count` elements of `input` to group
  * index `target` and receives `count` elements into `output` from group index
  * `source` (every rank of a ring may send and receive at once without
  * deadlock). -1 as `target` sends nothing; -1 as `source` receives nothing
- * and leaves `output` as it is. dist_permute is this call with the partners
- * found in its pairs. */
+ * and leaves `output` as it is. `dist.permute` lowers to this call, with the
+ * partners of every group index in constant tables. */
 void dist_send_recv(dist_group_t *group, const void *input, int64_t target,
                     void *output, int64_t source, int64_t count,
                     dist_dtype_t dtype);

@@ -282,6 +282,11 @@ def DistLowerToRuntime : Pass<"dist-lower-to-runtime", "::mlir::ModuleOp"> {
     caches the communicator), then the collective on the buffer's data
     pointer. `dist.process_index` becomes `dist_group_index` of its group.
 
+    `dist.buffer.permute` becomes `dist_send_recv`: the pass builds, per
+    group index, the index it sends to and the one it receives from (-1:
+    none) as constant tables, and the rank reads its own two entries. When
+    some rank receives nothing, its output is filled with zeros first.
+
     all_reduce, reduce and broadcast run in place on their buffer. A buffer
     that is not contiguous (a strided view) is copied into a temporary
     contiguous one, and back when the collective writes it; the temporary is
@@ -301,7 +306,8 @@ def DistLowerToRuntime : Pass<"dist-lower-to-runtime", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect"
+    "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::scf::SCFDialect", "::mlir::linalg::LinalgDialect"
   ];
 }
 
