@@ -18,6 +18,9 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
+#include <map>
+#include <vector>
+
 namespace mlir::dist {
 #define GEN_PASS_DEF_DISTLOWERTORUNTIME
 #include "dist/Transforms/Passes.h.inc"
@@ -129,15 +132,22 @@ private:
                             results);
   }
 
-  /// A constant i64 global holding `values`, one per distinct array.
+  /// A constant i64 global holding `values`, one per distinct array. Short
+  /// arrays are named after their values (readable IR); the symbol table
+  /// renames a name the module already uses.
   Value constantGlobal(RewriterBase &rewriter, Location loc,
                        ArrayRef<int64_t> values) {
-    std::string name = "__dist_i64";
-    for (int64_t value : values) // -1 is "_m1": names stay bare identifiers.
-      name += (value < 0 ? "_m" : "_") + std::to_string(std::abs(value));
     auto type = MemRefType::get({(int64_t)values.size()},
                                 rewriter.getI64Type());
-    if (!symbolTable.lookup(name)) {
+    auto [it, inserted] = globalNames.try_emplace(
+        std::vector<int64_t>(values.begin(), values.end()));
+    if (inserted) {
+      std::string name = "__dist_i64";
+      if (values.size() <= 8)
+        for (int64_t value : values) // -1 is "_m1": a bare identifier.
+          name += (value < 0 ? "_m" : "_") + std::to_string(std::abs(value));
+      else
+        name += "_table";
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(module.getBody());
       auto tensorType = RankedTensorType::get({(int64_t)values.size()},
@@ -146,14 +156,16 @@ private:
           rewriter, loc, name, rewriter.getStringAttr("private"), type,
           DenseIntElementsAttr::get(tensorType, values), /*constant=*/true,
           /*alignment=*/nullptr);
-      symbolTable.insert(global);
+      it->second = symbolTable.insert(global);
     }
-    return memref::GetGlobalOp::create(rewriter, loc, type, name);
+    return memref::GetGlobalOp::create(rewriter, loc, type,
+                                       it->second.getValue());
   }
 
   ModuleOp module;
   SymbolTable symbolTable;
   SymbolTableCollection symbolTables;
+  std::map<std::vector<int64_t>, StringAttr> globalNames;
 };
 
 /// A buffer's data as the runtime needs it: contiguous, with its element

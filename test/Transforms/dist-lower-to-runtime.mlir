@@ -122,6 +122,27 @@ func.func @partial_permute(%in: memref<2x3xi32>, %out: memref<2x3xi32>) {
 
 // -----
 
+// Tests the names of the constant arrays: a module symbol that already has a
+// generated name keeps it (the new array is renamed), and an array of more
+// than 8 values (the partner tables of a 16-rank rotation) is called a table.
+// CHECK-DAG: memref.global "private" constant @__dist_i64_16 : memref<1xi64> = dense<7>
+// CHECK-DAG: memref.global "private" constant @[[SHAPE:__dist_i64_16_[0-9]+]] : memref<1xi64> = dense<16>
+// CHECK-DAG: memref.global "private" constant @[[TARGETS:__dist_i64_table[_0-9]*]] : memref<16xi64> = dense<[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0]>
+// CHECK-DAG: memref.global "private" constant @[[SOURCES:__dist_i64_table[_0-9]*]] : memref<16xi64> = dense<[15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]>
+// CHECK-LABEL: func.func @rotate16
+// CHECK: memref.get_global @[[SHAPE]]
+// CHECK: memref.get_global @[[TARGETS]]
+// CHECK: memref.get_global @[[SOURCES]]
+// CHECK: call @dist_send_recv
+dist.mesh @ring [x = 16]
+memref.global "private" constant @__dist_i64_16 : memref<1xi64> = dense<7>
+func.func @rotate16(%in: memref<8xf32>, %out: memref<8xf32>) {
+  dist.buffer.permute %in into %out on @ring [x] pairs = [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 4, 4 -> 5, 5 -> 6, 6 -> 7, 7 -> 8, 8 -> 9, 9 -> 10, 10 -> 11, 11 -> 12, 12 -> 13, 13 -> 14, 14 -> 15, 15 -> 0] : memref<8xf32>, memref<8xf32>
+  return
+}
+
+// -----
+
 // Tests that process_index asks the runtime for the caller's index in the
 // group of its axes (here [mp, dp]: positions 1, 0).
 // CHECK-LABEL: func.func @index
