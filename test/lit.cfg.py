@@ -24,7 +24,8 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.dist_tools_dir, config.llvm_tools_dir]
-tools = ["dist-opt", "dist-run", "mlir-opt", "mlir-translate", "FileCheck", "not", "count"]
+tools = ["dist-opt", "dist-run", "mlir-opt", "mlir-translate", "FileCheck", "not", "count",
+         "split-file"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.dist_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

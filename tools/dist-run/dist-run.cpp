@@ -7,7 +7,9 @@
 //      one (dist-auto-partition);
 //   2. generates the entry's inputs (seeded random floats; integers from each
 //      argument's `dist.input_range`; or raw files given with --input);
-//   3. JIT-compiles and runs the serial program in this process;
+//   3. JIT-compiles and runs the serial program in a child process (this
+//      tool in serial worker mode), so that a crash or a hang of the program
+//      is reported instead of ending dist-run;
 //   4. runs the partitioned program on N MPI ranks (mpirun of this tool in
 //      worker mode), each rank feeding its shard of every input;
 //   5. assembles each result from the ranks' shards (reducing partial ones),
@@ -57,6 +59,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <csignal>
 #include <cstring>
 #include <random>
 #include <unistd.h>
@@ -108,8 +111,8 @@ static cl::opt<bool> useBlas("blas",
                              cl::init(true), cl::cat(category));
 static cl::opt<unsigned> timeoutSeconds(
     "timeout",
-    cl::desc("Seconds before the N-rank run is killed (the runtime's own "
-             "collective timeout is DIST_TIMEOUT_SECONDS)"),
+    cl::desc("Seconds before the serial run or the N-rank run is killed "
+             "(the runtime's own collective timeout is DIST_TIMEOUT_SECONDS)"),
     cl::init(600), cl::cat(category));
 static cl::opt<int> corruptRank(
     "corrupt-rank", cl::Hidden, cl::init(-1),
@@ -117,6 +120,9 @@ static cl::opt<int> corruptRank(
              "result, which the comparison must catch"));
 static cl::opt<std::string> workerDir("worker", cl::Hidden,
                                       cl::desc("Internal: run as one rank"));
+static cl::opt<bool> serialWorker(
+    "serial", cl::Hidden, cl::init(false),
+    cl::desc("Internal: with --worker, run the serial program (no MPI)"));
 
 static constexpr const char *kWrapperName = "__dist_run_entry";
 
@@ -476,6 +482,9 @@ static LogicalResult execute(ModuleOp module, std::vector<HostTensor> &args,
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
   options.enableObjectDump = !objectDump.empty();
   SmallVector<StringRef> libraries;
+#ifdef DIST_C_RUNNER_UTILS_LIBRARY
+  libraries.push_back(DIST_C_RUNNER_UTILS_LIBRARY);
+#endif
 #ifdef DIST_BLAS_LIBRARY
   if (useBlas)
     libraries.push_back(DIST_BLAS_LIBRARY);
@@ -553,24 +562,78 @@ static LogicalResult execute(ModuleOp module, std::vector<HostTensor> &args,
 // Worker: one rank of the partitioned run
 //===----------------------------------------------------------------------===//
 
+/// Where a run leaves result `index`: the serial run's (rank -1) or a rank's.
+static std::string resultPath(StringRef dir, int64_t index, int rank) {
+  std::string name = "/result" + std::to_string(index);
+  name += rank < 0 ? ".serial" : ".rank" + std::to_string(rank);
+  return dir.str() + name + ".bin";
+}
+
+static double combine(ReductionKind kind, double a, double b) {
+  switch (kind) {
+  case ReductionKind::sum:
+  case ReductionKind::avg:
+    return a + b;
+  case ReductionKind::max:
+    return std::max(a, b);
+  case ReductionKind::min:
+    return std::min(a, b);
+  case ReductionKind::prod:
+    return a * b;
+  }
+  return a + b;
+}
+
+static double identityOf(ReductionKind kind) {
+  switch (kind) {
+  case ReductionKind::max:
+    return -INFINITY;
+  case ReductionKind::min:
+    return INFINITY;
+  case ReductionKind::prod:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+
+/// Runs the program of the work directory: one rank of the partitioned
+/// program, or (--serial) the serial program in a process of its own, so
+/// that a crash or a hang of the program under test is reported, with the
+/// --timeout, instead of taking dist-run down.
 static int runWorker(MLIRContext &context) {
-  dist_init(nullptr, nullptr);
-  int rank = dist_world_rank();
+  // A crash here is the program's, not dist-run's: no LLVM stack dump (the
+  // driver reports the signal).
+  for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
+    std::signal(signal, SIG_DFL);
+  if (!serialWorker)
+    dist_init(nullptr, nullptr);
+  int rank = serialWorker ? 0 : dist_world_rank();
   std::string dir = workerDir;
   auto fail = [&](const Twine &message) {
-    llvm::errs() << "dist-run: rank " << rank << ": " << message << "\n";
+    llvm::errs() << "dist-run: "
+                 << (serialWorker ? "serial run" : "rank " + Twine(rank))
+                 << ": " << message << "\n";
     return 1;
   };
+  std::string programPath =
+      dir + (serialWorker ? "/serial.mlir" : "/partitioned.mlir");
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(dir + "/partitioned.mlir", sourceMgr,
-                                ParserConfig(&context));
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
+      programPath, sourceMgr, ParserConfig(&context));
   if (!module)
-    return fail("cannot parse the partitioned program");
+    return fail("cannot parse " + programPath);
   auto wrapper = module->lookupSymbol<func::FuncOp>(kWrapperName);
-  auto call = cast<func::CallOp>(&wrapper.getBody().front().front());
-  auto entry = module->lookupSymbol<func::FuncOp>(call.getCallee());
+  func::CallOp call;
+  if (wrapper && !wrapper.isExternal())
+    call = dyn_cast<func::CallOp>(&wrapper.getBody().front().front());
+  func::FuncOp entry =
+      call ? module->lookupSymbol<func::FuncOp>(call.getCallee()) : nullptr;
+  if (!entry)
+    return fail(programPath + " has no @" + kWrapperName +
+                " calling the entry; --worker runs what dist-run wrote");
 
   std::vector<HostTensor> args, results;
   for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
@@ -603,11 +666,14 @@ static int runWorker(MLIRContext &context) {
         layout.meshShape, coords);
     extractBlock(global, *local, offsets);
     // A partial input: the first rank of each partial group holds the value,
-    // the others the identity of the sum.
+    // the others the identity of the reduction (an average of copies is the
+    // value, so every rank keeps it).
     if (!layout.partialAxes.empty() &&
+        layout.partialKind != ReductionKind::avg &&
         meshmath::indexInGroup(coords, layout.meshShape, layout.partialAxes) !=
             0)
-      std::fill(local->data.begin(), local->data.end(), 0);
+      for (int64_t e = 0, n = local->numElements(); e < n; ++e)
+        local->set(e, identityOf(layout.partialKind));
     args.push_back(std::move(*local));
   }
   for (auto [i, type] : llvm::enumerate(wrapper.getResultTypes())) {
@@ -617,19 +683,20 @@ static int runWorker(MLIRContext &context) {
       return 1;
     results.push_back(std::move(*result));
   }
-  std::string objectDump =
-      keep && rank == 0 ? dir + "/partitioned.rank0.o" : std::string();
+  std::string objectDump;
+  if (keep && rank == 0)
+    objectDump = dir + (serialWorker ? "/serial.o" : "/partitioned.rank0.o");
   if (failed(execute(*module, args, results, objectDump)))
-    return fail("the partitioned program failed");
-  if (rank == corruptRank && !results.empty() &&
+    return fail("the program failed");
+  if (!serialWorker && rank == corruptRank && !results.empty() &&
       results.front().numElements() > 0)
     results.front().set(0, results.front().get(0) + 1.0);
   for (auto [i, result] : llvm::enumerate(results))
-    if (failed(writeFile(dir + "/result" + std::to_string(i) + ".rank" +
-                             std::to_string(rank) + ".bin",
+    if (failed(writeFile(resultPath(dir, i, serialWorker ? -1 : rank),
                          result.data)))
       return 1;
-  dist_finalize();
+  if (!serialWorker)
+    dist_finalize();
   return 0;
 }
 
@@ -697,6 +764,46 @@ static std::string findMpirun() {
   return path ? *path : std::string();
 }
 
+/// The options a worker needs from the driver's command line.
+static void appendWorkerOptions(SmallVectorImpl<std::string> &argv,
+                                StringRef dir) {
+  argv.append({"--worker", dir.str()});
+  if (keep)
+    argv.push_back("--keep");
+  if (!useBlas)
+    argv.push_back("--blas=false");
+}
+
+/// Runs `argv` with `environment`, within --timeout; `what` names it in the
+/// error (a crash reports its signal, a hang the timeout).
+static LogicalResult runChild(ArrayRef<std::string> argv,
+                              std::optional<ArrayRef<StringRef>> environment,
+                              const Twine &what) {
+  SmallVector<StringRef> args(argv.begin(), argv.end());
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(args.front(), args, environment, {},
+                                         timeoutSeconds, 0, &message);
+  if (status == 0)
+    return success();
+  llvm::errs() << "dist-run: " << what << " failed (";
+  if (StringRef(message).starts_with("Child timed out"))
+    llvm::errs() << "no result after " << timeoutSeconds
+                 << " s; raise --timeout";
+  else
+    llvm::errs() << (message.empty() ? "exit status " + std::to_string(status)
+                                     : message);
+  llvm::errs() << ")\n";
+  return failure();
+}
+
+/// Runs the serial program in a process of its own.
+static LogicalResult launchSerial(StringRef self, StringRef dir) {
+  SmallVector<std::string> argv = {self.str()};
+  appendWorkerOptions(argv, dir);
+  argv.push_back("--serial");
+  return runChild(argv, std::nullopt, "the serial run");
+}
+
 /// Runs this tool in worker mode on `ranks` MPI processes.
 static LogicalResult launchRanks(StringRef self, StringRef dir, int ranks) {
   std::string mpirun = findMpirun();
@@ -708,14 +815,10 @@ static LogicalResult launchRanks(StringRef self, StringRef dir, int ranks) {
                                    std::to_string(ranks)};
   if (getuid() == 0)
     argv.push_back("--allow-run-as-root");
-  argv.append({self.str(), "--worker", dir.str()});
-  if (keep)
-    argv.push_back("--keep");
-  if (!useBlas)
-    argv.push_back("--blas=false");
+  argv.push_back(self.str());
+  appendWorkerOptions(argv, dir);
   if (corruptRank >= 0)
     argv.push_back("--corrupt-rank=" + std::to_string(corruptRank));
-  SmallVector<StringRef> args(argv.begin(), argv.end());
   // OpenMPI 4 creates its session directory under $TMPDIR with a racy mkdir:
   // two launches sharing a TMPDIR (parallel lit workers) can fail with "File
   // exists". Each launch gets the run's private directory instead.
@@ -725,17 +828,8 @@ static LogicalResult launchRanks(StringRef self, StringRef dir, int ranks) {
       environment.push_back(*entry);
   environment.push_back(("TMPDIR=" + dir).str());
   SmallVector<StringRef> env(environment.begin(), environment.end());
-  std::string message;
-  int status = llvm::sys::ExecuteAndWait(mpirun, args, ArrayRef<StringRef>(env),
-                                         {}, timeoutSeconds, 0, &message);
-  if (status != 0) {
-    llvm::errs() << "dist-run: the " << ranks << "-rank run failed ("
-                 << (message.empty() ? "exit status " + std::to_string(status)
-                                     : message)
-                 << ")\n";
-    return failure();
-  }
-  return success();
+  return runChild(argv, ArrayRef<StringRef>(env),
+                  "the " + Twine(ranks) + "-rank run");
 }
 
 namespace {
@@ -745,6 +839,17 @@ struct Comparison {
 };
 } // namespace
 
+/// Whether `actual` matches `expected` within the tolerances; NaN matches
+/// NaN (both runs computed an undefined value in the same place).
+static bool withinTolerance(double expected, double actual) {
+  if (std::isnan(expected) || std::isnan(actual))
+    return std::isnan(expected) && std::isnan(actual);
+  if (expected == actual) // equal infinities
+    return true;
+  return std::fabs(actual - expected) <=
+         absTolerance + relTolerance * std::fabs(expected);
+}
+
 static void compare(const HostTensor &expected, const HostTensor &actual,
                     Comparison &cmp) {
   for (int64_t i = 0, n = expected.numElements(); i < n; ++i) {
@@ -753,41 +858,13 @@ static void compare(const HostTensor &expected, const HostTensor &actual,
     double rel = abs / std::max(std::fabs(e), 1e-30);
     if (std::isnan(a) != std::isnan(e))
       abs = rel = INFINITY;
-    else if (std::isnan(a))
+    else if (std::isnan(a) || a == e) // NaN in both; equal infinities
       abs = rel = 0;
     cmp.maxAbs = std::max(cmp.maxAbs, abs);
     if (abs > 0)
       cmp.maxRel = std::max(cmp.maxRel, rel);
-    if (!(abs <= absTolerance + relTolerance * std::fabs(e)))
+    if (!withinTolerance(e, a))
       ++cmp.mismatches;
-  }
-}
-
-static double combine(ReductionKind kind, double a, double b) {
-  switch (kind) {
-  case ReductionKind::sum:
-  case ReductionKind::avg:
-    return a + b;
-  case ReductionKind::max:
-    return std::max(a, b);
-  case ReductionKind::min:
-    return std::min(a, b);
-  case ReductionKind::prod:
-    return a * b;
-  }
-  return a + b;
-}
-
-static double identityOf(ReductionKind kind) {
-  switch (kind) {
-  case ReductionKind::max:
-    return -INFINITY;
-  case ReductionKind::min:
-    return INFINITY;
-  case ReductionKind::prod:
-    return 1;
-  default:
-    return 0;
   }
 }
 
@@ -812,9 +889,7 @@ static LogicalResult assembleResult(StringRef dir, int64_t index,
 
   std::map<int64_t, std::vector<double>> replicas;
   for (int r = 0; r < ranks; ++r) {
-    if (failed(readFile(dir.str() + "/result" + std::to_string(index) +
-                            ".rank" + std::to_string(r) + ".bin",
-                        local.data)))
+    if (failed(readFile(resultPath(dir, index, r), local.data)))
       return failure();
     meshmath::Shape coords = meshmath::delinearize(r, layout.meshShape);
     std::vector<double> &target = replicas[meshmath::indexInGroup(
@@ -842,8 +917,7 @@ static LogicalResult assembleResult(StringRef dir, int64_t index,
     global.set(i, result[i]);
   for (auto &[replica, values] : replicas)
     for (int64_t i = 0; i < n; ++i)
-      if (!(std::fabs(values[i] - result[i]) <=
-            absTolerance + relTolerance * std::fabs(result[i])))
+      if (!withinTolerance(result[i], values[i]))
         ++replicaMismatch;
   return success();
 }
@@ -879,11 +953,23 @@ static int runDriver(MLIRContext &context, StringRef self) {
     return 1;
   std::string entrySymbol = entry.getName().str();
 
-  // Work directory.
+  // Work directory. It is removed at the end (unless --keep), so a given
+  // one must be new or empty: dist-run never deletes what it did not write.
   SmallString<128> dir;
   if (!workDirOption.empty()) {
     dir = workDirOption;
-    if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+    std::error_code ec;
+    bool exists = llvm::sys::fs::exists(dir);
+    if (exists && (!llvm::sys::fs::is_directory(dir) ||
+                   llvm::sys::fs::directory_iterator(dir, ec) !=
+                       llvm::sys::fs::directory_iterator())) {
+      llvm::errs() << "dist-run: --work-dir " << dir
+                   << " exists and is not an empty directory; give a new "
+                      "path (dist-run creates it, and removes it unless "
+                      "--keep)\n";
+      return 1;
+    }
+    if ((ec = llvm::sys::fs::create_directories(dir))) {
       llvm::errs() << "dist-run: cannot create " << dir << ": "
                    << ec.message() << "\n";
       return 1;
@@ -942,7 +1028,7 @@ static int runDriver(MLIRContext &context, StringRef self) {
   if (failed(dumpModule(*partitioned, (dir + "/partitioned.mlir").str())))
     return 1;
 
-  // The serial program, run here.
+  // The serial program, run in a process of its own.
   OwningOpRef<ModuleOp> serial = original->clone();
   if (failed(makeSerial(*serial)))
     return 1;
@@ -959,7 +1045,6 @@ static int runDriver(MLIRContext &context, StringRef self) {
       return 1;
     serialResults.push_back(std::move(*result));
   }
-  // The lowering rewrites the serial module: keep what the report needs.
   SmallVector<std::string> resultTypeNames;
   for (Type type : serialEntry.getResultTypes()) {
     std::string text;
@@ -967,13 +1052,11 @@ static int runDriver(MLIRContext &context, StringRef self) {
     type.print(os);
     resultTypeNames.push_back(text);
   }
-  // The inputs are on disk for the ranks already; the serial run may update
-  // them in place.
-  if (failed(execute(*serial, inputs, serialResults,
-                     keep ? (dir + "/serial.o").str() : std::string()))) {
-    llvm::errs() << "dist-run: the serial program failed\n";
+  if (failed(launchSerial(self, dir)))
     return 1;
-  }
+  for (auto [i, result] : llvm::enumerate(serialResults))
+    if (failed(readFile(resultPath(dir, i, /*rank=*/-1), result.data)))
+      return 1;
 
   llvm::outs() << "dist-run: @" << entrySymbol << " on " << ranks
                << " rank(s)";
@@ -1065,6 +1148,15 @@ int main(int argc, char **argv) {
 
   if (!workerDir.empty())
     return runWorker(context);
+  if (numRanks.getNumOccurrences() && numRanks < 1) {
+    llvm::errs() << "dist-run: --ranks must be at least 1, got " << numRanks
+                 << "\n";
+    return 1;
+  }
+  if (!(absTolerance >= 0) || !(relTolerance >= 0)) {
+    llvm::errs() << "dist-run: --atol and --rtol must be numbers >= 0\n";
+    return 1;
+  }
   if (inputFilename.empty()) {
     llvm::errs() << "dist-run: no input file\n";
     return 1;
