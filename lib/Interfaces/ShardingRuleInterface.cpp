@@ -56,10 +56,11 @@ LogicalResult ShardingRule::verify(Operation *op) const {
                                  << " dim " << d << " names factor " << factor
                                  << " of " << getNumFactors();
       // A factor indexes a whole dim, or its major part (a reshape's merged
-      // dim): the dim is a multiple of the factor.
+      // dim): the dim is a multiple of the factor (a factor of size 0 goes
+      // with an empty dim).
       int64_t size = tensor.getDimSize(d), expected = factors[factor].size;
       if (!ShapedType::isDynamic(size) && !ShapedType::isDynamic(expected) &&
-          (expected == 0 || size % expected != 0))
+          (expected == 0 ? size != 0 : size % expected != 0))
         return op->emitOpError() << "sharding rule: " << what << " " << index
                                  << " dim " << d << " has size " << size
                                  << ", which is no multiple of its factor's size "

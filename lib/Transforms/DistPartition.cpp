@@ -416,10 +416,15 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
     if (failed(localType))
       return op->emitOpError() << "result " << i << " of type " << type
                                << " cannot be laid out as " << made.back();
-    if (isa<tensor::EmptyOp>(op) && localType->getShape() != type.getShape() &&
-        !type.hasStaticShape())
-      return op->emitOpError() << "cannot split the dynamic dims of "
-                               << type << " (laid out as " << made.back() << ")";
+    // tensor.empty's dynamic sizes are global values: a split one would
+    // need dividing.
+    if (isa<tensor::EmptyOp>(op) && made.back())
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        if (type.isDynamicDim(d) && d < made.back().getRank() &&
+            !made.back().getDimAxes(d).empty())
+          return op->emitOpError()
+                 << "cannot split dynamic dim " << d << " of " << type
+                 << " (laid out as " << made.back() << ")";
     localTypes.push_back(*localType);
   }
   if (failed(localizeCapturedValues(op)))
@@ -518,6 +523,10 @@ LogicalResult FunctionPartitioner::partitionLoop(scf::ForOp loop) {
       builder, loop.getLoc(), locals.lookup(loop.getLowerBound()),
       locals.lookup(loop.getUpperBound()), locals.lookup(loop.getStep()), inits);
   Block *oldBody = loop.getBody(), *newBody = newLoop.getBody();
+  // A loop that carries nothing gets an empty yield from the builder; the
+  // partitioned body brings its own.
+  if (!newBody->empty())
+    newBody->getTerminator()->erase();
   locals.map(loop.getInductionVar(), newLoop.getInductionVar());
   for (auto [i, pair] : llvm::enumerate(
            llvm::zip(loop.getRegionIterArgs(), newLoop.getRegionIterArgs()))) {

@@ -56,3 +56,14 @@ func.func @complex(%x: tensor<4xcomplex<f32>> {dist.sharding = #dist.sharding<@m
   // expected-note@-3 {{value laid out as #dist.sharding<@mesh_4, [{}]>, needed as #dist.sharding<@mesh_4, [{}], partial = sum{mp}>}}
   return %x : tensor<4xcomplex<f32>>
 }
+
+// -----
+
+// Tests that tensor.empty refuses to split a dynamic dim: its size operand
+// is the global size.
+dist.mesh @mesh_2 [dp = 2]
+func.func @empty_split_dynamic(%n: index) -> (tensor<?x8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}, {}]>}) {
+  // expected-error@+1 {{'tensor.empty' op cannot split dynamic dim 0 of 'tensor<?x8xf32>' (laid out as #dist.sharding<@mesh_2, [{dp}, {}]>)}}
+  %e = tensor.empty(%n) {dist.shardings = [#dist.sharding<@mesh_2, [{dp}, {}]>]} : tensor<?x8xf32>
+  return %e : tensor<?x8xf32>
+}

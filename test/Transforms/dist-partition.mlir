@@ -712,6 +712,53 @@ func.func @loop_nonlinear_yield(%a: tensor<8x16xf32> {dist.sharding = #dist.shar
 
 // -----
 
+// Tests a loop that carries nothing: its body is partitioned like any other,
+// and it ends with one (empty, so unprinted) yield.
+dist.mesh @mesh_2 [dp = 2]
+// CHECK-LABEL: func.func @loop_without_results
+// CHECK: scf.for
+// CHECK-NEXT: math.exp %{{.*}} : tensor<4xf32>
+// CHECK-NEXT: }
+func.func @loop_without_results(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}]>}, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %y = math.exp %x : tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Tests empty dims: a split dim of size 0 stays 0 on every rank, and a matmul
+// over an empty contraction dim keeps its rows split.
+dist.mesh @mesh_2 [dp = 2]
+// CHECK-LABEL: func.func @empty_dims
+// CHECK: math.exp %{{.*}} : tensor<0x8xf32>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x0xf32>, tensor<0x4xf32>) outs(%{{.*}} : tensor<4x4xf32>)
+func.func @empty_dims(%x: tensor<0x8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}, {}]>},
+                      %a: tensor<8x0xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}, {}]>},
+                      %b: tensor<0x4xf32>, %c: tensor<8x4xf32>) -> (tensor<0x8xf32>, tensor<8x4xf32>) {
+  %y = math.exp %x : tensor<0x8xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<8x0xf32>, tensor<0x4xf32>) outs(%c : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %y, %r : tensor<0x8xf32>, tensor<8x4xf32>
+}
+
+// -----
+
+// Tests that tensor.empty splits a static dim next to a dynamic one: the
+// dynamic size stays the operand's.
+dist.mesh @mesh_2 [dp = 2]
+// CHECK-LABEL: func.func @empty_static_split
+// CHECK-SAME: (%[[N:.*]]: index)
+// CHECK: tensor.empty(%[[N]]) : tensor<?x4xf32>
+func.func @empty_static_split(%n: index) -> (tensor<?x8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{}, {dp}]>}) {
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  return %e : tensor<?x8xf32>
+}
+
+// -----
+
 // Tests calls with one layout per callee: the call site passes operands as
 // the callee's arguments are laid out and gets its results as the callee's
 // results are; the caller's unannotated arguments take the callee's layouts,
