@@ -128,8 +128,9 @@ public:
 private:
   void declare(RewriterBase &rewriter, StringRef name, TypeRange args,
                TypeRange results) {
-    declareExternalFunction(rewriter, module, symbolTable, name, args,
-                            results);
+    if (failed(declareExternalFunction(rewriter, module, symbolTable, name,
+                                       args, results)))
+      reportedError = true;
   }
 
   /// A constant i64 global holding `values`, one per distinct array. Short

@@ -39,9 +39,10 @@ static bool fitsCblas(Type type) {
 }
 
 struct MatmulToBlas : public OpRewritePattern<linalg::MatmulOp> {
-  MatmulToBlas(MLIRContext *context, ModuleOp module, SymbolTable &symbols)
+  MatmulToBlas(MLIRContext *context, ModuleOp module, SymbolTable &symbols,
+               bool &reportedError)
       : OpRewritePattern<linalg::MatmulOp>(context), module(module),
-        symbols(symbols) {}
+        symbols(symbols), reportedError(reportedError) {}
 
   LogicalResult matchAndRewrite(linalg::MatmulOp op,
                                 PatternRewriter &rewriter) const override {
@@ -87,8 +88,9 @@ struct MatmulToBlas : public OpRewritePattern<linalg::MatmulOp> {
         leadingDim(b),            one,
         buildBufferAddress(rewriter, loc, c, bytes), leadingDim(c)};
     StringRef callee = elementType.isF32() ? "cblas_sgemm" : "cblas_dgemm";
-    declareExternalFunction(rewriter, module, symbols, callee,
-                            ValueRange(args).getTypes(), {});
+    if (failed(declareExternalFunction(rewriter, module, symbols, callee,
+                                       ValueRange(args).getTypes(), {})))
+      reportedError = true;
     func::CallOp::create(rewriter, loc, callee, TypeRange{}, args);
     rewriter.eraseOp(op);
     return success();
@@ -96,6 +98,8 @@ struct MatmulToBlas : public OpRewritePattern<linalg::MatmulOp> {
 
   ModuleOp module;
   SymbolTable &symbols;
+  /// Set when a symbol of the module holds a BLAS name with another type.
+  bool &reportedError;
 };
 
 struct DistMatmulToBlasPass
@@ -104,8 +108,11 @@ struct DistMatmulToBlasPass
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     RewritePatternSet patterns(&getContext());
-    patterns.add<MatmulToBlas>(&getContext(), module, symbols);
+    bool reportedError = false;
+    patterns.add<MatmulToBlas>(&getContext(), module, symbols, reportedError);
     walkAndApplyPatterns(module, std::move(patterns));
+    if (reportedError)
+      signalPassFailure();
   }
 };
 

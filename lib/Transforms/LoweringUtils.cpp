@@ -25,15 +25,24 @@ Value dist::buildBufferAddress(OpBuilder &builder, Location loc, Value memref,
       address64);
 }
 
-void dist::declareExternalFunction(OpBuilder &builder, ModuleOp module,
-                                   SymbolTable &symbolTable, StringRef name,
-                                   TypeRange args, TypeRange results) {
-  if (symbolTable.lookup(name))
-    return;
+LogicalResult dist::declareExternalFunction(OpBuilder &builder,
+                                            ModuleOp module,
+                                            SymbolTable &symbolTable,
+                                            StringRef name, TypeRange args,
+                                            TypeRange results) {
+  FunctionType type = builder.getFunctionType(args, results);
+  if (Operation *existing = symbolTable.lookup(name)) {
+    auto fn = dyn_cast<func::FuncOp>(existing);
+    if (fn && fn.getFunctionType() == type)
+      return success();
+    return existing->emitOpError()
+           << "uses the name @" << name << ", which the lowering calls as "
+           << type << "; rename it";
+  }
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(module.getBody());
-  auto fn = func::FuncOp::create(builder, module.getLoc(), name,
-                                 builder.getFunctionType(args, results));
+  auto fn = func::FuncOp::create(builder, module.getLoc(), name, type);
   fn.setPrivate();
   symbolTable.insert(fn);
+  return success();
 }

@@ -15,10 +15,11 @@ Value buildBufferAddress(OpBuilder &builder, Location loc, Value memref,
                          int64_t elementBytes);
 
 /// Declares `name` as a private external function of `module` with the given
-/// signature, unless a symbol of that name exists.
-void declareExternalFunction(OpBuilder &builder, ModuleOp module,
-                             SymbolTable &symbolTable, StringRef name,
-                             TypeRange args, TypeRange results);
+/// signature, unless a function of that name and signature exists. Another
+/// symbol of that name is reported (the generated call could not use it).
+LogicalResult declareExternalFunction(OpBuilder &builder, ModuleOp module,
+                                      SymbolTable &symbolTable, StringRef name,
+                                      TypeRange args, TypeRange results);
 
 } // namespace mlir::dist
 

@@ -1,8 +1,8 @@
-// RUN: dist-opt %s --dist-matmul-to-blas -verify-diagnostics | FileCheck %s
+// RUN: dist-opt %s --split-input-file --dist-matmul-to-blas -verify-diagnostics | FileCheck %s
 
-// dist-matmul-to-blas rejects nothing: a matmul CBLAS cannot take stays a
-// linalg.matmul for the loop lowering, without a diagnostic (no
-// expected-error here, and -verify-diagnostics fails on any).
+// dist-matmul-to-blas rejects no matmul: one CBLAS cannot take stays a
+// linalg.matmul for the loop lowering, without a diagnostic. It rejects a
+// module symbol that has a CBLAS name and another type (last case).
 
 // Tests that sizes beyond CBLAS's 32-bit ints, dynamic row strides and mixed
 // element types are left alone.
@@ -17,3 +17,14 @@ func.func @declined(%a: memref<3000000000x2xf32>, %b: memref<2x2xf32>, %c: memre
   linalg.matmul ins(%h, %h : memref<4x4xf16>, memref<4x4xf16>) outs(%f : memref<4x4xf32>)
   return
 }
+
+// -----
+
+// Tests that a module function named like the CBLAS routine, with another
+// type, is reported instead of called with the wrong arguments.
+func.func @clash(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x4xf32>, memref<4x4xf32>) outs(%c : memref<4x4xf32>)
+  return
+}
+// expected-error@+1 {{'func.func' op uses the name @cblas_sgemm, which the lowering calls as '(i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32) -> ()'; rename it}}
+func.func private @cblas_sgemm(i32)
