@@ -81,6 +81,13 @@ struct DistDecomposeAggregatesPass
         [&](linalg::AggregatedOpInterface op) { aggregates.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (linalg::AggregatedOpInterface op : aggregates) {
+      // Upstream's decompositions build tensor ops.
+      if (llvm::any_of(op->getOperandTypes(), llvm::IsaPred<BaseMemRefType>)) {
+        op->emitOpError() << "works on buffers; dist-decompose-aggregates "
+                             "decomposes aggregates on tensors (run it before "
+                             "bufferization)";
+        return signalPassFailure();
+      }
       rewriter.setInsertionPoint(op);
       FailureOr<SmallVector<Value>> results = op.decomposeOperation(rewriter);
       if (failed(results)) {
