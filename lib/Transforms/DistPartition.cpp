@@ -693,6 +693,57 @@ static DictionaryAttr renameSharding(DictionaryAttr attrs, StringAttr name) {
   return DictionaryAttr::get(attrs.getContext(), entries);
 }
 
+/// The local type of a function argument or result (`what` and `index` name
+/// it) of global type `type`; `attrs` get the sharding renamed to
+/// `dist.partitioned_as`. Unannotated, it keeps its type.
+static FailureOr<Type> localizeBoundary(func::FuncOp func, MeshOp mesh,
+                                        Type type, DictionaryAttr &attrs,
+                                        StringRef what, unsigned index) {
+  ShardingAttr s = getBoundarySharding(attrs);
+  if (!s)
+    return type;
+  FailureOr<RankedTensorType> local =
+      getLocalType(cast<RankedTensorType>(type), s, mesh);
+  if (failed(local))
+    return func.emitOpError() << what << " " << index
+                              << " cannot be laid out as " << s;
+  attrs = renameSharding(
+      attrs, StringAttr::get(func.getContext(),
+                             DistDialect::getPartitionedAsAttrName()));
+  return Type(*local);
+}
+
+/// A declaration's signature takes the local types of its boundary
+/// shardings: its definition, elsewhere, is a per-rank function, and its
+/// partitioned callers pass local values.
+static LogicalResult partitionDeclaration(func::FuncOp func, MeshOp mesh) {
+  SmallVector<Type> argTypes, resultTypes;
+  SmallVector<DictionaryAttr> argAttrs, resultAttrs;
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    DictionaryAttr attrs = func.getArgAttrDict(i);
+    FailureOr<Type> local =
+        localizeBoundary(func, mesh, type, attrs, "argument", i);
+    if (failed(local))
+      return failure();
+    argTypes.push_back(*local);
+    argAttrs.push_back(attrs);
+  }
+  for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
+    DictionaryAttr attrs = func.getResultAttrDict(i);
+    FailureOr<Type> local =
+        localizeBoundary(func, mesh, type, attrs, "result", i);
+    if (failed(local))
+      return failure();
+    resultTypes.push_back(*local);
+    resultAttrs.push_back(attrs);
+  }
+  func.setAllArgAttrs(argAttrs);
+  func.setAllResultAttrs(resultAttrs);
+  func.setFunctionType(
+      FunctionType::get(func.getContext(), argTypes, resultTypes));
+  return success();
+}
+
 LogicalResult FunctionPartitioner::run() {
   Block &body = func.getBody().front();
   // One pass over the body (a walk of a long op list is a cache miss per op):
@@ -710,9 +761,6 @@ LogicalResult FunctionPartitioner::run() {
     if (walk.wasInterrupted())
       return failure();
   }
-  StringAttr localName =
-      StringAttr::get(func.getContext(), DistDialect::getPartitionedAsAttrName());
-
   // Arguments: local types, local layouts. Attributes are set once for all
   // arguments (setting them one by one is quadratic in the argument count).
   SmallVector<Type> argTypes;
@@ -721,15 +769,13 @@ LogicalResult FunctionPartitioner::run() {
     Type type = arg.getType();
     DictionaryAttr attrs = func.getArgAttrDict(arg.getArgNumber());
     if (ShardingAttr s = getBoundarySharding(attrs)) {
-      FailureOr<RankedTensorType> local =
-          getLocalType(cast<RankedTensorType>(type), s, mesh);
+      FailureOr<Type> local = localizeBoundary(func, mesh, type, attrs,
+                                               "argument", arg.getArgNumber());
       if (failed(local))
-        return func.emitOpError() << "argument " << arg.getArgNumber()
-                                  << " cannot be laid out as " << s;
+        return failure();
       globals[arg].layout = s;
       globals[arg].type = type;
       arg.setType(*local);
-      attrs = renameSharding(attrs, localName);
     }
     argAttrs.push_back(attrs);
     locals.map(arg, arg);
@@ -754,18 +800,12 @@ LogicalResult FunctionPartitioner::run() {
   SmallVector<Type> resultTypes;
   SmallVector<DictionaryAttr> resultAttrs;
   for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
-    Type localType = type;
     DictionaryAttr attrs = func.getResultAttrDict(i);
-    if (ShardingAttr s = getBoundarySharding(attrs)) {
-      FailureOr<RankedTensorType> local =
-          getLocalType(cast<RankedTensorType>(type), s, mesh);
-      if (failed(local))
-        return func.emitOpError() << "result " << i
-                                  << " cannot be laid out as " << s;
-      localType = *local;
-      attrs = renameSharding(attrs, localName);
-    }
-    resultTypes.push_back(localType);
+    FailureOr<Type> local =
+        localizeBoundary(func, mesh, type, attrs, "result", i);
+    if (failed(local))
+      return failure();
+    resultTypes.push_back(*local);
     resultAttrs.push_back(attrs);
   }
   func.setAllResultAttrs(resultAttrs);
@@ -823,13 +863,16 @@ struct DistPartitionPass
     SymbolTableCollection symbolTables;
     auto &ruleCache = getAnalysis<ShardingRuleCache>();
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (func.isExternal())
-        continue;
       FailureOr<MeshOp> mesh = getFunctionMesh(func, symbolTables);
       if (failed(mesh))
         return signalPassFailure();
       if (!*mesh)
         continue;
+      if (func.isExternal()) {
+        if (failed(partitionDeclaration(func, *mesh)))
+          return signalPassFailure();
+        continue;
+      }
       if (!func.getBody().hasOneBlock()) {
         func.emitOpError() << "has " << func.getBody().getBlocks().size()
                            << " blocks; dist-partition handles functions with "

@@ -759,6 +759,21 @@ func.func @empty_static_split(%n: index) -> (tensor<?x8xf32> {dist.sharding = #d
 
 // -----
 
+// Tests a declaration with boundary shardings: its signature takes the local
+// types (its definition elsewhere is a per-rank function), and the call
+// passes local values.
+dist.mesh @mesh_2 [dp = 2]
+// CHECK-LABEL: func.func private @external(tensor<4xf32> {dist.partitioned_as = #dist.sharding<@mesh_2, [{dp}]>}) -> (tensor<4xf32> {dist.partitioned_as = #dist.sharding<@mesh_2, [{dp}]>})
+// CHECK-LABEL: func.func @calls_external
+// CHECK: call @external(%{{.*}}) : (tensor<4xf32>) -> tensor<4xf32>
+func.func private @external(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}]>}) -> (tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}]>})
+func.func @calls_external(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %y = func.call @external(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
 // Tests calls with one layout per callee: the call site passes operands as
 // the callee's arguments are laid out and gets its results as the callee's
 // results are; the caller's unannotated arguments take the callee's layouts,
