@@ -883,6 +883,23 @@ struct DistPartitionPass
       if (failed(partitioner.run()))
         return signalPassFailure();
     }
+    // A function used as a value keeps its global type there; only direct
+    // calls are rewritten.
+    WalkResult indirect = getOperation().walk([&](func::ConstantOp constant) {
+      auto callee = symbolTables.lookupNearestSymbolFrom<func::FuncOp>(
+          constant, constant.getValueAttr());
+      if (!callee || callee.getFunctionType() == constant.getType())
+        return WalkResult::advance();
+      constant.emitOpError()
+          << "refers to @" << callee.getName()
+          << ", whose signature dist-partition changed to "
+          << callee.getFunctionType()
+          << "; functions used as values (func.call_indirect) cannot be "
+             "partitioned";
+      return WalkResult::interrupt();
+    });
+    if (indirect.wasInterrupted())
+      signalPassFailure();
   }
 };
 } // namespace

@@ -67,3 +67,18 @@ func.func @empty_split_dynamic(%n: index) -> (tensor<?x8xf32> {dist.sharding = #
   %e = tensor.empty(%n) {dist.shardings = [#dist.sharding<@mesh_2, [{dp}, {}]>]} : tensor<?x8xf32>
   return %e : tensor<?x8xf32>
 }
+
+// -----
+
+// Tests that a partitioned function used as a value is reported: its
+// signature becomes local, and the indirect call cannot follow.
+dist.mesh @mesh_2 [dp = 2]
+func.func @callee(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}]>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+func.func @indirect(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error@+1 {{'func.constant' op refers to @callee, whose signature dist-partition changed to '(tensor<4xf32>) -> tensor<8xf32>'; functions used as values (func.call_indirect) cannot be partitioned}}
+  %fn = func.constant @callee : (tensor<8xf32>) -> tensor<8xf32>
+  %y = func.call_indirect %fn(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
