@@ -1269,3 +1269,14 @@ func.func private @f(tensor<8xi32> {dist.input_range = array<i64: 5, 5>})
 // Tests that dist.input_range applies to integers only.
 // expected-error@+1 {{'func.func' op argument 0: 'dist.input_range' applies to integer arguments, not 'tensor<8xf32>'}}
 func.func private @f(tensor<8xf32> {dist.input_range = array<i64: 0, 5>})
+
+// -----
+
+// Tests that an all_gather whose result size overflows 64 bits is reported,
+// not wrapped around.
+dist.mesh @huge [a = 1073741824]
+func.func @gather_overflow(%x: tensor<8589934592xf32>) -> tensor<0xf32> {
+  // expected-error@+1 {{'dist.all_gather' op operand dim 0 of size 8589934592 times the group size 1073741824 of axes [a] on @huge overflows a 64-bit size}}
+  %0 = dist.all_gather %x on @huge [a] dim = 0 : tensor<8589934592xf32> -> tensor<0xf32>
+  return %0 : tensor<0xf32>
+}

@@ -6,6 +6,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <limits>
 
@@ -281,7 +282,13 @@ static LogicalResult verifyScaledDim(Operation *op, ShapedType input,
   if (!multiply && in % groupSize != 0)
     return op->emitOpError() << "operand dim " << d << " of size " << in
                              << " is not divisible by " << group;
-  int64_t expected = multiply ? in * groupSize : in / groupSize;
+  int64_t expected;
+  if (!multiply)
+    expected = in / groupSize;
+  else if (llvm::MulOverflow(in, groupSize, expected))
+    return op->emitOpError() << "operand dim " << d << " of size " << in
+                             << " times " << group
+                             << " overflows a 64-bit size";
   if (!ShapedType::isDynamic(out) && out != expected)
     return op->emitOpError()
            << "result dim " << d << " has size " << out << ", expected "
