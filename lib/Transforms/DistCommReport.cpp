@@ -11,8 +11,11 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <limits>
 
 #define DEBUG_TYPE "dist-comm-report"
 
@@ -38,6 +41,8 @@ struct CollectiveCost {
   /// Executions per run of the function: the product of the trip counts of
   /// the enclosing loops (std::nullopt if one is not constant).
   std::optional<int64_t> executions = 1;
+  /// Set when a count does not fit in 64 bits (it is then unknown).
+  bool tooLarge = false;
 };
 
 struct GroupTotal {
@@ -62,27 +67,43 @@ static RankedTensorType getMeasuredType(Operation *op) {
   return cast<RankedTensorType>(op->getOperand(0).getType());
 }
 
-/// Bytes each rank sends for `bytes` over `g` ranks (see the pass docs).
-static int64_t sentPerRank(Operation *op, int64_t bytes, int64_t g) {
+/// Bytes each rank sends for `bytes` over `g` ranks (see the pass docs),
+/// computed in 128 bits: at most 2 * `bytes`.
+static __int128 sentPerRank(Operation *op, int64_t bytes, int64_t g) {
   if (g <= 1)
     return 0;
   if (isa<AllReduceOp>(op))
-    return 2 * (g - 1) * bytes / g;
+    return (__int128)2 * (g - 1) * bytes / g;
   if (isa<PermuteOp>(op))
     return bytes;
-  return (g - 1) * bytes / g;
+  return (__int128)(g - 1) * bytes / g;
+}
+
+/// `value` if it fits in 64 bits; otherwise `tooLarge` is set.
+static std::optional<int64_t> fitOrFlag(__int128 value, bool &tooLarge) {
+  if (value > std::numeric_limits<int64_t>::max()) {
+    tooLarge = true;
+    return std::nullopt;
+  }
+  return (int64_t)value;
 }
 
 /// How often `op` runs per execution of its function: the product of the
-/// constant trip counts of the scf.for loops around it.
-static std::optional<int64_t> getExecutions(Operation *op) {
+/// constant trip counts of the scf.for loops around it (std::nullopt for a
+/// trip count that is not constant; `tooLarge` when the product overflows).
+static std::optional<int64_t> getExecutions(Operation *op, bool &tooLarge) {
   int64_t executions = 1;
   for (auto loop = op->getParentOfType<scf::ForOp>(); loop;
        loop = loop->getParentOfType<scf::ForOp>()) {
     std::optional<APInt> trips = loop.getStaticTripCount();
     if (!trips)
       return std::nullopt;
-    executions *= trips->getSExtValue();
+    if (trips->getActiveBits() > 63 ||
+        llvm::MulOverflow(executions, (int64_t)trips->getZExtValue(),
+                          executions)) {
+      tooLarge = true;
+      return std::nullopt;
+    }
   }
   return executions;
 }
@@ -117,13 +138,20 @@ void DistCommReportPass::runOnOperation() {
       cost.elementBytes = 1;
     cost.elementBytes *=
         element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8 : 8;
-    cost.executions = getExecutions(op);
+    cost.executions = getExecutions(op, cost.tooLarge);
     if (type.hasStaticShape()) {
-      cost.elements = type.getNumElements();
-      cost.bytes = *cost.elements * cost.elementBytes;
-      if (cost.executions)
-        cost.sentPerRank =
-            sentPerRank(op, *cost.bytes, cost.groupSize) * *cost.executions;
+      __int128 elements = 1;
+      for (int64_t size : type.getShape())
+        if ((elements *= size) > std::numeric_limits<int64_t>::max())
+          break;
+      cost.elements = fitOrFlag(elements, cost.tooLarge);
+      if (cost.elements)
+        cost.bytes = fitOrFlag((__int128)*cost.elements * cost.elementBytes,
+                               cost.tooLarge);
+      if (cost.bytes && cost.executions)
+        cost.sentPerRank = fitOrFlag(
+            sentPerRank(op, *cost.bytes, cost.groupSize) * *cost.executions,
+            cost.tooLarge);
     }
     costs.push_back(cost);
   });
@@ -137,7 +165,9 @@ void DistCommReportPass::runOnOperation() {
            << cost.groupSize << " ranks): ";
     std::string element;
     llvm::raw_string_ostream(element) << getMeasuredType(cost.op).getElementType();
-    if (!cost.bytes)
+    if (cost.tooLarge)
+      remark << "more than 2^63 elements, bytes or executions: bytes unknown";
+    else if (!cost.bytes)
       remark << "dynamic shape, bytes unknown";
     else if (!cost.executions)
       remark << *cost.elements << " x " << element << " = " << *cost.bytes
@@ -150,19 +180,21 @@ void DistCommReportPass::runOnOperation() {
                      : std::string());
     GroupTotal &group = perGroup[cost.group];
     ++group.collectives;
-    if (cost.sentPerRank) {
-      group.sentPerRank += *cost.sentPerRank;
-      total += *cost.sentPerRank;
-    } else {
-      group.anyUnknown = anyUnknown = true;
-    }
+    if (cost.sentPerRank &&
+        !llvm::AddOverflow(group.sentPerRank, *cost.sentPerRank,
+                           group.sentPerRank) &&
+        !llvm::AddOverflow(total, *cost.sentPerRank, total))
+      continue;
+    group.anyUnknown = anyUnknown = true;
   }
 
   InFlightDiagnostic summary = emitRemark(getOperation().getLoc());
   summary << "dist-comm-report: " << costs.size()
           << (costs.size() == 1 ? " collective" : " collectives")
           << "; each rank sends " << total << " B"
-          << (anyUnknown ? " plus unknown (dynamic shapes or trip counts)" : "");
+          << (anyUnknown ? " plus unknown (dynamic shapes or trip counts, or "
+                           "counts over 2^63)"
+                         : "");
   for (auto &[group, totals] : perGroup)
     summary << "; " << group << ": " << totals.collectives
             << (totals.collectives == 1 ? " collective, " : " collectives, ")

@@ -65,4 +65,4 @@ func.func @in_loops(%x: tensor<8x16xf32>, %n: index) {
 }
 
 // The totals: the loop's 12 executions count, the unknown ones are flagged.
-// CHECK: remark: dist-comm-report: 10 collectives; each rank sends 12368 B plus unknown (dynamic shapes or trip counts); [mp]: 5 collectives, 11912 B; [dp, mp]: 1 collective, 448 B; [dp]: 4 collectives, 8 B
+// CHECK: remark: dist-comm-report: 10 collectives; each rank sends 12368 B plus unknown (dynamic shapes or trip counts, or counts over 2^63); [mp]: 5 collectives, 11912 B; [dp, mp]: 1 collective, 448 B; [dp]: 4 collectives, 8 B
