@@ -85,12 +85,23 @@ void DistVerifyPass::runOnOperation() {
     }
     if (auto func = dyn_cast<FunctionOpInterface>(op)) {
       StringRef name = DistDialect::getShardingAttrName();
+      // dist-partition renames the boundary shardings dist.partitioned_as.
+      auto count = [&](bool sharded, StringRef what, unsigned i) {
+        if (!sharded)
+          return;
+        ++numShardedBoundaryValues;
+        if (parsedPhase != Phase::Partitioned)
+          return;
+        func->emitOpError()
+            << what << " " << i << " has a " << name
+            << " (a global program's annotation) in a partitioned program; "
+               "partition it first (dist-auto-partition)";
+        failedCheck = true;
+      };
       for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-        if (func.getArgAttr(i, name))
-          ++numShardedBoundaryValues;
+        count(bool(func.getArgAttr(i, name)), "argument", i);
       for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
-        if (func.getResultAttr(i, name))
-          ++numShardedBoundaryValues;
+        count(bool(func.getResultAttr(i, name)), "result", i);
     }
   });
   if (failedCheck)

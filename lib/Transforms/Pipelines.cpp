@@ -50,6 +50,8 @@ void dist::buildAutoPartitionPipeline(OpPassManager &pm,
 
 void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
                                     const LowerToLLVMOptions &options) {
+  // The input is a per-rank program (or one without annotations).
+  pm.addPass(createDistVerify(DistVerifyOptions{"partitioned", false}));
   pm.addPass(createDistDecomposeAggregates());
   // arith/math ops on tensors have no bufferization: make them linalg ops.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());

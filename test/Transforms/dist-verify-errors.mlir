@@ -128,6 +128,17 @@ func.func @f(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
 
 // -----
 
+// Tests that boundary shardings are rejected in a partitioned program
+// (dist-partition renames them dist.partitioned_as).
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op argument 1 has a dist.sharding (a global program's annotation) in a partitioned program; partition it first (dist-auto-partition)}}
+func.func @boundary(%x: tensor<4x16xf32> {dist.partitioned_as = #dist.sharding<@mesh_2x4, [{dp}, {}]>},
+                    %y: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}, {}]>}) -> tensor<4x16xf32> {
+  return %x : tensor<4x16xf32>
+}
+
+// -----
+
 // Tests that every remaining annotation is reported, next to valid
 // collectives, also in a nested region.
 dist.mesh @mesh_2x4 [dp = 2, mp = 4]
