@@ -1266,6 +1266,14 @@ func.func private @f(tensor<8xi32> {dist.input_range = array<i64: 5, 5>})
 
 // -----
 
+// Tests that dist.input_range must fit its element type (hi is exclusive:
+// [-128, 128) fits i8, [0, 2^32) does not fit i32).
+func.func private @fits(tensor<8xi8> {dist.input_range = array<i64: -128, 128>})
+// expected-error@+1 {{'func.func' op argument 0: 'dist.input_range' [0, 4294967296) does not fit 'i32' (-2147483648 .. 2147483647)}}
+func.func private @too_wide(tensor<8xi32> {dist.input_range = array<i64: 0, 4294967296>})
+
+// -----
+
 // Tests that dist.input_range applies to integers only.
 // expected-error@+1 {{'func.func' op argument 0: 'dist.input_range' applies to integer arguments, not 'tensor<8xf32>'}}
 func.func private @f(tensor<8xf32> {dist.input_range = array<i64: 0, 5>})

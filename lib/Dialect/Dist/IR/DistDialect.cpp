@@ -66,6 +66,18 @@ static LogicalResult verifyInputRange(Operation *op, NamedAttribute attr,
     return op->emitOpError() << "argument " << argIndex << ": '"
                              << attr.getName().getValue()
                              << "' applies to integer arguments, not " << type;
+  // Values lo .. hi - 1 must fit the element type: signed, except i1 (0, 1).
+  Type element = getElementTypeOrSelf(type);
+  unsigned width = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
+  if (width < 64) {
+    int64_t min = width == 1 ? 0 : -(int64_t(1) << (width - 1));
+    int64_t max = width == 1 ? 1 : (int64_t(1) << (width - 1)) - 1;
+    if (range[0] < min || range[1] - 1 > max)
+      return op->emitOpError()
+             << "argument " << argIndex << ": '" << attr.getName().getValue()
+             << "' [" << range[0] << ", " << range[1] << ") does not fit "
+             << element << " (" << min << " .. " << max << ")";
+  }
   return success();
 }
 
