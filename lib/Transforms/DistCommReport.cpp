@@ -165,8 +165,11 @@ void DistCommReportPass::runOnOperation() {
            << cost.groupSize << " ranks): ";
     std::string element;
     llvm::raw_string_ostream(element) << getMeasuredType(cost.op).getElementType();
-    if (cost.tooLarge)
-      remark << "more than 2^63 elements, bytes or executions: bytes unknown";
+    if (cost.tooLarge && cost.bytes)
+      remark << *cost.elements << " x " << element << " = " << *cost.bytes
+             << " B, sent more than 2^63 times or bytes: bytes unknown";
+    else if (cost.tooLarge)
+      remark << "more than 2^63 elements or bytes: bytes unknown";
     else if (!cost.bytes)
       remark << "dynamic shape, bytes unknown";
     else if (!cost.executions)
@@ -180,11 +183,15 @@ void DistCommReportPass::runOnOperation() {
                      : std::string());
     GroupTotal &group = perGroup[cost.group];
     ++group.collectives;
+    // A total that would overflow stays as it was, and counts as unknown.
+    int64_t groupSum, totalSum;
     if (cost.sentPerRank &&
-        !llvm::AddOverflow(group.sentPerRank, *cost.sentPerRank,
-                           group.sentPerRank) &&
-        !llvm::AddOverflow(total, *cost.sentPerRank, total))
+        !llvm::AddOverflow(group.sentPerRank, *cost.sentPerRank, groupSum) &&
+        !llvm::AddOverflow(total, *cost.sentPerRank, totalSum)) {
+      group.sentPerRank = groupSum;
+      total = totalSum;
       continue;
+    }
     group.anyUnknown = anyUnknown = true;
   }
 

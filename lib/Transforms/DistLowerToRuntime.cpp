@@ -17,6 +17,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <map>
 #include <vector>
@@ -128,9 +129,14 @@ public:
 private:
   void declare(RewriterBase &rewriter, StringRef name, TypeRange args,
                TypeRange results) {
+    // A clashing name is reported once, not at every call.
+    if (clashingNames.contains(name))
+      return;
     if (failed(declareExternalFunction(rewriter, module, symbolTable, name,
-                                       args, results)))
+                                       args, results))) {
+      clashingNames.insert(name);
       reportedError = true;
+    }
   }
 
   /// A constant i64 global holding `values`, one per distinct array. Short
@@ -146,7 +152,8 @@ private:
       std::string name = "__dist_i64";
       if (values.size() <= 8)
         for (int64_t value : values) // -1 is "_m1": a bare identifier.
-          name += (value < 0 ? "_m" : "_") + std::to_string(std::abs(value));
+          name += value < 0 ? "_m" + std::to_string(-(uint64_t)value)
+                            : "_" + std::to_string(value);
       else
         name += "_table";
       OpBuilder::InsertionGuard guard(rewriter);
@@ -167,6 +174,7 @@ private:
   SymbolTable symbolTable;
   SymbolTableCollection symbolTables;
   std::map<std::vector<int64_t>, StringAttr> globalNames;
+  llvm::StringSet<> clashingNames;
 };
 
 /// A buffer's data as the runtime needs it: contiguous, with its element

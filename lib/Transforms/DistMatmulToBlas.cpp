@@ -46,6 +46,9 @@ struct MatmulToBlas : public OpRewritePattern<linalg::MatmulOp> {
 
   LogicalResult matchAndRewrite(linalg::MatmulOp op,
                                 PatternRewriter &rewriter) const override {
+    // After a name clash the pass fails: report it once.
+    if (reportedError)
+      return failure();
     if (!op.hasPureBufferSemantics() || op.hasUserDefinedMaps() ||
         op.getCast() != linalg::TypeFn::cast_signed)
       return failure();

@@ -41,10 +41,12 @@ func.func @f(%a: memref<?xf32>, %b: memref<?xf32>) {
 // -----
 
 // Tests that a module function named like a runtime function, with another
-// type, is reported instead of called with the wrong arguments.
+// type, is reported (once, for two calls) instead of called with the wrong
+// arguments.
 dist.mesh @mesh_4 [mp = 4]
 func.func @clash(%a: memref<8xf32>) {
   dist.buffer.all_reduce %a on @mesh_4 [mp] sum : memref<8xf32>
+  dist.buffer.all_reduce %a on @mesh_4 [mp] max : memref<8xf32>
   return
 }
 // expected-error@+1 {{'func.func' op uses the name @dist_get_group, which the lowering calls as '(!llvm.ptr, i32, !llvm.ptr, i32) -> !llvm.ptr'; rename it}}

@@ -21,8 +21,10 @@ func.func @declined(%a: memref<3000000000x2xf32>, %b: memref<2x2xf32>, %c: memre
 // -----
 
 // Tests that a module function named like the CBLAS routine, with another
-// type, is reported instead of called with the wrong arguments.
+// type, is reported (once, for two matmuls) instead of called with the wrong
+// arguments.
 func.func @clash(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x4xf32>, memref<4x4xf32>) outs(%c : memref<4x4xf32>)
   linalg.matmul ins(%a, %b : memref<4x4xf32>, memref<4x4xf32>) outs(%c : memref<4x4xf32>)
   return
 }

@@ -584,12 +584,20 @@ static double combine(ReductionKind kind, double a, double b) {
   return a + b;
 }
 
-static double identityOf(ReductionKind kind) {
+/// The identity of `kind` on elements of `elementType`, as a double the
+/// element type holds: for integers, the extreme values of their width (for
+/// i64 and index, the largest double below 2^63, which is above any input).
+static double identityOf(ReductionKind kind, Type elementType) {
+  bool isFloat = isa<FloatType>(elementType);
+  unsigned width =
+      elementType.isIndex() ? 64 : elementType.getIntOrFloatBitWidth();
   switch (kind) {
   case ReductionKind::max:
-    return -INFINITY;
+    return isFloat ? -INFINITY : -std::ldexp(1.0, width - 1);
   case ReductionKind::min:
-    return INFINITY;
+    return isFloat ? INFINITY
+                   : width >= 64 ? std::nextafter(std::ldexp(1.0, 63), 0.0)
+                                 : std::ldexp(1.0, width - 1) - 1;
   case ReductionKind::prod:
     return 1;
   default:
@@ -673,7 +681,7 @@ static int runWorker(MLIRContext &context) {
         meshmath::indexInGroup(coords, layout.meshShape, layout.partialAxes) !=
             0)
       for (int64_t e = 0, n = local->numElements(); e < n; ++e)
-        local->set(e, identityOf(layout.partialKind));
+        local->set(e, identityOf(layout.partialKind, local->elementType));
     args.push_back(std::move(*local));
   }
   for (auto [i, type] : llvm::enumerate(wrapper.getResultTypes())) {
@@ -844,8 +852,8 @@ struct Comparison {
 static bool withinTolerance(double expected, double actual) {
   if (std::isnan(expected) || std::isnan(actual))
     return std::isnan(expected) && std::isnan(actual);
-  if (expected == actual) // equal infinities
-    return true;
+  if (std::isinf(expected) || std::isinf(actual))
+    return expected == actual;
   return std::fabs(actual - expected) <=
          absTolerance + relTolerance * std::fabs(expected);
 }
@@ -895,7 +903,7 @@ static LogicalResult assembleResult(StringRef dir, int64_t index,
     std::vector<double> &target = replicas[meshmath::indexInGroup(
         coords, layout.meshShape, replicaAxes)];
     if (target.empty())
-      target.assign(n, identityOf(layout.partialKind));
+      target.assign(n, identityOf(layout.partialKind, global.elementType));
     meshmath::Shape offsets = meshmath::localOffsets(
         {global.shape.begin(), global.shape.end()}, layout.dimAxes,
         layout.meshShape, coords);
@@ -962,7 +970,8 @@ static int runDriver(MLIRContext &context, StringRef self) {
     bool exists = llvm::sys::fs::exists(dir);
     if (exists && (!llvm::sys::fs::is_directory(dir) ||
                    llvm::sys::fs::directory_iterator(dir, ec) !=
-                       llvm::sys::fs::directory_iterator())) {
+                       llvm::sys::fs::directory_iterator() ||
+                   ec)) {
       llvm::errs() << "dist-run: --work-dir " << dir
                    << " exists and is not an empty directory; give a new "
                       "path (dist-run creates it, and removes it unless "

@@ -18,7 +18,9 @@ def DistVerify : Pass<"dist-verify", "::mlir::ModuleOp"> {
       in a per-rank program; at least one `dist.mesh` if anything is
       annotated (checked by the op verifiers).
     * `phase=partitioned` (a per-rank SPMD program): no `dist.annotate`
-      remains.
+      remains, and no function argument or result has a `dist.sharding`
+      (dist-partition renames them `dist.partitioned_as`). `dist-lower-to-llvm`
+      runs this check first.
 
     With `summary=true` it reports, as a remark on the module, what the
     program holds: `dist-verify: global program: 1 mesh, 0 annotations,
@@ -140,6 +142,9 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
       returns the callee's local result types (one layout per callee).
     * Function arguments and results get local types; their `dist.sharding`
       becomes `dist.partitioned_as` (the global layout of the local shard).
+      A declaration with boundary shardings gets its local signature the
+      same way. A partitioned function used as a value (`func.constant`) is
+      reported: indirect calls cannot follow its new type.
 
     Example: the Megatron MLP of `dist-propagate` (with zero-filled
     accumulators) becomes
