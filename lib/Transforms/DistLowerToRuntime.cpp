@@ -337,6 +337,17 @@ struct LowerOutOfPlaceCollective : public RuntimePattern<OpTy> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RuntimeCallBuilder &rt = this->runtime;
+    if constexpr (std::is_same_v<OpTy, BufferPermuteOp>) {
+      // Two i64 partner tables per permute, as constants of the program.
+      constexpr int64_t kMaxTableEntries = int64_t(1) << 24;
+      if (int64_t size = rt.groupSize(op); size > kMaxTableEntries) {
+        op.emitOpError() << "has a group of " << size
+                         << " ranks; its partner tables are limited to "
+                         << kMaxTableEntries << " entries";
+        rt.reportedError = true;
+        return failure();
+      }
+    }
     FailureOr<Value> group = this->checkAndGetGroup(
         op, rewriter, ValueRange{op.getInput(), op.getOutput()});
     if (failed(group))

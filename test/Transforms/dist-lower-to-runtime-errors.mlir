@@ -51,3 +51,14 @@ func.func @clash(%a: memref<8xf32>) {
 }
 // expected-error@+1 {{'func.func' op uses the name @dist_get_group, which the lowering calls as '(!llvm.ptr, i32, !llvm.ptr, i32) -> !llvm.ptr'; rename it}}
 func.func private @dist_get_group(i32)
+
+// -----
+
+// Tests that a permute over more ranks than its partner tables may hold is
+// reported (each rank's tables hold an entry per group index).
+dist.mesh @huge [x = 33554432]
+func.func @huge_permute(%a: memref<8xf32>, %b: memref<8xf32>) {
+  // expected-error@+1 {{'dist.buffer.permute' op has a group of 33554432 ranks; its partner tables are limited to 16777216 entries}}
+  dist.buffer.permute %a into %b on @huge [x] pairs = [0 -> 1] : memref<8xf32>, memref<8xf32>
+  return
+}
