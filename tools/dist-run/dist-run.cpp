@@ -58,8 +58,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <unistd.h>
@@ -559,7 +559,7 @@ static LogicalResult execute(ModuleOp module, std::vector<HostTensor> &args,
 }
 
 //===----------------------------------------------------------------------===//
-// Worker: one rank of the partitioned run
+// Workers: the serial run, and one rank of the partitioned run
 //===----------------------------------------------------------------------===//
 
 /// Where a run leaves result `index`: the serial run's (rank -1) or a rank's.
@@ -604,7 +604,6 @@ static double identityOf(ReductionKind kind, Type elementType) {
     return 0;
   }
 }
-
 
 /// Runs the program of the work directory: one rank of the partitioned
 /// program, or (--serial) the serial program in a process of its own, so
