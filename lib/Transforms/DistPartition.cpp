@@ -713,30 +713,38 @@ static FailureOr<Type> localizeBoundary(func::FuncOp func, MeshOp mesh,
   return Type(*local);
 }
 
+/// The local types of `func`'s arguments (or results) and their attributes
+/// with the shardings renamed.
+static LogicalResult localizeBoundaries(func::FuncOp func, MeshOp mesh,
+                                        bool arguments,
+                                        SmallVectorImpl<Type> &types,
+                                        SmallVectorImpl<DictionaryAttr> &attrs) {
+  TypeRange globalTypes =
+      arguments ? func.getArgumentTypes() : func.getResultTypes();
+  for (auto [i, type] : llvm::enumerate(globalTypes)) {
+    DictionaryAttr dict =
+        arguments ? func.getArgAttrDict(i) : func.getResultAttrDict(i);
+    FailureOr<Type> local = localizeBoundary(
+        func, mesh, type, dict, arguments ? "argument" : "result", i);
+    if (failed(local))
+      return failure();
+    types.push_back(*local);
+    attrs.push_back(dict);
+  }
+  return success();
+}
+
 /// A declaration's signature takes the local types of its boundary
 /// shardings: its definition, elsewhere, is a per-rank function, and its
 /// partitioned callers pass local values.
 static LogicalResult partitionDeclaration(func::FuncOp func, MeshOp mesh) {
   SmallVector<Type> argTypes, resultTypes;
   SmallVector<DictionaryAttr> argAttrs, resultAttrs;
-  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
-    DictionaryAttr attrs = func.getArgAttrDict(i);
-    FailureOr<Type> local =
-        localizeBoundary(func, mesh, type, attrs, "argument", i);
-    if (failed(local))
-      return failure();
-    argTypes.push_back(*local);
-    argAttrs.push_back(attrs);
-  }
-  for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
-    DictionaryAttr attrs = func.getResultAttrDict(i);
-    FailureOr<Type> local =
-        localizeBoundary(func, mesh, type, attrs, "result", i);
-    if (failed(local))
-      return failure();
-    resultTypes.push_back(*local);
-    resultAttrs.push_back(attrs);
-  }
+  if (failed(localizeBoundaries(func, mesh, /*arguments=*/true, argTypes,
+                                argAttrs)) ||
+      failed(localizeBoundaries(func, mesh, /*arguments=*/false, resultTypes,
+                                resultAttrs)))
+    return failure();
   func.setAllArgAttrs(argAttrs);
   func.setAllResultAttrs(resultAttrs);
   func.setFunctionType(
@@ -799,15 +807,9 @@ LogicalResult FunctionPartitioner::run() {
 
   SmallVector<Type> resultTypes;
   SmallVector<DictionaryAttr> resultAttrs;
-  for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
-    DictionaryAttr attrs = func.getResultAttrDict(i);
-    FailureOr<Type> local =
-        localizeBoundary(func, mesh, type, attrs, "result", i);
-    if (failed(local))
-      return failure();
-    resultTypes.push_back(*local);
-    resultAttrs.push_back(attrs);
-  }
+  if (failed(localizeBoundaries(func, mesh, /*arguments=*/false, resultTypes,
+                                resultAttrs)))
+    return failure();
   func.setAllResultAttrs(resultAttrs);
   func.setFunctionType(builder.getFunctionType(argTypes, resultTypes));
   return success();
