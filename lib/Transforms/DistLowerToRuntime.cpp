@@ -337,11 +337,14 @@ struct LowerOutOfPlaceCollective : public RuntimePattern<OpTy> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RuntimeCallBuilder &rt = this->runtime;
+    // A permute's partners are two i64 tables over its group, constants of
+    // the program: checked before anything is rewritten.
+    [[maybe_unused]] int64_t groupSize = 0;
     if constexpr (std::is_same_v<OpTy, BufferPermuteOp>) {
-      // Two i64 partner tables per permute, as constants of the program.
       constexpr int64_t kMaxTableEntries = int64_t(1) << 24;
-      if (int64_t size = rt.groupSize(op); size > kMaxTableEntries) {
-        op.emitOpError() << "has a group of " << size
+      groupSize = rt.groupSize(op);
+      if (groupSize > kMaxTableEntries) {
+        op.emitOpError() << "has a group of " << groupSize
                          << " ranks; its partner tables are limited to "
                          << kMaxTableEntries << " entries";
         rt.reportedError = true;
@@ -361,7 +364,6 @@ struct LowerOutOfPlaceCollective : public RuntimePattern<OpTy> {
     if constexpr (std::is_same_v<OpTy, BufferPermuteOp>) {
       // The partners of every group index are tables built here, so a rank
       // reads its two partners instead of scanning the pairs at every call.
-      int64_t groupSize = rt.groupSize(op);
       SmallVector<int64_t> targetOf(groupSize, -1), sourceOf(groupSize, -1);
       for (auto [source, target] : op.getSourceTargetPairs()) {
         targetOf[source] = target;

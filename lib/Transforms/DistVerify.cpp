@@ -86,7 +86,7 @@ void DistVerifyPass::runOnOperation() {
     if (auto func = dyn_cast<FunctionOpInterface>(op)) {
       StringRef name = DistDialect::getShardingAttrName();
       // dist-partition renames the boundary shardings dist.partitioned_as.
-      auto count = [&](bool sharded, StringRef what, unsigned i) {
+      auto checkBoundary = [&](bool sharded, StringRef what, unsigned i) {
         if (!sharded)
           return;
         ++numShardedBoundaryValues;
@@ -99,9 +99,9 @@ void DistVerifyPass::runOnOperation() {
         failedCheck = true;
       };
       for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-        count(bool(func.getArgAttr(i, name)), "argument", i);
+        checkBoundary(bool(func.getArgAttr(i, name)), "argument", i);
       for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
-        count(bool(func.getResultAttr(i, name)), "result", i);
+        checkBoundary(bool(func.getResultAttr(i, name)), "result", i);
     }
   });
   if (failedCheck)

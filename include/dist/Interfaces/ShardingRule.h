@@ -118,15 +118,15 @@ struct ShardingRule {
 
 llvm::hash_code hash_value(const ShardingRule &rule);
 
-/// The offset of this rank's block along a dim split by `axes` of `mesh` into
-/// blocks of `blockSize`: `dist.process_index` times the block size, as an
-/// index. (Local forms that index globally, and the partitioner's slices,
-/// add it to local indices.)
 /// The default local form of an op: the op itself, in place, on the local
 /// operands and with the local result types.
 Operation *rewriteInPlace(Operation *op, ValueRange localOperands,
                           TypeRange localResultTypes);
 
+/// The offset of this rank's block along a dim split by `axes` of `mesh` into
+/// blocks of `blockSize`: `dist.process_index` times the block size, as an
+/// index. (Local forms that index globally, and the partitioner's slices,
+/// add it to local indices.)
 Value buildBlockOffset(OpBuilder &builder, Location loc, FlatSymbolRefAttr mesh,
                        ArrayRef<StringAttr> axes, int64_t blockSize);
 
