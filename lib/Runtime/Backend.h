@@ -1,18 +1,26 @@
 //===- Backend.h - Communication backends of the dist runtime ---*- C++ -*-===//
 //
-// The runtime's core (Runtime.cpp) handles groups, layouts and the C ABI; a
-// backend moves bytes between the ranks of a communicator. Backends: MPI
-// (CPU, multi-process), self (one process, no MPI); NCCL plugs in here.
+// The runtime's core (Runtime.cpp) handles the C ABI, groups, requests,
+// widened reductions and the trace; a backend moves contiguous blocks between
+// the ranks of a communicator. Backends register themselves by name with a
+// priority (as c10d's Backend registry): MPIBackend.cpp ("mpi"),
+// SelfBackend.cpp ("self", one process). DIST_BACKEND picks one by name; by
+// default the runtime takes the registered backend of highest priority. A
+// backend built as its own shared library (libdist_backend_<name>.so next to
+// libdist_runtime.so, e.g. nccl, which must not load on machines without a
+// GPU driver) registers itself when DIST_BACKEND names it and the core loads
+// it.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef DIST_LIB_RUNTIME_BACKEND_H
 #define DIST_LIB_RUNTIME_BACKEND_H
 
-#include "dist/Runtime/DistRuntime.h"
+#include "Support.h"
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace distrt {
 
@@ -24,9 +32,51 @@ public:
   virtual ~Communicator() = default;
   int64_t size() const { return commSize; }
   int64_t rank() const { return commRank; }
+  /// The group as errors and the trace name it ("{mesh [2, 4], axes [1],
+  /// comm 0, index 1 of 4}"); set by the core when it creates the group.
+  const char *label() const { return groupLabel.c_str(); }
+  void setLabel(std::string label) { groupLabel = std::move(label); }
 
 private:
   int64_t commSize, commRank;
+  std::string groupLabel;
+};
+
+enum class CollectiveKind {
+  AllReduce,
+  Reduce,
+  Broadcast,
+  AllGather,
+  ReduceScatter,
+  AllToAll,
+  SendRecv,
+};
+
+/// One collective on contiguous buffers, with every argument of its C call.
+/// In-place collectives (all_reduce, reduce, broadcast) use `output` only.
+struct Collective {
+  CollectiveKind kind;
+  Communicator *comm;
+  const void *input;
+  void *output;
+  int64_t count;
+  dist_dtype_t dtype;
+  dist_reduction_t reduction;
+  int64_t root;   // reduce, broadcast; the target of send_recv
+  int64_t source; // send_recv
+  dist_stream_t stream;
+  const char *what; // the dist call, for errors ("all_reduce_start")
+};
+
+/// A backend's collective in flight (c10d's Work).
+class Work {
+public:
+  virtual ~Work() = default;
+  /// True once the collective completed; never blocks (it lets the backend
+  /// progress).
+  virtual bool test() = 0;
+  /// Blocks until the collective completed, under the watchdog.
+  virtual void wait() = 0;
 };
 
 class Backend {
@@ -42,64 +92,67 @@ public:
   /// Fails unless every rank of the world passes the same `key` (within the
   /// timeout): collective set-up steps check that all ranks agree first.
   virtual void checkAgreement(int64_t key, const char *what) = 0;
-  /// Splits the world: ranks with equal `color` form a communicator,
-  /// ordered by `key`.
+  /// Splits the world: ranks with equal `color` form a new communicator,
+  /// ordered by `key`. Every call gives a distinct communicator.
   virtual std::unique_ptr<Communicator> split(int64_t color, int64_t key) = 0;
+  /// Whether the collectives take streams (a CPU backend takes only null).
+  virtual bool usesStreams() const { return false; }
 
-  // Collectives on contiguous buffers; the core does every layout change.
-  // `what` names the dist collective for error messages.
+  // Blocking collectives without a stream: the fast path of the C calls, one
+  // virtual call each. Counts are elements (of one block, for the collectives
+  // that move blocks); `what` names the dist call for errors. The core has
+  // checked every argument.
   virtual void allReduce(Communicator &comm, void *buffer, int64_t count,
                          dist_dtype_t dtype, dist_reduction_t reduction,
                          const char *what) = 0;
   virtual void reduce(Communicator &comm, void *buffer, int64_t count,
                       dist_dtype_t dtype, dist_reduction_t reduction,
                       int64_t root, const char *what) = 0;
-  virtual void broadcast(Communicator &comm, void *buffer, int64_t bytes,
-                         int64_t root, const char *what) = 0;
-  /// `output` gets every rank's `bytes` in rank order.
+  virtual void broadcast(Communicator &comm, void *buffer, int64_t count,
+                         dist_dtype_t dtype, int64_t root,
+                         const char *what) = 0;
   virtual void allGather(Communicator &comm, const void *input, void *output,
-                         int64_t bytes, const char *what) = 0;
-  /// `input` holds size() blocks of `count` elements; rank i gets the
-  /// reduction of everyone's block i.
+                         int64_t count, dist_dtype_t dtype,
+                         const char *what) = 0;
   virtual void reduceScatter(Communicator &comm, const void *input,
                              void *output, int64_t count, dist_dtype_t dtype,
                              dist_reduction_t reduction, const char *what) = 0;
-  /// `input` holds size() blocks of `bytes`; block j goes to rank j, and
-  /// `output` gets the blocks from every rank in rank order.
   virtual void allToAll(Communicator &comm, const void *input, void *output,
-                        int64_t bytes, const char *what) = 0;
-  /// Sends `input` to `target` (if >= 0) and receives `output` from `source`
-  /// (if >= 0), `bytes` each way.
-  virtual void sendRecv(Communicator &comm, const void *input, int64_t target,
-                        void *output, int64_t source, int64_t bytes,
+                        int64_t count, dist_dtype_t dtype,
                         const char *what) = 0;
+  /// Sends `input` to `target` (if >= 0) and receives `output` from `source`
+  /// (if >= 0); neither is the caller itself.
+  virtual void sendRecv(Communicator &comm, const void *input, int64_t target,
+                        void *output, int64_t source, int64_t count,
+                        dist_dtype_t dtype, const char *what) = 0;
+
+  /// Runs `c` to completion. The default ignores the stream and calls the
+  /// blocking collective above; a backend with streams orders it on one.
+  virtual void run(const Collective &c);
+
+  /// Starts `c` and returns its work, or null when it completed in the call.
+  virtual std::unique_ptr<Work> start(const Collective &c) = 0;
 };
 
-/// The backend the runtime uses (MPI when the library was built with it).
-Backend &getBackend();
+/// Creates a backend: registered with its name and priority.
+using BackendFactory = std::unique_ptr<Backend> (*)();
 
-/// Reports a runtime failure on stderr (the call, the rank, the message) and
-/// ends the whole job with a non-zero exit code.
-[[noreturn]] void fail(const std::string &message);
+/// Adds a backend to the registry (at static initialization: every backend's
+/// file holds a `BackendRegistration`).
+void registerBackend(const char *name, int priority, BackendFactory factory);
 
-/// `fail` with a printf-style message. Out of line and cold, so that the
-/// checks every collective makes stay a compare and a branch: a collective
-/// of a few bytes takes well under a microsecond.
-[[noreturn, gnu::cold, gnu::noinline, gnu::format(printf, 1, 2)]] void
-failf(const char *format, ...);
+/// The registered names, by decreasing priority.
+std::vector<std::string> registeredBackends();
 
-/// Seconds a collective may take before the job is ended (DIST_TIMEOUT_SECONDS).
-double getTimeoutSeconds();
+/// A new backend registered as `name`, or of the highest priority when
+/// `name` is empty; null when there is none.
+std::unique_ptr<Backend> createBackend(const std::string &name);
 
-/// Applies `reduction` elementwise: `inout[i] = reduce(inout[i], in[i])`
-/// (avg accumulates a sum; the core divides).
-void reduceInto(void *inout, const void *in, int64_t count, dist_dtype_t dtype,
-                dist_reduction_t reduction);
-
-std::unique_ptr<Backend> createSelfBackend();
-#ifdef DIST_RUNTIME_HAVE_MPI
-std::unique_ptr<Backend> createMPIBackend();
-#endif
+struct BackendRegistration {
+  BackendRegistration(const char *name, int priority, BackendFactory factory) {
+    registerBackend(name, priority, factory);
+  }
+};
 
 } // namespace distrt
 

@@ -1,11 +1,17 @@
 //===- MPIBackend.cpp - The dist runtime over MPI -------------------------===//
 //
-// Every collective is MPI's blocking call (the nonblocking forms go through
-// slower schedules, libnbc in OpenMPI), run under a watchdog thread: a call
-// that does not return before the deadline (a dead peer, mismatched
-// collectives) ends the process with an error instead of hanging. Errors are returned
-// (MPI_ERRORS_RETURN), reported with the failing call, and abort the job.
-// f16 and bf16 have no MPI reduction: user ops reduce them through float.
+// A blocking collective is MPI's blocking call (the tuned algorithms; OpenMPI
+// runs the nonblocking forms through its generic libnbc schedules, slower at
+// mid sizes), a started one MPI's nonblocking call, whose requests the core
+// tests while they are in flight. Every blocking call and every wait runs
+// under the watchdog: one that does not return before the deadline (a dead
+// peer, mismatched collectives) ends the process with an error instead of
+// hanging. Errors are returned (MPI_ERRORS_RETURN), reported with the failing
+// call and its group, and abort the job. f16 and bf16 have no MPI reduction:
+// user ops reduce them through float; i1 reduces with bitwise ops on bytes.
+// i8 and i16 sums and products are user ops too: OpenMPI 4.1's AVX op
+// component saturates 8- and 16-bit sums instead of wrapping
+// (open-mpi/ompi#8045; seen here in MPI_Ireduce_scatter_block).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,15 +19,10 @@
 
 #include <mpi.h>
 
-#include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <climits>
 #include <cstdint>
-#include <cstdio>
+#include <cstdlib>
 #include <string>
-#include <thread>
-#include <unistd.h>
 
 using namespace distrt;
 
@@ -56,104 +57,96 @@ MPI_Comm get(Communicator &comm) {
   return static_cast<MPICommunicator &>(comm).comm;
 }
 
-/// User ops for 16-bit floats: reduce through float (see reduceInto).
+/// User ops: the runtime's own kernels (see reduceInto).
 template <dist_dtype_t DType, dist_reduction_t Reduction>
-void halfOp(void *in, void *inout, int *len, MPI_Datatype *) {
+void userOp(void *in, void *inout, int *len, MPI_Datatype *) {
   reduceInto(inout, in, *len, DType, Reduction);
 }
 
-/// Ends the process when a blocking call runs longer than the limit. Its
-/// thread starts with the backend, so arming is only two relaxed stores and a
-/// release store of the call's sequence number (no branch, clock read, lock or
-/// wake-up: a collective of a few bytes takes under a microsecond). The
-/// thread polls a few times per second and times a call from the first poll
-/// that sees it, so it fires between the limit and the limit plus one poll
-/// period after the call began. It calls no MPI (the library runs
-/// single-threaded): it reports and exits, and mpirun then ends the other
-/// ranks.
-class Watchdog {
+/// MPI counts are ints: larger messages are refused, never truncated.
+int toCount(int64_t count, const char *what, const char *group) {
+  if (count > (int64_t)INT32_MAX) [[unlikely]]
+    failf("%s in group %s: a block of %lld elements exceeds the MPI limit of "
+          "2^31 - 1 per call",
+          what, group, (long long)count);
+  return (int)count;
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void
+failCall(int code, const char *call, const char *what, const char *group) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  failf("%s failed in %s in group %s: %.*s", call, what, group, length, text);
+}
+
+void check(int code, const char *call, const char *what, const char *group) {
+  if (code != MPI_SUCCESS) [[unlikely]]
+    failCall(code, call, what, group);
+}
+
+// Element types map through a table, not a switch (which compiles to an
+// indirect jump on the per-call path). The core checked the value.
+MPI_Datatype type(dist_dtype_t dtype) {
+  // By dist_dtype_t: f32, f64, f16, bf16, i32, i64, i8, i16, i1 (16-bit
+  // floats move as 16-bit words; i1 as bytes).
+  static const MPI_Datatype types[kNumDtypes] = {
+      MPI_FLOAT,   MPI_DOUBLE,  MPI_UINT16_T, MPI_UINT16_T, MPI_INT32_T,
+      MPI_INT64_T, MPI_INT8_T,  MPI_INT16_T,  MPI_UINT8_T};
+  return types[dtype];
+}
+
+class MPIBackend;
+
+/// A nonblocking collective: one MPI request, two for send_recv.
+class MPIWork : public Work {
 public:
-  /// Starts the watching thread before the first `arm` (once, however often
-  /// the runtime is initialized).
-  void start(int rank) {
-    if (started)
-      return;
-    started = true;
-    this->rank = rank;
-    seconds = getTimeoutSeconds();
-    std::thread([this] { run(); }).detach();
+  MPIWork(MPIBackend &backend, const Collective &c)
+      : backend(backend), what(c.what), group(c.comm->label()) {}
+  bool test() override {
+    int done = 0;
+    check(MPI_Testall(numRequests, requests, &done, MPI_STATUSES_IGNORE),
+          "MPI_Testall", what, group);
+    return done;
   }
+  void wait() override;
 
-  void arm(const char *call, const char *what) {
-    currentCall.store(call, std::memory_order_relaxed);
-    currentWhat.store(what, std::memory_order_relaxed);
-    active.store(++lastArmed, std::memory_order_release);
-  }
-
-  void disarm() { active.store(0, std::memory_order_release); }
-
-private:
-  void run() {
-    using Clock = std::chrono::steady_clock;
-    // Poll at a tenth of the limit, between 1 ms and 100 ms.
-    double period = std::min(0.1, std::max(0.001, seconds / 10));
-    uint64_t watched = 0;
-    Clock::time_point since = Clock::now();
-    for (;;) {
-      std::this_thread::sleep_for(std::chrono::duration<double>(period));
-      uint64_t call = active.load(std::memory_order_acquire);
-      if (call == 0 || call != watched) {
-        watched = call;
-        since = Clock::now();
-        continue;
-      }
-      if (std::chrono::duration<double>(Clock::now() - since).count() < seconds)
-        continue;
-      std::fprintf(stderr,
-                   "dist runtime error on rank %d (mpi backend): %s (%s) did "
-                   "not complete within %g s: a peer rank died or issued a "
-                   "different collective (DIST_TIMEOUT_SECONDS sets the "
-                   "limit)\n",
-                   rank, currentWhat.load(), currentCall.load(), seconds);
-      std::fflush(stderr);
-      _exit(1);
-    }
-  }
-
-  bool started = false;
-  int rank = -1;
-  double seconds = 0; // Set before the thread starts.
-  /// Sequence number of the call in flight (0: none); only the caller's
-  /// thread writes it, so `lastArmed` needs no atomics.
-  std::atomic<uint64_t> active{0};
-  uint64_t lastArmed = 0;
-  std::atomic<const char *> currentCall{""};
-  std::atomic<const char *> currentWhat{""};
+  MPIBackend &backend;
+  const char *what, *group;
+  MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  int numRequests = 0;
 };
 
 class MPIBackend : public Backend {
 public:
+  MPIBackend() {
+    for (MPI_Op &op : createdOps)
+      op = MPI_OP_NULL;
+  }
+
   const char *name() const override { return "mpi"; }
 
   void init(int *argc, char ***argv) override {
     int initialized = 0, finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized)
-      fail("dist_init after MPI was finalized: the runtime starts once per process");
+      fail("dist_init after MPI was finalized: the runtime starts once per "
+           "process");
     MPI_Initialized(&initialized);
     if (!initialized)
-      check(MPI_Init(argc, argv), "MPI_Init", "init");
+      check(MPI_Init(argc, argv), "MPI_Init", "dist_init", "world");
     ownsMPI = !initialized;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    watchdog.start(rank);
+    createOps();
+    watchdog.start(rank, "mpi");
   }
 
   void finalize() override {
     int finalized = 0;
     MPI_Finalized(&finalized);
-    for (MPI_Op &op : halfOps)
+    for (MPI_Op &op : createdOps)
       if (op != MPI_OP_NULL && !finalized)
         MPI_Op_free(&op);
     if (ownsMPI && !finalized)
@@ -175,20 +168,20 @@ public:
   void checkAgreement(int64_t key, const char *what) override {
     // max(key) and max(-key) = -min(key): equal iff every rank passed key.
     int64_t values[2] = {key, -key};
-    guarded("MPI_Allreduce", what, [&] {
+    guarded("MPI_Allreduce", what, "world", [&] {
       return MPI_Allreduce(MPI_IN_PLACE, values, 2, MPI_INT64_T, MPI_MAX,
                            MPI_COMM_WORLD);
     });
     if (values[0] != -values[1] || values[0] != key)
-      fail(std::string(what) + ": the ranks asked for different groups (every "
-                               "rank must create the same groups in the same "
-                               "order)");
+      failf("%s: the ranks asked for different groups (every rank must "
+            "create the same groups in the same order)",
+            what);
   }
 
   std::unique_ptr<Communicator> split(int64_t color, int64_t key) override {
     MPI_Comm comm;
     check(MPI_Comm_split(MPI_COMM_WORLD, (int)color, (int)key, &comm),
-          "MPI_Comm_split", "group creation");
+          "MPI_Comm_split", "dist_get_group", "world");
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     return std::make_unique<MPICommunicator>(comm);
   }
@@ -196,10 +189,10 @@ public:
   void allReduce(Communicator &comm, void *buffer, int64_t count,
                  dist_dtype_t dtype, dist_reduction_t reduction,
                  const char *what) override {
-    int n = toCount(count, what);
-    guarded("MPI_Allreduce", what, [&] {
+    int n = toCount(count, what, comm.label());
+    guarded("MPI_Allreduce", what, comm.label(), [&] {
       return MPI_Allreduce(MPI_IN_PLACE, buffer, n, type(dtype),
-                           op(dtype, reduction), get(comm));
+                           ops[dtype][reduction], get(comm));
     });
   }
 
@@ -207,142 +200,190 @@ public:
               dist_dtype_t dtype, dist_reduction_t reduction, int64_t root,
               const char *what) override {
     bool isRoot = comm.rank() == root;
-    int n = toCount(count, what);
-    guarded("MPI_Reduce", what, [&] {
+    int n = toCount(count, what, comm.label());
+    guarded("MPI_Reduce", what, comm.label(), [&] {
       return MPI_Reduce(isRoot ? MPI_IN_PLACE : buffer,
                         isRoot ? buffer : nullptr, n, type(dtype),
-                        op(dtype, reduction), (int)root, get(comm));
+                        ops[dtype][reduction], (int)root, get(comm));
     });
   }
 
-  void broadcast(Communicator &comm, void *buffer, int64_t bytes, int64_t root,
-                 const char *what) override {
-    int n = toCount(bytes, what);
-    guarded("MPI_Bcast", what, [&] {
-      return MPI_Bcast(buffer, n, MPI_BYTE, (int)root, get(comm));
+  void broadcast(Communicator &comm, void *buffer, int64_t count,
+                 dist_dtype_t dtype, int64_t root, const char *what) override {
+    int n = toCount(count, what, comm.label());
+    guarded("MPI_Bcast", what, comm.label(), [&] {
+      return MPI_Bcast(buffer, n, type(dtype), (int)root, get(comm));
     });
   }
 
   void allGather(Communicator &comm, const void *input, void *output,
-                 int64_t bytes, const char *what) override {
-    int n = toCount(bytes, what);
-    guarded("MPI_Allgather", what, [&] {
-      return MPI_Allgather(input, n, MPI_BYTE, output, n, MPI_BYTE, get(comm));
+                 int64_t count, dist_dtype_t dtype, const char *what) override {
+    int n = toCount(count, what, comm.label());
+    guarded("MPI_Allgather", what, comm.label(), [&] {
+      return MPI_Allgather(input, n, type(dtype), output, n, type(dtype),
+                           get(comm));
     });
   }
 
   void reduceScatter(Communicator &comm, const void *input, void *output,
                      int64_t count, dist_dtype_t dtype,
                      dist_reduction_t reduction, const char *what) override {
-    int n = toCount(count, what);
-    guarded("MPI_Reduce_scatter_block", what, [&] {
+    int n = toCount(count, what, comm.label());
+    guarded("MPI_Reduce_scatter_block", what, comm.label(), [&] {
       return MPI_Reduce_scatter_block(input, output, n, type(dtype),
-                                      op(dtype, reduction), get(comm));
+                                      ops[dtype][reduction], get(comm));
     });
   }
 
   void allToAll(Communicator &comm, const void *input, void *output,
-                int64_t bytes, const char *what) override {
-    int n = toCount(bytes, what);
-    guarded("MPI_Alltoall", what, [&] {
-      return MPI_Alltoall(input, n, MPI_BYTE, output, n, MPI_BYTE, get(comm));
+                int64_t count, dist_dtype_t dtype, const char *what) override {
+    int n = toCount(count, what, comm.label());
+    guarded("MPI_Alltoall", what, comm.label(), [&] {
+      return MPI_Alltoall(input, n, type(dtype), output, n, type(dtype),
+                          get(comm));
     });
   }
 
   void sendRecv(Communicator &comm, const void *input, int64_t target,
-                void *output, int64_t source, int64_t bytes,
-                const char *what) override {
+                void *output, int64_t source, int64_t count,
+                dist_dtype_t dtype, const char *what) override {
     // A missing side is MPI_PROC_NULL, which MPI_Sendrecv skips.
-    int n = toCount(bytes, what);
-    guarded("MPI_Sendrecv", what, [&] {
-      return MPI_Sendrecv(input, n, MPI_BYTE,
-                          target >= 0 ? (int)target : MPI_PROC_NULL, kPermuteTag,
-                          output, n, MPI_BYTE,
-                          source >= 0 ? (int)source : MPI_PROC_NULL, kPermuteTag,
-                          get(comm), MPI_STATUS_IGNORE);
+    int n = toCount(count, what, comm.label());
+    guarded("MPI_Sendrecv", what, comm.label(), [&] {
+      return MPI_Sendrecv(input, n, type(dtype),
+                          target >= 0 ? (int)target : MPI_PROC_NULL,
+                          kPermuteTag, output, n, type(dtype),
+                          source >= 0 ? (int)source : MPI_PROC_NULL,
+                          kPermuteTag, get(comm), MPI_STATUS_IGNORE);
     });
   }
 
-private:
-  static constexpr int kPermuteTag = 7101;
-  Watchdog watchdog;
-
-  /// MPI counts are ints: larger messages are refused, never truncated.
-  static int toCount(int64_t count, const char *what) {
-    if (count < 0 || count > (int64_t)INT32_MAX) [[unlikely]]
-      failf("%s: a message of %lld elements or bytes exceeds the MPI limit of "
-            "2^31 - 1 per call",
-            what, (long long)count);
-    return (int)count;
-  }
-
-  static void check(int code, const char *call, const char *what) {
-    if (code != MPI_SUCCESS) [[unlikely]]
-      failCall(code, call, what);
-  }
-
-  [[noreturn, gnu::cold, gnu::noinline]] static void
-  failCall(int code, const char *call, const char *what) {
-    char text[MPI_MAX_ERROR_STRING];
-    int length = 0;
-    MPI_Error_string(code, text, &length);
-    fail(std::string(call) + " failed in " + what + ": " +
-         std::string(text, length));
+  std::unique_ptr<Work> start(const Collective &c) override {
+    auto work = std::make_unique<MPIWork>(*this, c);
+    MPI_Comm comm = get(*c.comm);
+    const char *group = c.comm->label();
+    int n = toCount(c.count, c.what, group);
+    MPI_Datatype t = type(c.dtype);
+    MPI_Request *request = work->requests;
+    work->numRequests = 1;
+    switch (c.kind) {
+    case CollectiveKind::AllReduce:
+      check(MPI_Iallreduce(MPI_IN_PLACE, c.output, n, t,
+                           ops[c.dtype][c.reduction], comm, request),
+            "MPI_Iallreduce", c.what, group);
+      break;
+    case CollectiveKind::Reduce: {
+      bool isRoot = c.comm->rank() == c.root;
+      check(MPI_Ireduce(isRoot ? MPI_IN_PLACE : c.output,
+                        isRoot ? c.output : nullptr, n, t,
+                        ops[c.dtype][c.reduction], (int)c.root, comm, request),
+            "MPI_Ireduce", c.what, group);
+      break;
+    }
+    case CollectiveKind::Broadcast:
+      check(MPI_Ibcast(c.output, n, t, (int)c.root, comm, request),
+            "MPI_Ibcast", c.what, group);
+      break;
+    case CollectiveKind::AllGather:
+      check(MPI_Iallgather(c.input, n, t, c.output, n, t, comm, request),
+            "MPI_Iallgather", c.what, group);
+      break;
+    case CollectiveKind::ReduceScatter:
+      check(MPI_Ireduce_scatter_block(c.input, c.output, n, t,
+                                      ops[c.dtype][c.reduction], comm, request),
+            "MPI_Ireduce_scatter_block", c.what, group);
+      break;
+    case CollectiveKind::AllToAll:
+      check(MPI_Ialltoall(c.input, n, t, c.output, n, t, comm, request),
+            "MPI_Ialltoall", c.what, group);
+      break;
+    case CollectiveKind::SendRecv:
+      work->numRequests = 0;
+      if (c.source >= 0)
+        check(MPI_Irecv(c.output, n, t, (int)c.source, kPermuteTag, comm,
+                        &request[work->numRequests++]),
+              "MPI_Irecv", c.what, group);
+      if (c.root >= 0)
+        check(MPI_Isend(c.input, n, t, (int)c.root, kPermuteTag, comm,
+                        &request[work->numRequests++]),
+              "MPI_Isend", c.what, group);
+      break;
+    }
+    return work;
   }
 
   /// Runs a blocking MPI call under the watchdog and checks its result.
   template <typename Call>
-  void guarded(const char *call, const char *what, Call &&run) {
-    watchdog.arm(call, what);
+  void guarded(const char *call, const char *what, const char *group,
+               Call &&run) {
+    watchdog.arm(call, what, group);
     int code = run();
     watchdog.disarm();
-    check(code, call, what);
+    check(code, call, what, group);
   }
 
-  // Element types and reductions map through tables, not switches (which
-  // compile to indirect jumps on the per-call path). The core checked both
-  // values before calling the backend.
-  static MPI_Datatype type(dist_dtype_t dtype) {
-    // By dist_dtype_t: f32, f64, f16, bf16, i32, i64 (16-bit floats move as
-    // 16-bit words and reduce through user ops).
-    static const MPI_Datatype types[] = {MPI_FLOAT,    MPI_DOUBLE,
-                                         MPI_UINT16_T, MPI_UINT16_T,
-                                         MPI_INT32_T,  MPI_INT64_T};
-    return types[dtype];
+private:
+  static constexpr int kPermuteTag = 7101;
+
+  /// Fills `ops`: MPI's own where they exist, user ops for 16-bit floats
+  /// and narrow integer sums and products, bitwise ops for i1. An average is
+  /// a sum the core divides.
+  void createOps() {
+    for (int d = 0; d < kNumDtypes; ++d) {
+      MPI_Op *row = ops[d];
+      row[DIST_SUM] = row[DIST_AVG] = MPI_SUM;
+      row[DIST_MAX] = MPI_MAX;
+      row[DIST_MIN] = MPI_MIN;
+      row[DIST_PROD] = MPI_PROD;
+    }
+    ops[DIST_I1][DIST_SUM] = ops[DIST_I1][DIST_AVG] = MPI_BXOR;
+    ops[DIST_I1][DIST_MAX] = MPI_BOR;
+    ops[DIST_I1][DIST_MIN] = ops[DIST_I1][DIST_PROD] = MPI_BAND;
+    struct UserOp {
+      dist_dtype_t dtype;
+      dist_reduction_t reduction;
+      MPI_User_function *function;
+    };
+    static const UserOp userOps[kNumUserOps] = {
+        {DIST_F16, DIST_SUM, userOp<DIST_F16, DIST_SUM>},
+        {DIST_F16, DIST_MAX, userOp<DIST_F16, DIST_MAX>},
+        {DIST_F16, DIST_MIN, userOp<DIST_F16, DIST_MIN>},
+        {DIST_F16, DIST_PROD, userOp<DIST_F16, DIST_PROD>},
+        {DIST_BF16, DIST_SUM, userOp<DIST_BF16, DIST_SUM>},
+        {DIST_BF16, DIST_MAX, userOp<DIST_BF16, DIST_MAX>},
+        {DIST_BF16, DIST_MIN, userOp<DIST_BF16, DIST_MIN>},
+        {DIST_BF16, DIST_PROD, userOp<DIST_BF16, DIST_PROD>},
+        {DIST_I8, DIST_SUM, userOp<DIST_I8, DIST_SUM>},
+        {DIST_I8, DIST_PROD, userOp<DIST_I8, DIST_PROD>},
+        {DIST_I16, DIST_SUM, userOp<DIST_I16, DIST_SUM>},
+        {DIST_I16, DIST_PROD, userOp<DIST_I16, DIST_PROD>}};
+    for (int i = 0; i < kNumUserOps; ++i) {
+      if (createdOps[i] == MPI_OP_NULL)
+        check(MPI_Op_create(userOps[i].function, /*commute=*/1, &createdOps[i]),
+              "MPI_Op_create", "dist_init", "world");
+      ops[userOps[i].dtype][userOps[i].reduction] = createdOps[i];
+    }
+    // An average is a sum (of a wide copy, for these types).
+    for (dist_dtype_t dtype : {DIST_F16, DIST_BF16, DIST_I8, DIST_I16})
+      ops[dtype][DIST_AVG] = ops[dtype][DIST_SUM];
   }
 
-  MPI_Op op(dist_dtype_t dtype, dist_reduction_t reduction) {
-    if (dtype == DIST_F16 || dtype == DIST_BF16) [[unlikely]]
-      return halfOp(dtype, reduction);
-    // By dist_reduction_t: sum, max, min, prod, avg (a sum the core divides).
-    static const MPI_Op ops[] = {MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD, MPI_SUM};
-    return ops[reduction];
-  }
-
-  MPI_Op halfOp(dist_dtype_t dtype, dist_reduction_t reduction) {
-    int kind = reduction == DIST_AVG ? DIST_SUM : reduction;
-    MPI_Op &slot = halfOps[(dtype == DIST_BF16 ? 4 : 0) + kind];
-    if (slot != MPI_OP_NULL)
-      return slot;
-    static MPI_User_function *const functions[8] = {
-        ::halfOp<DIST_F16, DIST_SUM>,  ::halfOp<DIST_F16, DIST_MAX>,
-        ::halfOp<DIST_F16, DIST_MIN>,  ::halfOp<DIST_F16, DIST_PROD>,
-        ::halfOp<DIST_BF16, DIST_SUM>, ::halfOp<DIST_BF16, DIST_MAX>,
-        ::halfOp<DIST_BF16, DIST_MIN>, ::halfOp<DIST_BF16, DIST_PROD>};
-    check(MPI_Op_create(functions[(dtype == DIST_BF16 ? 4 : 0) + kind],
-                        /*commute=*/1, &slot),
-          "MPI_Op_create", "a 16-bit float reduction");
-    return slot;
-  }
-
+  static constexpr int kNumUserOps = 12;
+  Watchdog watchdog;
   int rank = 0, size = 1;
   bool ownsMPI = false;
-  MPI_Op halfOps[8] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL,
-                       MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
+  MPI_Op ops[kNumDtypes][kNumReductions];
+  MPI_Op createdOps[kNumUserOps];
 };
 
-} // namespace
-
-std::unique_ptr<Backend> distrt::createMPIBackend() {
-  return std::make_unique<MPIBackend>();
+void MPIWork::wait() {
+  backend.guarded("MPI_Waitall in dist_wait", what, group, [&] {
+    return MPI_Waitall(numRequests, requests, MPI_STATUSES_IGNORE);
+  });
 }
+
+BackendRegistration registration("mpi", /*priority=*/100, [] {
+  return std::unique_ptr<Backend>(new MPIBackend());
+});
+
+} // namespace

@@ -1,8 +1,14 @@
 //===- Runtime.cpp - The dist runtime's C ABI -----------------------------===//
 //
-// Groups (cached communicators), the layout of tensors for the collectives
-// that cut or join them along a dim, and what no backend does natively (avg,
-// 16-bit float arithmetic). The backends move contiguous bytes.
+// The core: the choice of backend, groups (cached communicators), argument
+// checks, requests of the non-blocking collectives, reductions the backends
+// do not run as called (averages, 16-bit floats and narrow integers on a wide
+// copy) and the trace. Backends move contiguous blocks.
+//
+// A blocking collective's common path is its checks (a compare and a branch
+// each), one more branch and one virtual call into the backend. Everything
+// else (a stream, a staged reduction, requests in flight, the trace) leaves
+// that path through the one branch, on `detour` or the arguments.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,674 +16,1053 @@
 
 #include "dist/Support/MeshMath.h"
 
-#include <cmath>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <map>
 #include <mutex>
+#include <sys/stat.h>
+#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 using namespace distrt;
 
 //===----------------------------------------------------------------------===//
-// Element types
+// State
 //===----------------------------------------------------------------------===//
 
-int64_t dist_dtype_size(dist_dtype_t dtype) {
-  switch (dtype) {
-  case DIST_F32:
-  case DIST_I32: return 4;
-  case DIST_F64:
-  case DIST_I64: return 8;
-  case DIST_F16:
-  case DIST_BF16: return 2;
-  }
-  failf("unknown element type %d", (int)dtype);
+namespace {
+
+Backend *backendInstance = nullptr;
+bool initialized = false;
+/// True while a blocking call must leave the fast path: the trace is on or
+/// requests are in flight (which every runtime call lets progress).
+bool detour = false;
+bool traceOn = false;
+
+const char *const kCollectiveNames[] = {"all_reduce",     "reduce",
+                                        "broadcast",      "all_gather",
+                                        "reduce_scatter", "all_to_all",
+                                        "send_recv"};
+const char *const kStartNames[] = {
+    "all_reduce_start",     "reduce_start",     "broadcast_start",
+    "all_gather_start",     "reduce_scatter_start", "all_to_all_start",
+    "send_recv_start"};
+
+const char *collectiveName(CollectiveKind kind) {
+  return kCollectiveNames[(int)kind];
 }
 
-static float halfToFloat(uint16_t h) {
-  uint32_t sign = (h & 0x8000u) << 16, exponent = (h >> 10) & 0x1f,
-           mantissa = h & 0x3ff;
-  uint32_t bits;
-  if (exponent == 0) {
-    if (mantissa == 0) {
-      bits = sign;
-    } else { // subnormal: normalize
-      exponent = 127 - 15 + 1;
-      while (!(mantissa & 0x400)) {
-        mantissa <<= 1;
-        --exponent;
-      }
-      bits = sign | (exponent << 23) | ((mantissa & 0x3ff) << 13);
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+/// A cached group: its place in the mesh and its communicator.
+struct Group {
+  meshmath::Shape shape;
+  meshmath::AxisList axes;
+  int32_t comm;
+  std::unique_ptr<Communicator> communicator;
+};
+
+using GroupKey = std::tuple<meshmath::Shape, meshmath::AxisList, int32_t>;
+std::map<GroupKey, Group> &groupCache() {
+  static std::map<GroupKey, Group> cache;
+  return cache;
+}
+std::mutex groupMutex;
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Trace
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct TraceEvent {
+  enum Kind : uint8_t { Call, Start, Wait, Progress, GetGroup } kind;
+  CollectiveKind collective;
+  dist_dtype_t dtype;
+  dist_reduction_t reduction;
+  const Communicator *comm;
+  int64_t count;
+  uint64_t request;
+  int64_t begin, end; // ns on the steady clock
+  int64_t done;       // Start: when the collective completed (0: not yet)
+  int64_t completed;  // Progress: requests it saw complete
+};
+
+/// Every rank's events in memory, written as Chrome trace JSON at
+/// dist_finalize (or on a fatal error). Recording costs nothing when the
+/// trace is off: every recording site is behind `detour`.
+class Trace {
+public:
+  void start(const char *directory) {
+    dir = directory;
+    epochNs = nowNs();
+    epochUs = std::chrono::duration_cast<std::chrono::microseconds>(
+                  std::chrono::system_clock::now().time_since_epoch())
+                  .count();
+    events.reserve(4096);
+  }
+
+  /// The index of the new event, or -1 when the trace is full.
+  int64_t add(const TraceEvent &event) {
+    if (events.size() >= kMaxEvents) {
+      ++dropped;
+      return -1;
     }
-  } else if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | (mantissa << 13);
-  } else {
-    bits = sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
+    events.push_back(event);
+    return (int64_t)events.size() - 1;
   }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
-static uint16_t floatToHalf(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  uint32_t sign = (bits >> 16) & 0x8000u;
-  int32_t exponent = (int32_t)((bits >> 23) & 0xff) - 127 + 15;
-  uint32_t mantissa = bits & 0x7fffffu;
-  if (((bits >> 23) & 0xff) == 0xff) // inf or nan
-    return sign | 0x7c00u | (mantissa ? 0x200u : 0);
-  if (exponent >= 0x1f)
-    return sign | 0x7c00u; // overflow: inf
-  if (exponent <= 0) {     // subnormal or zero
-    if (exponent < -10)
-      return sign;
-    mantissa |= 0x800000u;
-    uint32_t shift = 14 - exponent;
-    uint32_t half = mantissa >> shift;
-    uint32_t rest = mantissa & ((1u << shift) - 1), mid = 1u << (shift - 1);
-    if (rest > mid || (rest == mid && (half & 1)))
-      ++half;
-    return sign | half;
+  void markDone(int64_t index, int64_t time) {
+    if (index >= 0 && events[index].done == 0)
+      events[index].done = time;
   }
-  uint32_t half = sign | (exponent << 10) | (mantissa >> 13);
-  uint32_t rest = mantissa & 0x1fff;
-  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
-    ++half; // round to nearest even (may carry into the exponent: correct)
-  return half;
-}
 
-static float bf16ToFloat(uint16_t b) {
-  uint32_t bits = (uint32_t)b << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
+  void write(int rank, int worldSize, const char *backend);
 
-static uint16_t floatToBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  if ((bits & 0x7fffffffu) > 0x7f800000u)
-    return (bits >> 16) | 0x40; // quiet nan
-  bits += 0x7fff + ((bits >> 16) & 1); // round to nearest even
-  return bits >> 16;
-}
+private:
+  static constexpr size_t kMaxEvents = 1 << 20;
+  std::string dir;
+  int64_t epochNs = 0, epochUs = 0;
+  std::vector<TraceEvent> events;
+  uint64_t dropped = 0;
+  bool written = false;
+};
 
-template <typename T>
-static T combine(T a, T b, dist_reduction_t reduction) {
-  switch (reduction) {
-  case DIST_SUM:
-  case DIST_AVG: return a + b;
-  case DIST_MAX: return a > b ? a : b;
-  case DIST_MIN: return a < b ? a : b;
-  case DIST_PROD: return a * b;
+Trace trace;
+
+/// mkdir -p.
+bool makeDirectories(const std::string &path) {
+  for (size_t i = 1; i <= path.size(); ++i) {
+    if (i < path.size() && path[i] != '/')
+      continue;
+    std::string prefix = path.substr(0, i);
+    if (mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST)
+      return false;
   }
-  return a;
+  return true;
 }
 
-template <typename T>
-static void reduceTyped(void *inout, const void *in, int64_t count,
-                        dist_reduction_t reduction) {
-  T *acc = static_cast<T *>(inout);
-  const T *other = static_cast<const T *>(in);
-  for (int64_t i = 0; i < count; ++i)
-    acc[i] = combine(acc[i], other[i], reduction);
-}
-
-template <float (*ToFloat)(uint16_t), uint16_t (*FromFloat)(float)>
-static void reduceHalf(void *inout, const void *in, int64_t count,
-                       dist_reduction_t reduction) {
-  uint16_t *acc = static_cast<uint16_t *>(inout);
-  const uint16_t *other = static_cast<const uint16_t *>(in);
-  for (int64_t i = 0; i < count; ++i)
-    acc[i] = FromFloat(combine(ToFloat(acc[i]), ToFloat(other[i]), reduction));
-}
-
-void distrt::reduceInto(void *inout, const void *in, int64_t count,
-                        dist_dtype_t dtype, dist_reduction_t reduction) {
-  switch (dtype) {
-  case DIST_F32: return reduceTyped<float>(inout, in, count, reduction);
-  case DIST_F64: return reduceTyped<double>(inout, in, count, reduction);
-  case DIST_I32: return reduceTyped<int32_t>(inout, in, count, reduction);
-  case DIST_I64: return reduceTyped<int64_t>(inout, in, count, reduction);
-  case DIST_F16:
-    return reduceHalf<halfToFloat, floatToHalf>(inout, in, count, reduction);
-  case DIST_BF16:
-    return reduceHalf<bf16ToFloat, floatToBf16>(inout, in, count, reduction);
+void writeJsonString(FILE *out, const char *text) {
+  std::fputc('"', out);
+  for (const char *c = text; *c; ++c) {
+    if (*c == '"' || *c == '\\')
+      std::fprintf(out, "\\%c", *c);
+    else if ((unsigned char)*c < 0x20)
+      std::fprintf(out, "\\u%04x", *c);
+    else
+      std::fputc(*c, out);
   }
+  std::fputc('"', out);
 }
 
-/// avg = sum / n, elementwise (integers round toward zero).
-static void divideBy(void *buffer, int64_t count, dist_dtype_t dtype,
-                     int64_t n) {
-  auto scale = [&](auto *data) {
-    for (int64_t i = 0; i < count; ++i)
-      data[i] /= n;
-  };
-  switch (dtype) {
-  case DIST_F32: return scale(static_cast<float *>(buffer));
-  case DIST_F64: return scale(static_cast<double *>(buffer));
-  case DIST_I32: return scale(static_cast<int32_t *>(buffer));
-  case DIST_I64: return scale(static_cast<int64_t *>(buffer));
-  case DIST_F16:
-  case DIST_BF16: {
-    uint16_t *data = static_cast<uint16_t *>(buffer);
-    bool isHalf = dtype == DIST_F16;
-    for (int64_t i = 0; i < count; ++i) {
-      float f = (isHalf ? halfToFloat(data[i]) : bf16ToFloat(data[i])) / n;
-      data[i] = isHalf ? floatToHalf(f) : floatToBf16(f);
-    }
+void writeList(FILE *out, const std::vector<int64_t> &values) {
+  std::fputc('[', out);
+  for (size_t i = 0; i < values.size(); ++i)
+    std::fprintf(out, "%s%lld", i ? ", " : "", (long long)values[i]);
+  std::fputc(']', out);
+}
+
+void Trace::write(int rank, int worldSize, const char *backend) {
+  if (written)
+    return;
+  written = true;
+  int64_t finished = nowNs();
+  if (!makeDirectories(dir)) {
+    std::fprintf(stderr, "dist runtime: cannot create the trace directory %s: %s\n",
+                 dir.c_str(), std::strerror(errno));
     return;
   }
+  std::string path = dir + "/rank-" + std::to_string(rank) + ".json";
+  FILE *out = std::fopen(path.c_str(), "w");
+  if (!out) {
+    std::fprintf(stderr, "dist runtime: cannot write the trace %s: %s\n",
+                 path.c_str(), std::strerror(errno));
+    return;
   }
-}
+  std::unordered_map<const Communicator *, const Group *> groups;
+  for (auto &entry : groupCache())
+    groups[entry.second.communicator.get()] = &entry.second;
 
-//===----------------------------------------------------------------------===//
-// Errors, timeout, backend
-//===----------------------------------------------------------------------===//
+  auto us = [&](int64_t ns) { return (double)(ns - epochNs) / 1000.0; };
+  bool first = true;
+  // Every event opens with its kind, time and track (pid = rank, tid 0).
+  auto open = [&](const char *name, const char *category, const char *phase,
+                  int64_t time) {
+    std::fprintf(out, "%s\n{\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"%s\", "
+                      "\"ts\": %.3f, \"pid\": %d, \"tid\": 0",
+                 first ? "" : ",", name, category, phase, us(time), rank);
+    first = false;
+  };
+  auto groupArgs = [&](const Communicator *comm) {
+    const Group *group = groups.count(comm) ? groups[comm] : nullptr;
+    std::fprintf(out, "\"group\": ");
+    writeJsonString(out, comm->label());
+    if (group) {
+      std::fprintf(out, ", \"mesh\": ");
+      writeList(out, group->shape);
+      std::fprintf(out, ", \"axes\": ");
+      writeList(out, group->axes);
+      std::fprintf(out, ", \"comm\": %d", group->comm);
+    }
+    std::fprintf(out, ", \"group_size\": %lld, \"group_index\": %lld",
+                 (long long)comm->size(), (long long)comm->rank());
+  };
+  auto collectiveArgs = [&](const TraceEvent &e) {
+    int64_t blocks = e.collective == CollectiveKind::ReduceScatter ||
+                             e.collective == CollectiveKind::AllToAll
+                         ? e.comm->size()
+                         : 1;
+    std::fprintf(out, "\"bytes\": %lld, \"count\": %lld, \"dtype\": \"%s\", ",
+                 (long long)(e.count * blocks * elementSize(e.dtype)),
+                 (long long)e.count, dtypeName(e.dtype));
+    if (e.collective == CollectiveKind::AllReduce ||
+        e.collective == CollectiveKind::Reduce ||
+        e.collective == CollectiveKind::ReduceScatter)
+      std::fprintf(out, "\"reduction\": \"%s\", ", reductionName(e.reduction));
+    groupArgs(e.comm);
+  };
 
-static Backend *backendInstance = nullptr;
-static bool initialized = false;
+  std::fprintf(out, "{\"traceEvents\": [");
+  open("process_name", "__metadata", "M", epochNs);
+  std::fprintf(out, ", \"args\": {\"name\": \"rank %d\"}}", rank);
+  open("thread_name", "__metadata", "M", epochNs);
+  std::fprintf(out, ", \"args\": {\"name\": \"rank %d\"}}", rank);
+  open("process_sort_index", "__metadata", "M", epochNs);
+  std::fprintf(out, ", \"args\": {\"sort_index\": %d}}", rank);
 
-Backend &distrt::getBackend() {
-  if (!backendInstance) {
-    // DIST_BACKEND=self runs one process without MPI (tests under valgrind,
-    // single-device meshes); the default is the best backend built in.
-    const char *choice = std::getenv("DIST_BACKEND");
-    std::string name = choice ? choice : "";
-    if (name == "self") {
-      backendInstance = createSelfBackend().release();
-    } else {
-#ifdef DIST_RUNTIME_HAVE_MPI
-      if (!name.empty() && name != "mpi")
-        fail("DIST_BACKEND=" + name + " is no backend; use 'mpi' or 'self'");
-      backendInstance = createMPIBackend().release();
-#else
-      if (!name.empty())
-        fail("DIST_BACKEND=" + name + " is no backend of this build; use "
-             "'self'");
-      backendInstance = createSelfBackend().release();
-#endif
+  // Compute: the time between runtime calls (events are in call order).
+  int64_t lastEnd = epochNs;
+  auto compute = [&](int64_t until) {
+    if (until > lastEnd) {
+      open("compute", "compute", "X", lastEnd);
+      std::fprintf(out, ", \"dur\": %.3f}", (until - lastEnd) / 1000.0);
+    }
+  };
+  for (const TraceEvent &e : events) {
+    compute(e.begin);
+    lastEnd = e.end;
+    double duration = (e.end - e.begin) / 1000.0;
+    switch (e.kind) {
+    case TraceEvent::Call:
+      open(collectiveName(e.collective), "collective", "X", e.begin);
+      std::fprintf(out, ", \"dur\": %.3f, \"args\": {", duration);
+      collectiveArgs(e);
+      std::fprintf(out, "}}");
+      break;
+    case TraceEvent::Start: {
+      open(kStartNames[(int)e.collective], "start", "X", e.begin);
+      std::fprintf(out, ", \"dur\": %.3f, \"args\": {\"request\": %llu, ",
+                   duration, (unsigned long long)e.request);
+      collectiveArgs(e);
+      std::fprintf(out, "}}");
+      // The collective in flight, from its start to its completion, as an
+      // async slice.
+      for (int side = 0; side < 2; ++side) {
+        int64_t time = side == 0 ? e.begin : e.done ? e.done : finished;
+        open(collectiveName(e.collective), "in_flight", side == 0 ? "b" : "e",
+             time);
+        std::fprintf(out, ", \"id\": \"rank%d.request%llu\", \"args\": {",
+                     rank, (unsigned long long)e.request);
+        if (side == 0)
+          collectiveArgs(e);
+        else
+          std::fprintf(out, "\"completed\": %s", e.done ? "true" : "false");
+        std::fprintf(out, "}}");
+      }
+      break;
+    }
+    case TraceEvent::Wait:
+      open("wait", "wait", "X", e.begin);
+      std::fprintf(out,
+                   ", \"dur\": %.3f, \"args\": {\"request\": %llu, "
+                   "\"collective\": \"%s\", ",
+                   duration, (unsigned long long)e.request,
+                   collectiveName(e.collective));
+      collectiveArgs(e);
+      std::fprintf(out, "}}");
+      break;
+    case TraceEvent::Progress:
+      open("progress", "runtime", "X", e.begin);
+      std::fprintf(out, ", \"dur\": %.3f, \"args\": {\"completed\": %lld}}",
+                   duration, (long long)e.completed);
+      break;
+    case TraceEvent::GetGroup:
+      open("get_group", "runtime", "X", e.begin);
+      std::fprintf(out, ", \"dur\": %.3f, \"args\": {", duration);
+      groupArgs(e.comm);
+      std::fprintf(out, "}}");
+      break;
     }
   }
+  compute(finished);
+  std::fprintf(out,
+               "\n], \"displayTimeUnit\": \"ms\", \"otherData\": {\"rank\": %d, "
+               "\"world_size\": %d, \"backend\": \"%s\", \"epoch_us\": %lld, "
+               "\"dropped_events\": %llu}}\n",
+               rank, worldSize, backend, (long long)epochUs,
+               (unsigned long long)dropped);
+  std::fclose(out);
+}
+
+void writeTrace() {
+  if (traceOn && backendInstance && initialized)
+    trace.write(backendInstance->worldRank(), backendInstance->worldSize(),
+                backendInstance->name());
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Backend choice and fatal errors
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+class CoreFatalHandler : public FatalHandler {
+public:
+  int rank() override {
+    return backendInstance && initialized ? backendInstance->worldRank() : -1;
+  }
+  const char *backendName() override {
+    return backendInstance ? backendInstance->name() : "no";
+  }
+  void beforeExit() override { writeTrace(); }
+  [[noreturn]] void abortJob(int code) override {
+    if (backendInstance)
+      backendInstance->abortJob(code);
+    std::exit(code);
+  }
+};
+
+CoreFatalHandler coreFatalHandler;
+
+/// Loads libdist_backend_<name>.so from the directory of this library; its
+/// static initializers register the backend. Returns what was tried.
+std::string loadPlugin(const std::string &name) {
+  for (char c : name)
+    if (!std::isalnum((unsigned char)c) && c != '_')
+      return "";
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&dist_init), &info) || !info.dli_fname)
+    return "";
+  std::string self = info.dli_fname;
+  size_t slash = self.rfind('/');
+  std::string path = (slash == std::string::npos ? std::string(".")
+                                                 : self.substr(0, slash)) +
+                     "/libdist_backend_" + name + ".so";
+  struct stat status;
+  if (stat(path.c_str(), &status) != 0)
+    return "no " + path;
+  if (!dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL))
+    fail("DIST_BACKEND=" + name + ": cannot load " + path + ": " + dlerror());
+  return path;
+}
+
+Backend &getBackend() {
+  if (backendInstance)
+    return *backendInstance;
+  setFatalHandler(&coreFatalHandler);
+  const char *choice = std::getenv("DIST_BACKEND");
+  std::string name = choice ? choice : "";
+  std::unique_ptr<Backend> backend = createBackend(name);
+  std::string tried;
+  if (!backend && !name.empty()) {
+    tried = loadPlugin(name);
+    backend = createBackend(name);
+  }
+  if (!backend) {
+    std::string names;
+    for (const std::string &registered : registeredBackends())
+      names += (names.empty() ? "" : ", ") + registered;
+    fail("DIST_BACKEND=" + name + " is not a registered backend (registered: " +
+         names + (tried.empty() ? "" : "; " + tried) + ")");
+  }
+  backendInstance = backend.release();
   return *backendInstance;
 }
 
-void distrt::failf(const char *format, ...) {
-  va_list args, copy;
-  va_start(args, format);
-  va_copy(copy, args);
-  int length = std::vsnprintf(nullptr, 0, format, copy);
-  va_end(copy);
-  std::string message(length > 0 ? length : 0, '\0');
-  std::vsnprintf(message.data(), message.size() + 1, format, args);
-  va_end(args);
-  fail(message);
-}
-
-void distrt::fail(const std::string &message) {
-  int rank = backendInstance && initialized ? backendInstance->worldRank() : -1;
-  std::fprintf(stderr, "dist runtime error on rank %d (%s backend): %s\n", rank,
-               backendInstance ? backendInstance->name() : "no", message.c_str());
-  std::fflush(stderr);
-  if (backendInstance)
-    backendInstance->abortJob(3);
-  std::exit(3);
-}
-
-double distrt::getTimeoutSeconds() {
-  static double seconds = [] {
-    const char *text = std::getenv("DIST_TIMEOUT_SECONDS");
-    double value = text ? std::atof(text) : 0;
-    return value > 0 ? value : 300.0;
-  }();
-  return seconds;
-}
-
 /// The backend, once dist_init ran (it creates the backend).
-static inline Backend &ready(const char *what) {
+inline Backend &ready(const char *what) {
   if (!initialized) [[unlikely]]
     failf("%s called before dist_init", what);
   return *backendInstance;
 }
 
-static inline void checkDtype(dist_dtype_t dtype, const char *what) {
-  if (dtype < DIST_F32 || dtype > DIST_I64) [[unlikely]]
-    failf("%s: unknown element type %d", what, (int)dtype);
+/// Reports a failure of `what` on `comm`.
+[[noreturn, gnu::cold, gnu::noinline, gnu::format(printf, 3, 4)]] void
+failIn(const Communicator &comm, const char *what, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  char message[512];
+  std::vsnprintf(message, sizeof(message), format, args);
+  va_end(args);
+  failf("%s in group %s: %s", what, comm.label(), message);
 }
 
-static inline void checkCount(int64_t count, const char *what) {
-  if (count < 0) [[unlikely]]
-    failf("%s: negative element count %lld", what, (long long)count);
-}
-
-static inline void checkReduction(dist_reduction_t reduction, const char *what) {
-  if (reduction < DIST_SUM || reduction > DIST_AVG) [[unlikely]]
-    failf("%s: unknown reduction %d", what, (int)reduction);
-}
-
-/// A reduction that would lose precision or overflow in the element type
-/// itself (16-bit float sums, products and averages; i32 averages) runs on a
-/// wider copy: f32 for 16-bit floats, i64 for i32.
-static bool needsWidening(dist_dtype_t dtype, dist_reduction_t reduction) {
-  if (dtype == DIST_F16 || dtype == DIST_BF16)
-    return reduction != DIST_MAX && reduction != DIST_MIN;
-  return dtype == DIST_I32 && reduction == DIST_AVG;
-}
-
-static dist_dtype_t widened(dist_dtype_t dtype) {
-  return dtype == DIST_I32 ? DIST_I64 : DIST_F32;
-}
-
-static std::vector<char> widen(const void *data, int64_t count,
-                               dist_dtype_t dtype) {
-  std::vector<char> wide(count * 8);
-  const uint16_t *half = static_cast<const uint16_t *>(data);
-  for (int64_t i = 0; i < count; ++i) {
-    if (dtype == DIST_I32)
-      reinterpret_cast<int64_t *>(wide.data())[i] =
-          static_cast<const int32_t *>(data)[i];
-    else
-      reinterpret_cast<float *>(wide.data())[i] =
-          dtype == DIST_F16 ? halfToFloat(half[i]) : bf16ToFloat(half[i]);
-  }
-  return wide;
-}
-
-static void narrow(const std::vector<char> &wide, void *data, int64_t count,
-                   dist_dtype_t dtype) {
-  uint16_t *half = static_cast<uint16_t *>(data);
-  for (int64_t i = 0; i < count; ++i) {
-    if (dtype == DIST_I32) {
-      static_cast<int32_t *>(data)[i] =
-          (int32_t)reinterpret_cast<const int64_t *>(wide.data())[i];
-    } else {
-      float f = reinterpret_cast<const float *>(wide.data())[i];
-      half[i] = dtype == DIST_F16 ? floatToHalf(f) : floatToBf16(f);
-    }
-  }
-}
+} // namespace
 
 //===----------------------------------------------------------------------===//
-// Groups
+// Argument checks
 //===----------------------------------------------------------------------===//
+
+namespace {
 
 // A group handle is its backend communicator itself (dist_group stays an
 // incomplete type): a collective reads the communicator through the handle
 // with no object in between.
-static inline Communicator &commOf(dist_group_t *group) {
+inline Communicator &groupOf(dist_group_t *group, const char *what) {
+  if (!group) [[unlikely]]
+    failf("%s: null group", what);
   return *reinterpret_cast<Communicator *>(group);
 }
 
-namespace {
-using GroupKey = std::pair<meshmath::Shape, meshmath::AxisList>;
-std::map<GroupKey, std::unique_ptr<Communicator>> &groupCache() {
-  static std::map<GroupKey, std::unique_ptr<Communicator>> cache;
-  return cache;
+inline void checkDtype(const Communicator &comm, dist_dtype_t dtype,
+                       const char *what) {
+  if (!isValidDtype(dtype)) [[unlikely]]
+    failIn(comm, what, "unknown element type %d", (int)dtype);
 }
-std::mutex groupMutex;
+
+inline void checkCount(const Communicator &comm, int64_t count,
+                       const char *what) {
+  if (count < 0) [[unlikely]]
+    failIn(comm, what, "negative element count %lld", (long long)count);
+}
+
+inline void checkReduction(const Communicator &comm, dist_reduction_t reduction,
+                           const char *what) {
+  if (!isValidReduction(reduction)) [[unlikely]]
+    failIn(comm, what, "unknown reduction %d", (int)reduction);
+}
+
+inline void checkRoot(const Communicator &comm, int64_t root,
+                      const char *what) {
+  if ((uint64_t)root >= (uint64_t)comm.size()) [[unlikely]]
+    failIn(comm, what, "root %lld is out of range for a group of %lld",
+           (long long)root, (long long)comm.size());
+}
+
+inline void checkPartners(const Communicator &comm, int64_t target,
+                          int64_t source, const char *what) {
+  int64_t g = comm.size();
+  if (target < -1 || target >= g || source < -1 || source >= g) [[unlikely]]
+    failIn(comm, what,
+           "target %lld or source %lld is out of range for a group of %lld "
+           "(-1: none)",
+           (long long)target, (long long)source, (long long)g);
+  int64_t me = comm.rank();
+  if ((target == me) != (source == me)) [[unlikely]]
+    failIn(comm, what,
+           "rank %lld would %s itself without %s itself (target %lld, source "
+           "%lld): the call could never complete",
+           (long long)me, target == me ? "send to" : "receive from",
+           target == me ? "receiving from" : "sending to", (long long)target,
+           (long long)source);
+}
+
+/// Reductions that need the core: averages and widened reductions.
+inline bool needsStaging(dist_dtype_t dtype, dist_reduction_t reduction) {
+  return reduction == DIST_AVG || needsWidening(dtype, reduction);
+}
+
+bool isReducing(CollectiveKind kind) {
+  return kind == CollectiveKind::AllReduce || kind == CollectiveKind::Reduce ||
+         kind == CollectiveKind::ReduceScatter;
+}
+
+/// The checks the fast path does not make: streams and i1 averages.
+void checkRare(const Collective &c) {
+  if (c.stream && !backendInstance->usesStreams())
+    failIn(*c.comm, c.what,
+           "a stream was passed, but the %s backend runs on the CPU (only "
+           "null streams)",
+           backendInstance->name());
+  if (isReducing(c.kind) && c.dtype == DIST_I1 && c.reduction == DIST_AVG)
+    failIn(*c.comm, c.what, "i1 has no average");
+}
+
+/// Every check of `c` (the non-blocking calls make them all here).
+void checkAll(const Collective &c) {
+  checkDtype(*c.comm, c.dtype, c.what);
+  checkCount(*c.comm, c.count, c.what);
+  if (isReducing(c.kind))
+    checkReduction(*c.comm, c.reduction, c.what);
+  if (c.kind == CollectiveKind::Reduce || c.kind == CollectiveKind::Broadcast)
+    checkRoot(*c.comm, c.root, c.what);
+  if (c.kind == CollectiveKind::SendRecv)
+    checkPartners(*c.comm, c.root, c.source, c.what);
+  checkRare(c);
+}
+
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Staged reductions
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A reduction the backend runs on other buffers than the caller's (a wide
+/// copy), or whose result the core finishes (an average's division).
+struct Staging {
+  std::vector<char> wideIn, wideOut;
+  bool divide = false, narrowBack = false;
+};
+
+/// What the backend runs for `user`: averages become sums, widened
+/// reductions run on copies in `staging`.
+Collective stage(const Collective &user, Staging &staging) {
+  Collective sent = user;
+  staging.divide = staging.narrowBack = false;
+  if (!isReducing(user.kind))
+    return sent;
+  if (user.reduction == DIST_AVG) {
+    staging.divide = true;
+    sent.reduction = DIST_SUM;
+  }
+  if (!needsWidening(user.dtype, user.reduction))
+    return sent;
+  staging.narrowBack = true;
+  sent.dtype = widenedType(user.dtype);
+  int64_t wideSize = elementSize(sent.dtype);
+  staging.wideOut.resize(user.count * wideSize);
+  sent.output = staging.wideOut.data();
+  if (user.kind == CollectiveKind::ReduceScatter) {
+    int64_t total = user.count * user.comm->size();
+    staging.wideIn.resize(total * wideSize);
+    widen(user.input, staging.wideIn.data(), total, user.dtype);
+    sent.input = staging.wideIn.data();
+  } else {
+    widen(user.output, staging.wideOut.data(), user.count, user.dtype);
+    sent.input = sent.output;
+  }
+  return sent;
+}
+
+/// Divides and narrows the result of `sent` into the caller's buffer.
+void finish(const Collective &user, const Collective &sent,
+            const Staging &staging) {
+  if (user.kind == CollectiveKind::Reduce && user.comm->rank() != user.root)
+    return; // the other ranks keep their input
+  if (staging.divide)
+    divideBy(sent.output, sent.count, sent.dtype, user.comm->size());
+  if (staging.narrowBack)
+    narrow(sent.output, user.output, user.count, user.dtype);
+}
+
+/// A send_recv with the caller itself as its partners is a local copy
+/// (input and output may alias, which the backends' calls forbid).
+bool isSelfExchange(const Collective &c) {
+  return c.kind == CollectiveKind::SendRecv && c.root >= 0 &&
+         c.root == c.comm->rank();
+}
+
+TraceEvent eventFor(TraceEvent::Kind kind, const Collective &c, int64_t begin) {
+  TraceEvent e{};
+  e.kind = kind;
+  e.collective = c.kind;
+  e.dtype = c.dtype;
+  e.reduction = c.reduction;
+  e.comm = c.comm;
+  e.count = c.count;
+  e.begin = begin;
+  return e;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Requests
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A started collective. The handle given out is its id (never reused), so
+/// a second wait on it is recognized, not mistaken for a newer request.
+struct Request {
+  uint64_t id = 0;
+  Collective user, sent;
+  Staging staging;
+  std::unique_ptr<Work> work; // null once complete
+  int64_t traceIndex = -1;
+};
+
+std::vector<std::unique_ptr<Request>> inFlight;
+std::vector<std::unique_ptr<Request>> requestPool; // keeps staging buffers
+uint64_t lastRequestId = 0;
+
+/// The last requests waited for, to name the call of a second wait.
+struct WaitedRequest {
+  uint64_t id;
+  const char *what;
+  const Communicator *comm;
+};
+WaitedRequest recentlyWaited[256];
+
+void updateDetour() { detour = traceOn || !inFlight.empty(); }
+
+/// Tests every request in flight; returns how many completed.
+int64_t progressAll() {
+  int64_t completed = 0;
+  for (std::unique_ptr<Request> &request : inFlight) {
+    if (request->work && request->work->test()) {
+      request->work.reset();
+      ++completed;
+      if (traceOn)
+        trace.markDone(request->traceIndex, nowNs());
+    }
+  }
+  return completed;
+}
+
+dist_request_t *startCollective(const Collective &user) {
+  Backend &backend = ready(user.what);
+  checkAll(user);
+  if (!inFlight.empty())
+    progressAll();
+  int64_t begin = traceOn ? nowNs() : 0;
+  std::unique_ptr<Request> request;
+  if (requestPool.empty()) {
+    request = std::make_unique<Request>();
+  } else {
+    request = std::move(requestPool.back());
+    requestPool.pop_back();
+  }
+  request->id = ++lastRequestId;
+  request->user = user;
+  request->sent = stage(user, request->staging);
+  if (isSelfExchange(user))
+    std::memmove(user.output, user.input, user.count * elementSize(user.dtype));
+  else
+    request->work = backend.start(request->sent);
+  request->traceIndex = -1;
+  if (traceOn) {
+    TraceEvent e = eventFor(TraceEvent::Start, user, begin);
+    e.request = request->id;
+    e.end = nowNs();
+    e.done = request->work ? 0 : e.end;
+    request->traceIndex = trace.add(e);
+  }
+  auto *handle = reinterpret_cast<dist_request_t *>((uintptr_t)request->id);
+  inFlight.push_back(std::move(request));
+  detour = true;
+  return handle;
+}
+
+[[noreturn, gnu::cold]] void failWait(dist_request_t *handle) {
+  if (!handle)
+    fail("dist_wait: null request");
+  uint64_t id = (uintptr_t)handle;
+  if (id == 0 || id > lastRequestId)
+    failf("dist_wait: %p is no request (dist_*_start calls return them)",
+          (void *)handle);
+  for (const WaitedRequest &waited : recentlyWaited)
+    if (waited.id == id)
+      failf("dist_wait: request #%llu (%s in group %s) was already waited for",
+            (unsigned long long)id, waited.what, waited.comm->label());
+  failf("dist_wait: request #%llu was already waited for",
+        (unsigned long long)id);
+}
+
+} // namespace
+
+void dist_wait(dist_request_t *handle) {
+  ready("dist_wait");
+  uint64_t id = (uintptr_t)handle;
+  size_t position = 0;
+  while (position < inFlight.size() && inFlight[position]->id != id)
+    ++position;
+  if (!handle || position == inFlight.size()) [[unlikely]]
+    failWait(handle);
+  int64_t begin = traceOn ? nowNs() : 0;
+  progressAll(); // the others too: the trace sees when they completed
+  std::unique_ptr<Request> request = std::move(inFlight[position]);
+  inFlight[position] = std::move(inFlight.back());
+  inFlight.pop_back();
+  if (request->work) {
+    request->work->wait();
+    request->work.reset();
+  }
+  finish(request->user, request->sent, request->staging);
+  if (traceOn) {
+    int64_t end = nowNs();
+    trace.markDone(request->traceIndex, end);
+    TraceEvent e = eventFor(TraceEvent::Wait, request->user, begin);
+    e.request = id;
+    e.end = end;
+    trace.add(e);
+  }
+  recentlyWaited[id % 256] = {id, request->user.what, request->user.comm};
+  requestPool.push_back(std::move(request));
+  updateDetour();
+}
+
+void dist_progress(void) {
+  ready("dist_progress");
+  int64_t begin = traceOn ? nowNs() : 0;
+  int64_t completed = progressAll();
+  if (traceOn) {
+    TraceEvent e{};
+    e.kind = TraceEvent::Progress;
+    e.begin = begin;
+    e.end = nowNs();
+    e.completed = completed;
+    trace.add(e);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Lifetime and groups
+//===----------------------------------------------------------------------===//
 
 void dist_init(int *argc, char ***argv) {
   if (initialized)
     return;
   getBackend().init(argc, argv);
   initialized = true;
+  const char *traceDir = std::getenv("DIST_TRACE");
+  if (traceDir && *traceDir) {
+    traceOn = true;
+    trace.start(traceDir);
+  }
+  updateDetour();
 }
 
 void dist_finalize(void) {
   if (!initialized)
     return;
+  if (!inFlight.empty()) {
+    for (const std::unique_ptr<Request> &request : inFlight)
+      std::fprintf(stderr,
+                   "dist runtime error on rank %d (%s backend): dist_finalize: "
+                   "request #%llu started by %s in group %s was never waited "
+                   "for\n",
+                   backendInstance->worldRank(), backendInstance->name(),
+                   (unsigned long long)request->id, request->user.what,
+                   request->user.comm->label());
+    failf("dist_finalize: %zu request(s) were never waited for (every "
+          "dist_*_start needs one dist_wait)",
+          inFlight.size());
+  }
+  writeTrace();
   groupCache().clear(); // frees the communicators before the backend stops
   getBackend().finalize();
   initialized = false;
+  traceOn = false;
+  updateDetour();
 }
 
 int dist_world_rank(void) { return ready("dist_world_rank").worldRank(); }
 int dist_world_size(void) { return ready("dist_world_size").worldSize(); }
 const char *dist_backend_name(void) { return getBackend().name(); }
 
+static std::string describe(const meshmath::Shape &shape,
+                            const meshmath::AxisList &axes, int32_t comm,
+                            const Communicator &communicator) {
+  auto list = [](const std::vector<int64_t> &values) {
+    std::string text = "[";
+    for (size_t i = 0; i < values.size(); ++i)
+      text += (i ? ", " : "") + std::to_string(values[i]);
+    return text + "]";
+  };
+  return "{mesh " + list(shape) + ", axes " + list(axes) + ", comm " +
+         std::to_string(comm) + ", index " +
+         std::to_string(communicator.rank()) + " of " +
+         std::to_string(communicator.size()) + "}";
+}
+
 dist_group_t *dist_get_group(const int64_t *mesh_shape, int32_t mesh_rank,
-                             const int64_t *axes, int32_t num_axes) {
+                             const int64_t *axes, int32_t num_axes,
+                             int32_t comm) {
   Backend &backend = ready("dist_get_group");
+  if (mesh_rank < 0 || num_axes < 0 || (mesh_rank && !mesh_shape) ||
+      (num_axes && !axes))
+    failf("dist_get_group: a mesh of rank %d with %d axes", mesh_rank,
+          num_axes);
+  if (comm < 0)
+    failf("dist_get_group: negative communicator index %d", comm);
   meshmath::Shape shape(mesh_shape, mesh_shape + mesh_rank);
   meshmath::AxisList axisList(axes, axes + num_axes);
   std::lock_guard<std::mutex> lock(groupMutex);
-  auto &slot = groupCache()[{shape, axisList}];
-  if (slot)
-    return reinterpret_cast<dist_group_t *>(slot.get());
+  Group &group = groupCache()[{shape, axisList, comm}];
+  if (group.communicator)
+    return reinterpret_cast<dist_group_t *>(group.communicator.get());
+  int64_t begin = traceOn ? nowNs() : 0;
+  for (int64_t size : shape)
+    if (size <= 0)
+      failf("dist_get_group: mesh axis of size %lld", (long long)size);
   if (meshmath::numDevices(shape) != backend.worldSize())
-    fail("dist_get_group: the mesh has " + std::to_string(meshmath::numDevices(shape)) +
-         " devices but the job has " + std::to_string(backend.worldSize()) +
-         " ranks");
+    failf("dist_get_group: the mesh has %lld devices but the job has %d ranks",
+          (long long)meshmath::numDevices(shape), backend.worldSize());
   for (int64_t axis : axisList)
     if (axis < 0 || axis >= mesh_rank)
-      fail("dist_get_group: axis " + std::to_string(axis) +
-           " is out of range for a mesh of rank " + std::to_string(mesh_rank));
+      failf("dist_get_group: axis %lld is out of range for a mesh of rank %d",
+            (long long)axis, mesh_rank);
   for (int32_t i = 0; i < num_axes; ++i)
     for (int32_t j = i + 1; j < num_axes; ++j)
       if (axes[i] == axes[j])
-        fail("dist_get_group: axis " + std::to_string(axes[i]) + " appears twice");
+        failf("dist_get_group: axis %lld appears twice", (long long)axes[i]);
   // The split is collective: make sure every rank asks for this group now
   // (a mismatch would pair unrelated splits, a missing rank would hang).
-  uint64_t hash = 1469598103934665603ull; // FNV-1a over shape and axes
-  auto mix = [&](int64_t v) {
-    hash = (hash ^ (uint64_t)v) * 1099511628211ull;
-  };
+  uint64_t hash = 1469598103934665603ull; // FNV-1a over shape, axes, comm
+  auto mix = [&](int64_t v) { hash = (hash ^ (uint64_t)v) * 1099511628211ull; };
   mix(mesh_rank);
   for (int64_t v : shape)
     mix(v);
   mix(-1);
   for (int64_t v : axisList)
     mix(v);
-  backend.checkAgreement((int64_t)(hash >> 1), "group creation");
+  mix(-2);
+  mix(comm);
+  backend.checkAgreement((int64_t)(hash >> 1), "dist_get_group");
   int rank = backend.worldRank();
   // Every rank calls this with the same arguments (SPMD), so the split is
-  // collective; the key orders the ranks by their index in the group.
-  slot = backend.split(
+  // collective; the key orders the ranks by their index in the group. Each
+  // comm index gets its own split: a distinct communicator.
+  group.shape = shape;
+  group.axes = axisList;
+  group.comm = comm;
+  group.communicator = backend.split(
       meshmath::groupColor(rank, shape, axisList),
-      meshmath::indexInGroup(meshmath::delinearize(rank, shape), shape, axisList));
-  return reinterpret_cast<dist_group_t *>(slot.get());
-}
-
-int64_t dist_group_size(dist_group_t *group) { return commOf(group).size(); }
-int64_t dist_group_index(dist_group_t *group) { return commOf(group).rank(); }
-
-//===----------------------------------------------------------------------===//
-// Collectives
-//===----------------------------------------------------------------------===//
-
-/// A tensor seen as [outer][n][inner] around dim `dim`.
-struct Around {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-
-static Around around(const int64_t *shape, int32_t rank, int32_t dim,
-                     const char *what) {
-  if (dim < 0 || dim >= rank) [[unlikely]]
-    failf("%s: dim %d is out of range for rank %d", what, dim, rank);
-  for (int32_t d = 0; d < rank; ++d)
-    if (shape[d] < 0) [[unlikely]]
-      failf("%s: dim %d has negative size %lld", what, d, (long long)shape[d]);
-  Around a;
-  for (int32_t d = 0; d < dim; ++d)
-    a.outer *= shape[d];
-  a.n = shape[dim];
-  for (int32_t d = dim + 1; d < rank; ++d)
-    a.inner *= shape[d];
-  return a;
-}
-
-/// Copies `blocks` runs of `runBytes` from `from` (stride `fromStride`) to
-/// `to` (stride `toStride`).
-static void copyRuns(const char *from, int64_t fromStride, char *to,
-                     int64_t toStride, int64_t blocks, int64_t runBytes) {
-  for (int64_t b = 0; b < blocks; ++b)
-    std::memcpy(to + b * toStride, from + b * fromStride, runBytes);
-}
-
-// The reductions' uncommon cases (16-bit floats reduced on a wider copy, avg
-// divided after the sum) are out of line, so that the common path is a check
-// and a tail call into the backend.
-
-[[gnu::noinline]] static void allReduceSlow(dist_group_t *group, void *buffer,
-                                           int64_t count, dist_dtype_t dtype,
-                                           dist_reduction_t reduction) {
-  if (needsWidening(dtype, reduction)) {
-    std::vector<char> wide = widen(buffer, count, dtype);
-    dist_all_reduce(group, wide.data(), count, widened(dtype), reduction);
-    narrow(wide, buffer, count, dtype);
-    return;
+      meshmath::indexInGroup(meshmath::delinearize(rank, shape), shape,
+                             axisList));
+  group.communicator->setLabel(
+      describe(shape, axisList, comm, *group.communicator));
+  if (traceOn) {
+    TraceEvent e{};
+    e.kind = TraceEvent::GetGroup;
+    e.comm = group.communicator.get();
+    e.begin = begin;
+    e.end = nowNs();
+    trace.add(e);
   }
-  getBackend().allReduce(commOf(group), buffer, count, dtype, reduction,
-                         "all_reduce");
-  divideBy(buffer, count, dtype, commOf(group).size()); // avg
+  return reinterpret_cast<dist_group_t *>(group.communicator.get());
+}
+
+int64_t dist_group_size(dist_group_t *group) {
+  return groupOf(group, "dist_group_size").size();
+}
+int64_t dist_group_index(dist_group_t *group) {
+  return groupOf(group, "dist_group_index").rank();
+}
+
+int64_t dist_dtype_size(dist_dtype_t dtype) {
+  if (!isValidDtype(dtype))
+    failf("dist_dtype_size: unknown element type %d", (int)dtype);
+  return elementSize(dtype);
+}
+
+//===----------------------------------------------------------------------===//
+// Blocking collectives
+//===----------------------------------------------------------------------===//
+
+/// A blocking collective off the fast path: a stream, a staged reduction,
+/// requests in flight (which it lets progress first) or the trace.
+[[gnu::noinline]] static void runSlow(const Collective &user) {
+  checkRare(user);
+  if (!inFlight.empty())
+    progressAll();
+  int64_t begin = traceOn ? nowNs() : 0;
+  if (isSelfExchange(user)) {
+    std::memmove(user.output, user.input, user.count * elementSize(user.dtype));
+  } else if (isReducing(user.kind) && needsStaging(user.dtype, user.reduction)) {
+    Staging staging;
+    Collective sent = stage(user, staging);
+    backendInstance->run(sent);
+    finish(user, sent, staging);
+  } else {
+    backendInstance->run(user);
+  }
+  if (traceOn) {
+    TraceEvent e = eventFor(TraceEvent::Call, user, begin);
+    e.end = nowNs();
+    trace.add(e);
+  }
 }
 
 void dist_all_reduce(dist_group_t *group, void *buffer, int64_t count,
-                     dist_dtype_t dtype, dist_reduction_t reduction) {
+                     dist_dtype_t dtype, dist_reduction_t reduction,
+                     dist_stream_t stream) {
   Backend &backend = ready("dist_all_reduce");
-  checkDtype(dtype, "all_reduce");
-  checkCount(count, "all_reduce");
-  checkReduction(reduction, "all_reduce");
-  if (reduction == DIST_AVG || needsWidening(dtype, reduction)) [[unlikely]]
-    return allReduceSlow(group, buffer, count, dtype, reduction);
-  backend.allReduce(commOf(group), buffer, count, dtype, reduction, "all_reduce");
-}
-
-[[gnu::noinline]] static void reduceSlow(dist_group_t *group, void *buffer,
-                                        int64_t count, dist_dtype_t dtype,
-                                        dist_reduction_t reduction,
-                                        int64_t root) {
-  if (needsWidening(dtype, reduction)) {
-    std::vector<char> wide = widen(buffer, count, dtype);
-    dist_reduce(group, wide.data(), count, widened(dtype), reduction, root);
-    if (commOf(group).rank() == root)
-      narrow(wide, buffer, count, dtype);
-    return;
-  }
-  getBackend().reduce(commOf(group), buffer, count, dtype, reduction, root,
-                      "reduce");
-  if (commOf(group).rank() == root) // avg
-    divideBy(buffer, count, dtype, commOf(group).size());
+  Communicator &comm = groupOf(group, "all_reduce");
+  checkDtype(comm, dtype, "all_reduce");
+  checkCount(comm, count, "all_reduce");
+  checkReduction(comm, reduction, "all_reduce");
+  if (detour || stream || needsStaging(dtype, reduction)) [[unlikely]]
+    return runSlow({CollectiveKind::AllReduce, &comm, buffer, buffer, count,
+                    dtype, reduction, 0, 0, stream, "all_reduce"});
+  backend.allReduce(comm, buffer, count, dtype, reduction, "all_reduce");
 }
 
 void dist_reduce(dist_group_t *group, void *buffer, int64_t count,
-                 dist_dtype_t dtype, dist_reduction_t reduction, int64_t root) {
+                 dist_dtype_t dtype, dist_reduction_t reduction, int64_t root,
+                 dist_stream_t stream) {
   Backend &backend = ready("dist_reduce");
-  checkDtype(dtype, "reduce");
-  checkCount(count, "reduce");
-  checkReduction(reduction, "reduce");
-  if (root < 0 || root >= commOf(group).size()) [[unlikely]]
-    failf("reduce: root %lld is out of range for a group of %lld",
-          (long long)root, (long long)commOf(group).size());
-  if (reduction == DIST_AVG || needsWidening(dtype, reduction)) [[unlikely]]
-    return reduceSlow(group, buffer, count, dtype, reduction, root);
-  backend.reduce(commOf(group), buffer, count, dtype, reduction, root, "reduce");
+  Communicator &comm = groupOf(group, "reduce");
+  checkDtype(comm, dtype, "reduce");
+  checkCount(comm, count, "reduce");
+  checkReduction(comm, reduction, "reduce");
+  checkRoot(comm, root, "reduce");
+  if (detour || stream || needsStaging(dtype, reduction)) [[unlikely]]
+    return runSlow({CollectiveKind::Reduce, &comm, buffer, buffer, count,
+                    dtype, reduction, root, 0, stream, "reduce"});
+  backend.reduce(comm, buffer, count, dtype, reduction, root, "reduce");
 }
 
 void dist_broadcast(dist_group_t *group, void *buffer, int64_t count,
-                    dist_dtype_t dtype, int64_t root) {
+                    dist_dtype_t dtype, int64_t root, dist_stream_t stream) {
   Backend &backend = ready("dist_broadcast");
-  checkDtype(dtype, "broadcast");
-  checkCount(count, "broadcast");
-  if (root < 0 || root >= commOf(group).size()) [[unlikely]]
-    failf("broadcast: root %lld is out of range for a group of %lld",
-          (long long)root, (long long)commOf(group).size());
-  backend.broadcast(commOf(group), buffer, count * dist_dtype_size(dtype), root,
-                    "broadcast");
+  Communicator &comm = groupOf(group, "broadcast");
+  checkDtype(comm, dtype, "broadcast");
+  checkCount(comm, count, "broadcast");
+  checkRoot(comm, root, "broadcast");
+  if (detour || stream) [[unlikely]]
+    return runSlow({CollectiveKind::Broadcast, &comm, buffer, buffer, count,
+                    dtype, DIST_SUM, root, 0, stream, "broadcast"});
+  backend.broadcast(comm, buffer, count, dtype, root, "broadcast");
 }
 
 void dist_all_gather(dist_group_t *group, const void *input, void *output,
-                     const int64_t *shape, int32_t rank, int32_t dim,
-                     dist_dtype_t dtype) {
+                     int64_t count, dist_dtype_t dtype, dist_stream_t stream) {
   Backend &backend = ready("dist_all_gather");
-  checkDtype(dtype, "all_gather");
-  Around a = around(shape, rank, dim, "all_gather");
-  int64_t g = commOf(group).size(), size = dist_dtype_size(dtype);
-  int64_t blockBytes = a.n * a.inner * size; // one rank's run per outer index
-  int64_t bytes = a.outer * blockBytes;
-  if (a.outer == 1) {
-    backend.allGather(commOf(group), input, output, bytes, "all_gather");
-    return;
-  }
-  // Gathered as [g][outer][block]; the result is [outer][g][block].
-  std::vector<char> gathered(g * bytes);
-  backend.allGather(commOf(group), input, gathered.data(), bytes, "all_gather");
-  for (int64_t r = 0; r < g; ++r)
-    copyRuns(gathered.data() + r * bytes, blockBytes,
-             static_cast<char *>(output) + r * blockBytes, g * blockBytes,
-             a.outer, blockBytes);
+  Communicator &comm = groupOf(group, "all_gather");
+  checkDtype(comm, dtype, "all_gather");
+  checkCount(comm, count, "all_gather");
+  if (detour || stream) [[unlikely]]
+    return runSlow({CollectiveKind::AllGather, &comm, input, output, count,
+                    dtype, DIST_SUM, 0, 0, stream, "all_gather"});
+  backend.allGather(comm, input, output, count, dtype, "all_gather");
 }
 
 void dist_reduce_scatter(dist_group_t *group, const void *input, void *output,
-                         const int64_t *shape, int32_t rank, int32_t dim,
-                         dist_dtype_t dtype, dist_reduction_t reduction) {
+                         int64_t count, dist_dtype_t dtype,
+                         dist_reduction_t reduction, dist_stream_t stream) {
   Backend &backend = ready("dist_reduce_scatter");
-  checkDtype(dtype, "reduce_scatter");
-  checkReduction(reduction, "reduce_scatter");
-  if (needsWidening(dtype, reduction)) {
-    int64_t total = 1, g = commOf(group).size();
-    for (int32_t d = 0; d < rank; ++d)
-      total *= shape[d];
-    std::vector<char> wideIn = widen(input, total, dtype);
-    std::vector<char> wideOut(total / g * 8);
-    dist_reduce_scatter(group, wideIn.data(), wideOut.data(), shape, rank, dim,
-                        widened(dtype), reduction);
-    narrow(wideOut, output, total / g, dtype);
-    return;
-  }
-  Around a = around(shape, rank, dim, "reduce_scatter");
-  int64_t g = commOf(group).size(), size = dist_dtype_size(dtype);
-  if (a.n % g != 0) [[unlikely]]
-    failf("reduce_scatter: dim %d of size %lld does not divide over %lld ranks",
-          dim, (long long)a.n, (long long)g);
-  int64_t chunkBytes = a.n / g * a.inner * size; // rank r's run per outer index
-  int64_t count = a.outer * (a.n / g) * a.inner;
-  if (a.outer == 1) {
-    backend.reduceScatter(commOf(group), input, output, count, dtype, reduction,
-                          "reduce_scatter");
-  } else {
-    // [outer][g][chunk] -> [g][outer][chunk], so each rank's part is contiguous.
-    std::vector<char> packed(g * count * size);
-    for (int64_t r = 0; r < g; ++r)
-      copyRuns(static_cast<const char *>(input) + r * chunkBytes, g * chunkBytes,
-               packed.data() + r * count * size, chunkBytes, a.outer, chunkBytes);
-    backend.reduceScatter(commOf(group), packed.data(), output, count, dtype,
-                          reduction, "reduce_scatter");
-  }
-  if (reduction == DIST_AVG)
-    divideBy(output, count, dtype, g);
+  Communicator &comm = groupOf(group, "reduce_scatter");
+  checkDtype(comm, dtype, "reduce_scatter");
+  checkCount(comm, count, "reduce_scatter");
+  checkReduction(comm, reduction, "reduce_scatter");
+  if (detour || stream || needsStaging(dtype, reduction)) [[unlikely]]
+    return runSlow({CollectiveKind::ReduceScatter, &comm, input, output, count,
+                    dtype, reduction, 0, 0, stream, "reduce_scatter"});
+  backend.reduceScatter(comm, input, output, count, dtype, reduction,
+                        "reduce_scatter");
 }
 
 void dist_all_to_all(dist_group_t *group, const void *input, void *output,
-                     const int64_t *shape, int32_t rank, int32_t split_dim,
-                     int32_t concat_dim, dist_dtype_t dtype) {
+                     int64_t count, dist_dtype_t dtype, dist_stream_t stream) {
   Backend &backend = ready("dist_all_to_all");
-  checkDtype(dtype, "all_to_all");
-  Around s = around(shape, rank, split_dim, "all_to_all");
-  around(shape, rank, concat_dim, "all_to_all");
-  int64_t g = commOf(group).size(), size = dist_dtype_size(dtype);
-  if (s.n % g != 0) [[unlikely]]
-    failf("all_to_all: split dim %d of size %lld does not divide over %lld ranks",
-          split_dim, (long long)s.n, (long long)g);
-  // Block j is the j-th slice along split_dim; it is contiguous when nothing
-  // is outside split_dim, otherwise it is packed.
-  int64_t runBytes = s.n / g * s.inner * size;
-  int64_t blockBytes = s.outer * runBytes;
-  std::vector<char> packed, received;
-  const char *send = static_cast<const char *>(input);
-  if (s.outer != 1) {
-    packed.resize(g * blockBytes);
-    for (int64_t j = 0; j < g; ++j)
-      copyRuns(static_cast<const char *>(input) + j * runBytes, g * runBytes,
-               packed.data() + j * blockBytes, runBytes, s.outer, runBytes);
-    send = packed.data();
-  }
-  // Each received block has the input's shape with split_dim divided; they
-  // are concatenated along concat_dim, which is the order they arrive in
-  // when nothing is outside concat_dim.
-  Around c = around(shape, rank, concat_dim, "all_to_all");
-  // A block is the input with split_dim divided by the group size.
-  if (split_dim < concat_dim)
-    c.outer /= g;
-  else if (split_dim == concat_dim)
-    c.n /= g;
-  else
-    c.inner /= g;
-  if (c.outer == 1) {
-    backend.allToAll(commOf(group), send, output, blockBytes, "all_to_all");
-    return;
-  }
-  received.resize(g * blockBytes);
-  backend.allToAll(commOf(group), send, received.data(), blockBytes, "all_to_all");
-  int64_t concatRun = c.n * c.inner * size;
-  for (int64_t i = 0; i < g; ++i)
-    copyRuns(received.data() + i * blockBytes, concatRun,
-             static_cast<char *>(output) + i * concatRun, g * concatRun, c.outer,
-             concatRun);
+  Communicator &comm = groupOf(group, "all_to_all");
+  checkDtype(comm, dtype, "all_to_all");
+  checkCount(comm, count, "all_to_all");
+  if (detour || stream) [[unlikely]]
+    return runSlow({CollectiveKind::AllToAll, &comm, input, output, count,
+                    dtype, DIST_SUM, 0, 0, stream, "all_to_all"});
+  backend.allToAll(comm, input, output, count, dtype, "all_to_all");
 }
 
 void dist_send_recv(dist_group_t *group, const void *input, int64_t target,
                     void *output, int64_t source, int64_t count,
-                    dist_dtype_t dtype) {
+                    dist_dtype_t dtype, dist_stream_t stream) {
   Backend &backend = ready("dist_send_recv");
-  checkDtype(dtype, "send_recv");
-  checkCount(count, "send_recv");
-  int64_t g = commOf(group).size();
-  if (target < -1 || target >= g || source < -1 || source >= g) [[unlikely]]
-    failf("send_recv: target %lld or source %lld is out of range for a group "
-          "of %lld (-1: none)",
-          (long long)target, (long long)source, (long long)g);
-  int64_t me = commOf(group).rank();
-  if ((target == me) != (source == me)) [[unlikely]]
-    failf("send_recv: rank %lld would %s itself without %s itself (target "
-          "%lld, source %lld): the call could never complete",
-          (long long)me, target == me ? "send to" : "receive from",
-          target == me ? "receiving from" : "sending to", (long long)target,
-          (long long)source);
-  int64_t bytes = count * dist_dtype_size(dtype);
+  Communicator &comm = groupOf(group, "send_recv");
+  checkDtype(comm, dtype, "send_recv");
+  checkCount(comm, count, "send_recv");
+  checkPartners(comm, target, source, "send_recv");
+  if (detour || stream) [[unlikely]]
+    return runSlow({CollectiveKind::SendRecv, &comm, input, output, count,
+                    dtype, DIST_SUM, target, source, stream, "send_recv"});
   // Input and output may alias, which MPI forbids: a self exchange copies.
-  if (target == me && source == me) {
-    std::memmove(output, input, bytes);
+  if (target == comm.rank()) {
+    std::memmove(output, input, count * elementSize(dtype));
     return;
   }
-  backend.sendRecv(commOf(group), input, target, output, source, bytes,
+  backend.sendRecv(comm, input, target, output, source, count, dtype,
                    "send_recv");
 }
 
 //===----------------------------------------------------------------------===//
-// The single-process backend
+// Non-blocking collectives
 //===----------------------------------------------------------------------===//
 
-namespace {
-class SelfCommunicator : public Communicator {
-public:
-  SelfCommunicator() : Communicator(/*size=*/1, /*rank=*/0) {}
-};
+dist_request_t *dist_all_reduce_start(dist_group_t *group, void *buffer,
+                                      int64_t count, dist_dtype_t dtype,
+                                      dist_reduction_t reduction,
+                                      dist_stream_t stream) {
+  return startCollective({CollectiveKind::AllReduce,
+                          &groupOf(group, "all_reduce_start"), buffer, buffer,
+                          count, dtype, reduction, 0, 0, stream,
+                          "all_reduce_start"});
+}
 
-/// One process: every group has one rank, so collectives copy or do nothing.
-class SelfBackend : public Backend {
-public:
-  const char *name() const override { return "self"; }
-  void init(int *, char ***) override {}
-  void finalize() override {}
-  int worldRank() const override { return 0; }
-  int worldSize() const override { return 1; }
-  [[noreturn]] void abortJob(int code) override { std::exit(code); }
-  void checkAgreement(int64_t, const char *) override {}
-  std::unique_ptr<Communicator> split(int64_t, int64_t) override {
-    return std::make_unique<SelfCommunicator>();
-  }
-  void allReduce(Communicator &, void *, int64_t, dist_dtype_t,
-                 dist_reduction_t, const char *) override {}
-  void reduce(Communicator &, void *, int64_t, dist_dtype_t, dist_reduction_t,
-              int64_t, const char *) override {}
-  void broadcast(Communicator &, void *, int64_t, int64_t, const char *) override {}
-  void allGather(Communicator &, const void *input, void *output, int64_t bytes,
-                 const char *) override {
-    std::memmove(output, input, bytes);
-  }
-  void reduceScatter(Communicator &, const void *input, void *output,
-                     int64_t count, dist_dtype_t dtype, dist_reduction_t,
-                     const char *) override {
-    std::memmove(output, input, count * dist_dtype_size(dtype));
-  }
-  void allToAll(Communicator &, const void *input, void *output, int64_t bytes,
-                const char *) override {
-    std::memmove(output, input, bytes);
-  }
-  void sendRecv(Communicator &, const void *input, int64_t, void *output,
-                int64_t source, int64_t bytes, const char *) override {
-    if (source >= 0)
-      std::memmove(output, input, bytes);
-  }
-};
-} // namespace
+dist_request_t *dist_reduce_start(dist_group_t *group, void *buffer,
+                                  int64_t count, dist_dtype_t dtype,
+                                  dist_reduction_t reduction, int64_t root,
+                                  dist_stream_t stream) {
+  return startCollective({CollectiveKind::Reduce, &groupOf(group, "reduce_start"),
+                          buffer, buffer, count, dtype, reduction, root, 0,
+                          stream, "reduce_start"});
+}
 
-std::unique_ptr<Backend> distrt::createSelfBackend() {
-  return std::make_unique<SelfBackend>();
+dist_request_t *dist_broadcast_start(dist_group_t *group, void *buffer,
+                                     int64_t count, dist_dtype_t dtype,
+                                     int64_t root, dist_stream_t stream) {
+  return startCollective({CollectiveKind::Broadcast,
+                          &groupOf(group, "broadcast_start"), buffer, buffer,
+                          count, dtype, DIST_SUM, root, 0, stream,
+                          "broadcast_start"});
+}
+
+dist_request_t *dist_all_gather_start(dist_group_t *group, const void *input,
+                                      void *output, int64_t count,
+                                      dist_dtype_t dtype,
+                                      dist_stream_t stream) {
+  return startCollective({CollectiveKind::AllGather,
+                          &groupOf(group, "all_gather_start"), input, output,
+                          count, dtype, DIST_SUM, 0, 0, stream,
+                          "all_gather_start"});
+}
+
+dist_request_t *dist_reduce_scatter_start(dist_group_t *group,
+                                          const void *input, void *output,
+                                          int64_t count, dist_dtype_t dtype,
+                                          dist_reduction_t reduction,
+                                          dist_stream_t stream) {
+  return startCollective({CollectiveKind::ReduceScatter,
+                          &groupOf(group, "reduce_scatter_start"), input,
+                          output, count, dtype, reduction, 0, 0, stream,
+                          "reduce_scatter_start"});
+}
+
+dist_request_t *dist_all_to_all_start(dist_group_t *group, const void *input,
+                                      void *output, int64_t count,
+                                      dist_dtype_t dtype,
+                                      dist_stream_t stream) {
+  return startCollective({CollectiveKind::AllToAll,
+                          &groupOf(group, "all_to_all_start"), input, output,
+                          count, dtype, DIST_SUM, 0, 0, stream,
+                          "all_to_all_start"});
+}
+
+dist_request_t *dist_send_recv_start(dist_group_t *group, const void *input,
+                                     int64_t target, void *output,
+                                     int64_t source, int64_t count,
+                                     dist_dtype_t dtype,
+                                     dist_stream_t stream) {
+  return startCollective({CollectiveKind::SendRecv,
+                          &groupOf(group, "send_recv_start"), input, output,
+                          count, dtype, DIST_SUM, target, source, stream,
+                          "send_recv_start"});
 }
