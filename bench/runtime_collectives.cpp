@@ -7,8 +7,10 @@
 //   mpirun -np 4 build/bench/dist-bench-runtime [--max-bytes N] [--reps N]
 //                                               [--only NAME] [--baseline]
 //
-// The runtime adds its group lookup (cached), its layout work (none for the
-// contiguous dim-0 forms timed here) and the deadline its watchdog watches.
+// The runtime adds its checks, one virtual call into its backend and the
+// deadline its watchdog watches (ABI v2: every block is contiguous, so there
+// is no layout work). `all_reduce_start` times the non-blocking form
+// (dist_all_reduce_start + dist_wait) against MPI_Iallreduce + MPI_Wait.
 //
 // To keep scheduling noise (several ranks per core) out of the comparison,
 // the two sides alternate (ABBA) and each ratio pairs the two batches of one
@@ -118,7 +120,7 @@ int main(int argc, char **argv) {
   }
   int rank = dist_world_rank(), size = dist_world_size();
   int64_t mesh = size, axis = 0;
-  dist_group_t *group = dist_get_group(&mesh, 1, &axis, 1);
+  dist_group_t *group = dist_get_group(&mesh, 1, &axis, 1, /*comm=*/0);
 
   if (rank == 0)
     std::printf("| collective | bytes | runtime (us) | MPI (us) | runtime / MPI |\n"
@@ -136,9 +138,8 @@ int main(int argc, char **argv) {
       const char *name;
       std::function<void()> runtime, mpi;
     };
-    int64_t gatherShape[1] = {count}, scatterShape[1] = {count * size};
-    // all_to_all sends each rank `count` elements; permute shifts a ring.
-    int64_t allToAllShape[1] = {count * size};
+    // all_gather, reduce_scatter and all_to_all move blocks of `count`
+    // elements to or from each rank; permute shifts a ring.
     // dist.permute's lowering: the partners of every group index in tables.
     std::vector<int64_t> targetOf(size), sourceOf(size);
     for (int i = 0; i < size; ++i) {
@@ -148,14 +149,27 @@ int main(int argc, char **argv) {
     int next = (rank + 1) % size, previous = (rank + size - 1) % size;
     std::vector<Case> cases = {
         {"all_reduce",
-         [&] { dist_all_reduce(group, a.data(), count, DIST_F32, DIST_SUM); },
+         [&] {
+           dist_all_reduce(group, a.data(), count, DIST_F32, DIST_SUM, nullptr);
+         },
          [&] {
            MPI_Allreduce(MPI_IN_PLACE, a.data(), n, MPI_FLOAT, MPI_SUM,
                          MPI_COMM_WORLD);
          }},
+        {"all_reduce_start",
+         [&] {
+           dist_wait(dist_all_reduce_start(group, a.data(), count, DIST_F32,
+                                           DIST_SUM, nullptr));
+         },
+         [&] {
+           MPI_Request request;
+           MPI_Iallreduce(MPI_IN_PLACE, a.data(), n, MPI_FLOAT, MPI_SUM,
+                          MPI_COMM_WORLD, &request);
+           MPI_Wait(&request, MPI_STATUS_IGNORE);
+         }},
         {"all_gather",
          [&] {
-           dist_all_gather(group, a.data(), b.data(), gatherShape, 1, 0, DIST_F32);
+           dist_all_gather(group, a.data(), b.data(), count, DIST_F32, nullptr);
          },
          [&] {
            MPI_Allgather(a.data(), n, MPI_FLOAT, b.data(), n, MPI_FLOAT,
@@ -163,18 +177,20 @@ int main(int argc, char **argv) {
          }},
         {"reduce_scatter",
          [&] {
-           dist_reduce_scatter(group, a.data(), b.data(), scatterShape, 1, 0,
-                               DIST_F32, DIST_SUM);
+           dist_reduce_scatter(group, a.data(), b.data(), count, DIST_F32,
+                               DIST_SUM, nullptr);
          },
          [&] {
            MPI_Reduce_scatter_block(a.data(), b.data(), n, MPI_FLOAT, MPI_SUM,
                                     MPI_COMM_WORLD);
          }},
         {"broadcast",
-         [&] { dist_broadcast(group, a.data(), count, DIST_F32, 0); },
+         [&] { dist_broadcast(group, a.data(), count, DIST_F32, 0, nullptr); },
          [&] { MPI_Bcast(a.data(), n, MPI_FLOAT, 0, MPI_COMM_WORLD); }},
         {"reduce",
-         [&] { dist_reduce(group, a.data(), count, DIST_F32, DIST_SUM, 0); },
+         [&] {
+           dist_reduce(group, a.data(), count, DIST_F32, DIST_SUM, 0, nullptr);
+         },
          [&] {
            MPI_Reduce(rank == 0 ? MPI_IN_PLACE : a.data(),
                       rank == 0 ? a.data() : nullptr, n, MPI_FLOAT, MPI_SUM, 0,
@@ -182,8 +198,7 @@ int main(int argc, char **argv) {
          }},
         {"all_to_all",
          [&] {
-           dist_all_to_all(group, a.data(), b.data(), allToAllShape, 1, 0, 0,
-                           DIST_F32);
+           dist_all_to_all(group, a.data(), b.data(), count, DIST_F32, nullptr);
          },
          [&] {
            MPI_Alltoall(a.data(), n, MPI_FLOAT, b.data(), n, MPI_FLOAT,
@@ -192,7 +207,7 @@ int main(int argc, char **argv) {
         {"send_recv",
          [&] {
            dist_send_recv(group, a.data(), next, b.data(), previous, count,
-                          DIST_F32);
+                          DIST_F32, nullptr);
          },
          [&] {
            MPI_Sendrecv(a.data(), n, MPI_FLOAT, next, 0, b.data(), n, MPI_FLOAT,
@@ -204,7 +219,7 @@ int main(int argc, char **argv) {
          [&] {
            int64_t me = dist_group_index(group);
            dist_send_recv(group, a.data(), targetOf[me], b.data(), sourceOf[me],
-                          count, DIST_F32);
+                          count, DIST_F32, nullptr);
          },
          [&] {
            MPI_Sendrecv(a.data(), n, MPI_FLOAT, next, 0, b.data(), n, MPI_FLOAT,

@@ -19,7 +19,7 @@ count() { # collective side -> instructions
 }
 echo "| collective | instructions added per call |"
 echo "|---|---|"
-for collective in all_reduce all_gather reduce_scatter broadcast reduce all_to_all send_recv; do
+for collective in all_reduce all_gather reduce_scatter broadcast reduce all_to_all send_recv all_reduce_start; do
   runtime=$(count "$collective" runtime)
   mpi=$(count "$collective" mpi)
   echo "| $collective | $(( (runtime - mpi) / calls )) |"
