@@ -115,8 +115,18 @@ public:
     events.reserve(4096);
   }
 
+  /// A runtime call begins: returns the time. If the process ends before
+  /// the call's event is added (a fatal error, a timeout), the trace shows
+  /// the call as unfinished.
+  int64_t begin(const char *call) {
+    pendingCall = call;
+    pendingSince = nowNs();
+    return pendingSince;
+  }
+
   /// The index of the new event, or -1 when the trace is full.
   int64_t add(const TraceEvent &event) {
+    pendingCall = nullptr;
     if (events.size() >= kMaxEvents) {
       ++dropped;
       return -1;
@@ -139,6 +149,8 @@ private:
   std::vector<TraceEvent> events;
   uint64_t dropped = 0;
   bool written = false;
+  const char *pendingCall = nullptr;
+  int64_t pendingSince = 0;
 };
 
 Trace trace;
@@ -307,7 +319,14 @@ void Trace::write(int rank, int worldSize, const char *backend) {
       break;
     }
   }
-  compute(finished);
+  if (pendingCall) {
+    compute(pendingSince);
+    open(pendingCall, "unfinished", "X", pendingSince);
+    std::fprintf(out, ", \"dur\": %.3f, \"args\": {\"unfinished\": true}}",
+                 (finished - pendingSince) / 1000.0);
+  } else {
+    compute(finished);
+  }
   std::fprintf(out,
                "\n], \"displayTimeUnit\": \"ms\", \"otherData\": {\"rank\": %d, "
                "\"world_size\": %d, \"backend\": \"%s\", \"epoch_us\": %lld, "
@@ -632,7 +651,7 @@ dist_request_t *startCollective(const Collective &user) {
   checkAll(user);
   if (!inFlight.empty())
     progressAll();
-  int64_t begin = traceOn ? nowNs() : 0;
+  int64_t begin = traceOn ? trace.begin(user.what) : 0;
   std::unique_ptr<Request> request;
   if (requestPool.empty()) {
     request = std::make_unique<Request>();
@@ -686,7 +705,7 @@ void dist_wait(dist_request_t *handle) {
     ++position;
   if (!handle || position == inFlight.size()) [[unlikely]]
     failWait(handle);
-  int64_t begin = traceOn ? nowNs() : 0;
+  int64_t begin = traceOn ? trace.begin("wait") : 0;
   progressAll(); // the others too: the trace sees when they completed
   std::unique_ptr<Request> request = std::move(inFlight[position]);
   inFlight[position] = std::move(inFlight.back());
@@ -711,7 +730,7 @@ void dist_wait(dist_request_t *handle) {
 
 void dist_progress(void) {
   ready("dist_progress");
-  int64_t begin = traceOn ? nowNs() : 0;
+  int64_t begin = traceOn ? trace.begin("progress") : 0;
   int64_t completed = progressAll();
   if (traceOn) {
     TraceEvent e{};
@@ -799,7 +818,7 @@ dist_group_t *dist_get_group(const int64_t *mesh_shape, int32_t mesh_rank,
   Group &group = groupCache()[{shape, axisList, comm}];
   if (group.communicator)
     return reinterpret_cast<dist_group_t *>(group.communicator.get());
-  int64_t begin = traceOn ? nowNs() : 0;
+  int64_t begin = traceOn ? trace.begin("get_group") : 0;
   for (int64_t size : shape)
     if (size <= 0)
       failf("dist_get_group: mesh axis of size %lld", (long long)size);
@@ -874,7 +893,7 @@ int64_t dist_dtype_size(dist_dtype_t dtype) {
   checkRare(user);
   if (!inFlight.empty())
     progressAll();
-  int64_t begin = traceOn ? nowNs() : 0;
+  int64_t begin = traceOn ? trace.begin(user.what) : 0;
   if (isSelfExchange(user)) {
     std::memmove(user.output, user.input, user.count * elementSize(user.dtype));
   } else if (isReducing(user.kind) && needsStaging(user.dtype, user.reduction)) {
