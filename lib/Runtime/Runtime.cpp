@@ -50,10 +50,6 @@ const char *const kCollectiveNames[] = {"all_reduce",     "reduce",
                                         "broadcast",      "all_gather",
                                         "reduce_scatter", "all_to_all",
                                         "send_recv"};
-const char *const kStartNames[] = {
-    "all_reduce_start",     "reduce_start",     "broadcast_start",
-    "all_gather_start",     "reduce_scatter_start", "all_to_all_start",
-    "send_recv_start"};
 
 const char *collectiveName(CollectiveKind kind) {
   return kCollectiveNames[(int)kind];
@@ -65,17 +61,10 @@ int64_t nowNs() {
       .count();
 }
 
-/// A cached group: its place in the mesh and its communicator.
-struct Group {
-  meshmath::Shape shape;
-  meshmath::AxisList axes;
-  int32_t comm;
-  std::unique_ptr<Communicator> communicator;
-};
-
+/// A group: its mesh shape, axes and communicator index.
 using GroupKey = std::tuple<meshmath::Shape, meshmath::AxisList, int32_t>;
-std::map<GroupKey, Group> &groupCache() {
-  static std::map<GroupKey, Group> cache;
+std::map<GroupKey, std::unique_ptr<Communicator>> &groupCache() {
+  static std::map<GroupKey, std::unique_ptr<Communicator>> cache;
   return cache;
 }
 std::mutex groupMutex;
@@ -90,6 +79,7 @@ namespace {
 
 struct TraceEvent {
   enum Kind : uint8_t { Call, Start, Wait, Progress, GetGroup } kind;
+  const char *name; // the call: "all_reduce", "all_reduce_start", ...
   CollectiveKind collective;
   dist_dtype_t dtype;
   dist_reduction_t reduction;
@@ -204,9 +194,9 @@ void Trace::write(int rank, int worldSize, const char *backend) {
                  path.c_str(), std::strerror(errno));
     return;
   }
-  std::unordered_map<const Communicator *, const Group *> groups;
+  std::unordered_map<const Communicator *, const GroupKey *> groups;
   for (auto &entry : groupCache())
-    groups[entry.second.communicator.get()] = &entry.second;
+    groups[entry.second.get()] = &entry.first;
 
   auto us = [&](int64_t ns) { return (double)(ns - epochNs) / 1000.0; };
   bool first = true;
@@ -219,15 +209,15 @@ void Trace::write(int rank, int worldSize, const char *backend) {
     first = false;
   };
   auto groupArgs = [&](const Communicator *comm) {
-    const Group *group = groups.count(comm) ? groups[comm] : nullptr;
+    const GroupKey *group = groups.count(comm) ? groups[comm] : nullptr;
     std::fprintf(out, "\"group\": ");
     writeJsonString(out, comm->label());
     if (group) {
       std::fprintf(out, ", \"mesh\": ");
-      writeList(out, group->shape);
+      writeList(out, std::get<0>(*group));
       std::fprintf(out, ", \"axes\": ");
-      writeList(out, group->axes);
-      std::fprintf(out, ", \"comm\": %d", group->comm);
+      writeList(out, std::get<1>(*group));
+      std::fprintf(out, ", \"comm\": %d", std::get<2>(*group));
     }
     std::fprintf(out, ", \"group_size\": %lld, \"group_index\": %lld",
                  (long long)comm->size(), (long long)comm->rank());
@@ -269,13 +259,13 @@ void Trace::write(int rank, int worldSize, const char *backend) {
     double duration = (e.end - e.begin) / 1000.0;
     switch (e.kind) {
     case TraceEvent::Call:
-      open(collectiveName(e.collective), "collective", "X", e.begin);
+      open(e.name, "collective", "X", e.begin);
       std::fprintf(out, ", \"dur\": %.3f, \"args\": {", duration);
       collectiveArgs(e);
       std::fprintf(out, "}}");
       break;
     case TraceEvent::Start: {
-      open(kStartNames[(int)e.collective], "start", "X", e.begin);
+      open(e.name, "start", "X", e.begin);
       std::fprintf(out, ", \"dur\": %.3f, \"args\": {\"request\": %llu, ",
                    duration, (unsigned long long)e.request);
       collectiveArgs(e);
@@ -591,6 +581,7 @@ bool isSelfExchange(const Collective &c) {
 TraceEvent eventFor(TraceEvent::Kind kind, const Collective &c, int64_t begin) {
   TraceEvent e{};
   e.kind = kind;
+  e.name = c.what;
   e.collective = c.kind;
   e.dtype = c.dtype;
   e.reduction = c.reduction;
@@ -703,7 +694,7 @@ void dist_wait(dist_request_t *handle) {
   size_t position = 0;
   while (position < inFlight.size() && inFlight[position]->id != id)
     ++position;
-  if (!handle || position == inFlight.size()) [[unlikely]]
+  if (position == inFlight.size()) [[unlikely]] // ids start at 1: null too
     failWait(handle);
   int64_t begin = traceOn ? trace.begin("wait") : 0;
   progressAll(); // the others too: the trace sees when they completed
@@ -815,9 +806,9 @@ dist_group_t *dist_get_group(const int64_t *mesh_shape, int32_t mesh_rank,
   meshmath::Shape shape(mesh_shape, mesh_shape + mesh_rank);
   meshmath::AxisList axisList(axes, axes + num_axes);
   std::lock_guard<std::mutex> lock(groupMutex);
-  Group &group = groupCache()[{shape, axisList, comm}];
-  if (group.communicator)
-    return reinterpret_cast<dist_group_t *>(group.communicator.get());
+  std::unique_ptr<Communicator> &group = groupCache()[{shape, axisList, comm}];
+  if (group)
+    return reinterpret_cast<dist_group_t *>(group.get());
   int64_t begin = traceOn ? trace.begin("get_group") : 0;
   for (int64_t size : shape)
     if (size <= 0)
@@ -850,24 +841,20 @@ dist_group_t *dist_get_group(const int64_t *mesh_shape, int32_t mesh_rank,
   // Every rank calls this with the same arguments (SPMD), so the split is
   // collective; the key orders the ranks by their index in the group. Each
   // comm index gets its own split: a distinct communicator.
-  group.shape = shape;
-  group.axes = axisList;
-  group.comm = comm;
-  group.communicator = backend.split(
+  group = backend.split(
       meshmath::groupColor(rank, shape, axisList),
       meshmath::indexInGroup(meshmath::delinearize(rank, shape), shape,
                              axisList));
-  group.communicator->setLabel(
-      describe(shape, axisList, comm, *group.communicator));
+  group->setLabel(describe(shape, axisList, comm, *group));
   if (traceOn) {
     TraceEvent e{};
     e.kind = TraceEvent::GetGroup;
-    e.comm = group.communicator.get();
+    e.comm = group.get();
     e.begin = begin;
     e.end = nowNs();
     trace.add(e);
   }
-  return reinterpret_cast<dist_group_t *>(group.communicator.get());
+  return reinterpret_cast<dist_group_t *>(group.get());
 }
 
 int64_t dist_group_size(dist_group_t *group) {
