@@ -78,6 +78,8 @@ def main():
     args = parser.parse_args()
     paths = []
     for item in args.inputs:
+        if not os.path.exists(item):
+            parser.error(f"{item}: no such directory or file")
         if os.path.isdir(item):
             paths += sorted(glob.glob(os.path.join(item, "rank-*.json")))
         else:
