@@ -59,26 +59,6 @@ struct DistCommReportPass
 
 } // namespace
 
-/// The tensor whose size the cost formulas use: the operand, except for
-/// all_gather (its result).
-static RankedTensorType getMeasuredType(Operation *op) {
-  if (isa<AllGatherOp>(op))
-    return cast<RankedTensorType>(op->getResult(0).getType());
-  return cast<RankedTensorType>(op->getOperand(0).getType());
-}
-
-/// Bytes each rank sends for `bytes` over `g` ranks (see the pass docs),
-/// computed in 128 bits: at most 2 * `bytes`.
-static __int128 sentPerRank(Operation *op, int64_t bytes, int64_t g) {
-  if (g <= 1)
-    return 0;
-  if (isa<AllReduceOp>(op))
-    return (__int128)2 * (g - 1) * bytes / g;
-  if (isa<PermuteOp>(op))
-    return bytes;
-  return (__int128)(g - 1) * bytes / g;
-}
-
 /// `value` if it fits in 64 bits; otherwise `tooLarge` is set.
 static std::optional<int64_t> fitOrFlag(__int128 value, bool &tooLarge) {
   if (value > std::numeric_limits<int64_t>::max()) {
@@ -108,50 +88,43 @@ static std::optional<int64_t> getExecutions(Operation *op, bool &tooLarge) {
   return executions;
 }
 
-static std::string formatGroup(ArrayAttr axes) {
+/// "[dp, mp]", and " comm 1" for a communicator other than the first.
+static std::string formatGroup(ArrayAttr axes, uint64_t comm) {
   std::string text = "[";
   llvm::raw_string_ostream os(text);
   llvm::interleaveComma(axes.getAsValueRange<StringAttr>(), os);
   os << "]";
+  if (comm != 0)
+    os << " comm " << comm;
   return text;
 }
 
 void DistCommReportPass::runOnOperation() {
   SymbolTableCollection symbolTables;
   std::vector<CollectiveCost> costs;
-  getOperation().walk([&](Operation *op) {
-    if (!isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, ReduceOp,
-             BroadcastOp, PermuteOp>(op))
-      return;
-    auto meshName = op->getAttrOfType<FlatSymbolRefAttr>("mesh");
-    auto axes = op->getAttrOfType<ArrayAttr>("axes");
-    MeshOp mesh = lookupMesh(op, meshName, &symbolTables);
+  getOperation().walk([&](CollectiveOpInterface op) {
     CollectiveCost cost;
     cost.op = op;
-    cost.group = formatGroup(axes);
-    cost.groupSize = mesh.getGroupSize(llvm::to_vector(axes.getAsRange<StringAttr>()));
-    RankedTensorType type = getMeasuredType(op);
-    Type element = type.getElementType();
-    if (auto complex = dyn_cast<ComplexType>(element))
-      element = complex.getElementType(), cost.elementBytes = 2;
-    else
-      cost.elementBytes = 1;
-    cost.elementBytes *=
-        element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8 : 8;
+    cost.group = formatGroup(op.getAxes(), op.getComm());
+    cost.groupSize = op.getGroupSize(symbolTables);
+    cost.elementBytes = op.getElementBytes();
     cost.executions = getExecutions(op, cost.tooLarge);
-    if (type.hasStaticShape()) {
-      __int128 elements = 1;
-      for (int64_t size : type.getShape())
-        if ((elements *= size) > std::numeric_limits<int64_t>::max())
-          break;
-      cost.elements = fitOrFlag(elements, cost.tooLarge);
-      if (cost.elements)
-        cost.bytes = fitOrFlag((__int128)*cost.elements * cost.elementBytes,
-                               cost.tooLarge);
-      if (cost.bytes && cost.executions)
-        cost.sentPerRank = fitOrFlag(
-            sentPerRank(op, *cost.bytes, cost.groupSize) * *cost.executions,
-            cost.tooLarge);
+    bool isStatic = llvm::all_of(op.getPayloadTypes(), [](ShapedType type) {
+      return type.hasStaticShape();
+    });
+    if (isStatic) {
+      cost.elements = op.getPayloadElements();
+      cost.bytes = op.getPayloadBytes();
+      if (!cost.bytes)
+        cost.tooLarge = true;
+      std::optional<int64_t> sent;
+      if (cost.bytes)
+        sent = op.getBytesSentPerRank(*cost.bytes, cost.groupSize);
+      if (cost.bytes && !sent)
+        cost.tooLarge = true;
+      if (sent && cost.executions)
+        cost.sentPerRank =
+            fitOrFlag((__int128)*sent * *cost.executions, cost.tooLarge);
     }
     costs.push_back(cost);
   });
@@ -164,7 +137,8 @@ void DistCommReportPass::runOnOperation() {
     remark << cost.op->getName() << " over " << cost.group << " ("
            << cost.groupSize << " ranks): ";
     std::string element;
-    llvm::raw_string_ostream(element) << getMeasuredType(cost.op).getElementType();
+    llvm::raw_string_ostream(element)
+        << cast<CollectiveOpInterface>(cost.op).getElementType();
     if (cost.tooLarge && cost.bytes)
       remark << *cost.elements << " x " << element << " = " << *cost.bytes
              << " B, sent more than 2^63 times or bytes: bytes unknown";

@@ -16,7 +16,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <map>
@@ -42,11 +41,24 @@ static FailureOr<dist_dtype_t> getRuntimeDtype(Type type) {
     return DIST_F16;
   if (type.isBF16())
     return DIST_BF16;
+  if (type.isInteger(1))
+    return DIST_I1;
+  if (type.isInteger(8))
+    return DIST_I8;
+  if (type.isInteger(16))
+    return DIST_I16;
   if (type.isInteger(32))
     return DIST_I32;
   if (type.isInteger(64) || type.isIndex())
     return DIST_I64;
   return failure();
+}
+
+/// Bytes of one element in memory (i1 takes a byte, index 8).
+static int64_t getElementBytes(Type type) {
+  if (type.isIndex())
+    return 8;
+  return (type.getIntOrFloatBitWidth() + 7) / 8;
 }
 
 /// Builds calls into the runtime, declaring its functions and the constant
@@ -96,14 +108,19 @@ public:
   }
 
   /// The group size of a collective, from its mesh.
-  template <typename OpTy>
-  int64_t groupSize(OpTy op) {
+  int64_t groupSize(CollectiveOpInterface op) {
     return op.getGroupSize(symbolTables);
+  }
+
+  /// The stream argument: null on the CPU backends.
+  Value nullStream(RewriterBase &rewriter, Location loc) {
+    return LLVM::ZeroOp::create(rewriter, loc, ptrType());
   }
 
   /// The runtime group of `axes` on `meshName`.
   FailureOr<Value> group(RewriterBase &rewriter, Operation *op,
-                         FlatSymbolRefAttr meshName, ArrayAttr axes) {
+                         FlatSymbolRefAttr meshName, ArrayAttr axes,
+                         uint64_t comm = 0) {
     auto mesh = symbolTable.lookup<MeshOp>(meshName.getValue());
     if (!mesh)
       return op->emitOpError() << "refers to an unknown mesh " << meshName;
@@ -119,11 +136,11 @@ public:
     return callWithResult(
         rewriter, loc, "dist_get_group",
         {shape, i32(rewriter, loc, mesh.getRank()), axisArray,
-         i32(rewriter, loc, axisIndices->size())},
+         i32(rewriter, loc, axisIndices->size()), i32(rewriter, loc, comm)},
         ptrType());
   }
 
-  /// Set when a pattern reported why it could not lower an op.
+  /// Set when a declaration clashed with a module symbol (reported).
   bool reportedError = false;
 
 private:
@@ -177,84 +194,176 @@ private:
   llvm::StringSet<> clashingNames;
 };
 
-/// A buffer's data as the runtime needs it: contiguous, with its element
-/// type code and size. Strided views go through a temporary copy.
-struct RuntimeBuffer {
-  Value pointer;
-  dist_dtype_t dtype;
-  int64_t numElements;
-  Value temporary; // Set when `pointer` points into a temporary copy.
-  Value original;
-};
-
 /// Checks, before anything is rewritten, that the runtime can take `buffer`.
 static LogicalResult checkBuffer(Operation *op, Value buffer) {
   auto type = cast<MemRefType>(buffer.getType());
   if (failed(getRuntimeDtype(type.getElementType())))
     return op->emitOpError()
            << "has no runtime element type for " << type.getElementType()
-           << "; supported: f32, f64, f16, bf16, i32, i64, index";
+           << "; supported: f32, f64, f16, bf16, i1, i8, i16, i32, i64, index";
   if (!type.hasStaticShape())
     return op->emitOpError() << "needs a static shape to call the runtime, got "
                              << type;
   return success();
 }
 
-static int64_t getDtypeBytes(dist_dtype_t dtype) {
-  switch (dtype) {
-  case DIST_F16:
-  case DIST_BF16:
-    return 2;
-  case DIST_F32:
-  case DIST_I32:
-    return 4;
-  case DIST_F64:
-  case DIST_I64:
-    return 8;
-  }
-  llvm_unreachable("unknown runtime element type");
+static MemRefType getContiguousType(MemRefType type, ArrayRef<int64_t> shape) {
+  return MemRefType::get(shape, type.getElementType(),
+                         MemRefLayoutAttrInterface(), type.getMemorySpace());
 }
 
-/// The buffer must have passed checkBuffer.
-static RuntimeBuffer prepareBuffer(RewriterBase &rewriter, Operation *op,
-                                   Value buffer, bool copyIn) {
-  auto type = cast<MemRefType>(buffer.getType());
-  dist_dtype_t dtype = *getRuntimeDtype(type.getElementType());
-  Location loc = op->getLoc();
-  RuntimeBuffer result{Value(), dtype, type.getNumElements(), Value(),
-                       buffer};
-  Value contiguous = buffer;
-  if (!memref::isStaticShapeAndContiguousRowMajor(type)) {
-    auto tempType = MemRefType::get(type.getShape(), type.getElementType(),
-                                    MemRefLayoutAttrInterface(),
-                                    type.getMemorySpace());
-    contiguous = memref::AllocOp::create(rewriter, loc, tempType);
-    if (copyIn)
-      memref::CopyOp::create(rewriter, loc, buffer, contiguous);
-    result.temporary = contiguous;
-  }
-  result.pointer =
-      buildBufferAddress(rewriter, loc, contiguous, getDtypeBytes(dtype));
-  return result;
-}
+/// Lowers one buffer collective: code before the call prepares contiguous
+/// data (copies of strided views, a bucket packed into one buffer, blocks
+/// along an inner dim transposed to the front); code after it (right after a
+/// blocking call, at the dist.wait of an async one) puts the results in
+/// place and frees the temporaries.
+class CollectiveLowering {
+public:
+  CollectiveLowering(RuntimeCallBuilder &runtime, IRRewriter &rewriter,
+                     CollectiveOpInterface op)
+      : rt(runtime), rewriter(rewriter), op(op), loc(op.getLoc()) {}
 
-/// After the call: copies a temporary back into the view it stands for (when
-/// the collective wrote it) and frees it.
-static void finishBuffer(RewriterBase &rewriter, Location loc,
-                         const RuntimeBuffer &buffer, bool copyOut) {
-  if (!buffer.temporary)
-    return;
+  LogicalResult lower();
+
+private:
+  /// Where `data` (the op's buffer) can be read or written contiguously; a
+  /// temporary copy when it is a strided view.
+  Value contiguous(Value data, bool copyIn, bool copyOut);
+  /// `data` (contiguous, shape S) cut into group-size blocks along `dim`, as
+  /// a contiguous buffer [g, S with dim / g] holding block j at index j.
+  /// `toBlocks` copies data into that form (before the call), otherwise the
+  /// form is copied back into `data` (after it).
+  Value blocksAlong(Value data, int64_t dim, bool toBlocks);
+  /// One contiguous buffer holding every buffer of a bucket.
+  Value packBucket(ValueRange buffers, bool copyIn, bool copyOut);
+  Value address(Value contiguousBuffer) {
+    auto type = cast<MemRefType>(contiguousBuffer.getType());
+    return buildBufferAddress(rewriter, loc, contiguousBuffer,
+                              getElementBytes(type.getElementType()));
+  }
+  void afterCall(std::function<void()> step) { finish.push_back(step); }
+  Value freedAfterCall(Value temporary) {
+    afterCall([this, temporary] {
+      memref::DeallocOp::create(rewriter, loc, temporary);
+    });
+    return temporary;
+  }
+
+  RuntimeCallBuilder &rt;
+  IRRewriter &rewriter;
+  CollectiveOpInterface op;
+  Location loc;
+  int64_t groupSize = 1;
+  /// Emitted, in reverse order, once the collective is complete.
+  SmallVector<std::function<void()>> finish;
+};
+
+Value CollectiveLowering::contiguous(Value data, bool copyIn, bool copyOut) {
+  auto type = cast<MemRefType>(data.getType());
+  if (memref::isStaticShapeAndContiguousRowMajor(type))
+    return data;
+  Value temporary = memref::AllocOp::create(
+      rewriter, loc, getContiguousType(type, type.getShape()));
+  if (copyIn)
+    memref::CopyOp::create(rewriter, loc, data, temporary);
+  freedAfterCall(temporary);
   if (copyOut)
-    memref::CopyOp::create(rewriter, loc, buffer.temporary, buffer.original);
-  memref::DeallocOp::create(rewriter, loc, buffer.temporary);
+    afterCall([this, temporary, data] {
+      memref::CopyOp::create(rewriter, loc, temporary, data);
+    });
+  return temporary;
+}
+
+/// The number of elements before `dim` (the blocks of a dim are contiguous
+/// runs when it is 1).
+static int64_t elementsBefore(ArrayRef<int64_t> shape, int64_t dim) {
+  int64_t outer = 1;
+  for (int64_t d = 0; d < dim; ++d)
+    outer *= shape[d];
+  return outer;
+}
+
+Value CollectiveLowering::blocksAlong(Value data, int64_t dim, bool toBlocks) {
+  auto type = cast<MemRefType>(data.getType());
+  if (elementsBefore(type.getShape(), dim) == 1)
+    return data; // The blocks are already contiguous, in order.
+  // data viewed as [..., g, n / g, ...] and the blocks as [g, ..., n / g, ...].
+  SmallVector<int64_t> split(type.getShape());
+  int64_t blockSize = split[dim] / groupSize;
+  split[dim] = blockSize;
+  split.insert(split.begin() + dim, groupSize);
+  SmallVector<ReassociationIndices> reassociation;
+  for (int64_t d = 0, e = type.getRank(); d < e; ++d) {
+    if (d < dim)
+      reassociation.push_back({d});
+    else if (d == dim)
+      reassociation.push_back({d, d + 1});
+    else
+      reassociation.push_back({d + 1});
+  }
+  Value view = memref::ExpandShapeOp::create(rewriter, loc, split, data,
+                                             reassociation);
+  SmallVector<int64_t> blockShape(split);
+  blockShape.erase(blockShape.begin() + dim);
+  blockShape.insert(blockShape.begin(), groupSize);
+  Value blocks = freedAfterCall(memref::AllocOp::create(
+      rewriter, loc, getContiguousType(type, blockShape)));
+  // toBlocks: blocks[j, ...] = view[..., j, ...]; back: the inverse.
+  int64_t rank = split.size();
+  SmallVector<int64_t> toFront, fromFront;
+  toFront.push_back(dim);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != dim)
+      toFront.push_back(d);
+    fromFront.push_back(d < dim ? d + 1 : d == dim ? 0 : d);
+  }
+  if (toBlocks) {
+    linalg::TransposeOp::create(rewriter, loc, view, blocks, toFront);
+  } else {
+    afterCall([this, view, blocks, fromFront] {
+      linalg::TransposeOp::create(rewriter, loc, blocks, view, fromFront);
+    });
+  }
+  return blocks;
+}
+
+Value CollectiveLowering::packBucket(ValueRange buffers, bool copyIn,
+                                     bool copyOut) {
+  if (buffers.size() == 1)
+    return contiguous(buffers.front(), copyIn, copyOut);
+  auto firstType = cast<MemRefType>(buffers.front().getType());
+  int64_t total = 0;
+  for (Value buffer : buffers)
+    total += cast<MemRefType>(buffer.getType()).getNumElements();
+  Value packed = freedAfterCall(memref::AllocOp::create(
+      rewriter, loc, getContiguousType(firstType, {total})));
+  int64_t offset = 0;
+  for (Value buffer : buffers) {
+    auto type = cast<MemRefType>(buffer.getType());
+    SmallVector<int64_t> strides(type.getRank(), 1);
+    for (int64_t d = type.getRank() - 2; d >= 0; --d)
+      strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+    auto layout = StridedLayoutAttr::get(rewriter.getContext(), offset, strides);
+    auto viewType = MemRefType::get(type.getShape(), type.getElementType(),
+                                    layout, type.getMemorySpace());
+    Value view = memref::ReinterpretCastOp::create(
+        rewriter, loc, viewType, packed, offset, type.getShape(), strides);
+    if (copyIn)
+      memref::CopyOp::create(rewriter, loc, buffer, view);
+    if (copyOut)
+      afterCall([this, view, buffer] {
+        memref::CopyOp::create(rewriter, loc, view, buffer);
+      });
+    offset += type.getNumElements();
+  }
+  return packed;
 }
 
 /// A permute's output is zeros on a rank that no pair targets; send_recv
 /// leaves it as it is.
 static void fillWithZerosIfNoSource(RewriterBase &rewriter, Location loc,
-                                    Value source, const RuntimeBuffer &output) {
-  Value buffer = output.temporary ? output.temporary : output.original;
-  Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
+                                    Value source, Value output) {
+  Type elementType = cast<MemRefType>(output.getType()).getElementType();
   Value noSource = arith::CmpIOp::create(
       rewriter, loc, arith::CmpIPredicate::slt, source,
       arith::ConstantIntOp::create(rewriter, loc, 0, 64));
@@ -263,164 +372,122 @@ static void fillWithZerosIfNoSource(RewriterBase &rewriter, Location loc,
   rewriter.setInsertionPointToStart(ifOp.thenBlock());
   Value zero = arith::ConstantOp::create(
       rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(elementType)));
-  linalg::FillOp::create(rewriter, loc, ValueRange{zero}, ValueRange{buffer});
+  linalg::FillOp::create(rewriter, loc, ValueRange{zero}, ValueRange{output});
 }
 
-template <typename OpTy>
-struct RuntimePattern : public OpRewritePattern<OpTy> {
-  RuntimePattern(MLIRContext *context, RuntimeCallBuilder &runtime)
-      : OpRewritePattern<OpTy>(context), runtime(runtime) {}
+LogicalResult CollectiveLowering::lower() {
+  // Everything that can fail is checked before anything is rewritten.
+  for (Value buffer : op->getOperands())
+    if (failed(checkBuffer(op, buffer)))
+      return failure();
+  groupSize = rt.groupSize(op);
+  auto permute = dyn_cast<BufferPermuteOp>(op.getOperation());
+  constexpr int64_t kMaxTableEntries = int64_t(1) << 24;
+  if (permute && groupSize > kMaxTableEntries)
+    return op.emitOpError() << "has a group of " << groupSize
+                            << " ranks; its partner tables are limited to "
+                            << kMaxTableEntries << " entries";
+  WaitOp wait;
+  if (Value token = op.getAsyncToken())
+    wait = cast<WaitOp>(*token.user_begin());
 
-  /// Checks `buffers` before anything is rewritten, then looks up the op's
-  /// group. A failure has been reported (and is remembered).
-  FailureOr<Value> checkAndGetGroup(OpTy op, PatternRewriter &rewriter,
-                                    ValueRange buffers) const {
+  rewriter.setInsertionPoint(op);
+  FailureOr<Value> group =
+      rt.group(rewriter, op, op.getMeshAttr(), op.getAxes(), op.getComm());
+  if (failed(group))
+    return failure();
+  Type elementType = op.getElementType();
+  Value dtype = rt.i32(rewriter, loc, *getRuntimeDtype(elementType));
+
+  // The data, contiguous, and the element count per block.
+  SmallVector<Value> args = {*group};
+  int64_t count;
+  Value output;
+  if (op.isInPlace()) {
+    ValueRange buffers = op.getCollectiveInputs();
+    args.push_back(address(packBucket(buffers, /*copyIn=*/true,
+                                      /*copyOut=*/true)));
+    count = 0;
     for (Value buffer : buffers)
-      if (failed(checkBuffer(op, buffer))) {
-        runtime.reportedError = true;
-        return failure();
-      }
-    FailureOr<Value> group =
-        runtime.group(rewriter, op, op.getMeshAttr(), op.getAxes());
-    if (failed(group))
-      runtime.reportedError = true;
-    return group;
+      count += cast<MemRefType>(buffer.getType()).getNumElements();
+  } else {
+    Value input = contiguous(op.getCollectiveInputs().front(), /*copyIn=*/true,
+                             /*copyOut=*/false);
+    count = cast<MemRefType>(input.getType()).getNumElements();
+    if (std::optional<int64_t> dim = op.getInputBlockDim()) {
+      input = blocksAlong(input, *dim, /*toBlocks=*/true);
+      count /= groupSize;
+    }
+    output = contiguous(op.getCollectiveOutputs().front(), /*copyIn=*/false,
+                        /*copyOut=*/true);
+    if (std::optional<int64_t> dim = op.getOutputBlockDim())
+      output = blocksAlong(output, *dim, /*toBlocks=*/false);
+    args.push_back(address(input));
+    if (!permute)
+      args.push_back(address(output));
   }
 
-  RuntimeCallBuilder &runtime;
-};
-
-/// all_reduce, reduce, broadcast: one buffer, in place.
-template <typename OpTy>
-struct LowerInPlaceCollective : public RuntimePattern<OpTy> {
-  using RuntimePattern<OpTy>::RuntimePattern;
-
-  LogicalResult matchAndRewrite(OpTy op,
-                                PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    RuntimeCallBuilder &rt = this->runtime;
-    FailureOr<Value> group =
-        this->checkAndGetGroup(op, rewriter, op.getBuffer());
-    if (failed(group))
-      return failure();
-    RuntimeBuffer buffer =
-        prepareBuffer(rewriter, op, op.getBuffer(), /*copyIn=*/true);
-    SmallVector<Value> args = {*group, buffer.pointer,
-                               rt.i64(rewriter, loc, buffer.numElements),
-                               rt.i32(rewriter, loc, buffer.dtype)};
-    StringRef callee;
-    if constexpr (std::is_same_v<OpTy, BufferAllReduceOp>) {
-      callee = "dist_all_reduce";
-      args.push_back(rt.i32(rewriter, loc, (int64_t)op.getKind()));
-    } else if constexpr (std::is_same_v<OpTy, BufferReduceOp>) {
-      callee = "dist_reduce";
-      args.push_back(rt.i32(rewriter, loc, (int64_t)op.getKind()));
-      args.push_back(rt.i64(rewriter, loc, op.getRoot()));
-    } else {
-      callee = "dist_broadcast";
-      args.push_back(rt.i64(rewriter, loc, op.getRoot()));
+  std::string callee;
+  if (permute) {
+    // The partners of every group index are tables built here, so a rank
+    // reads its two partners instead of scanning the pairs at every call.
+    SmallVector<int64_t> targetOf(groupSize, -1), sourceOf(groupSize, -1);
+    for (auto [source, target] : permute.getSourceTargetPairs()) {
+      targetOf[source] = target;
+      sourceOf[target] = source;
     }
+    Value index = rt.callWithResult(rewriter, loc, "dist_group_index",
+                                    {*group}, rewriter.getI64Type());
+    Value target = rt.constantTableEntry(rewriter, loc, targetOf, index);
+    Value source = rt.constantTableEntry(rewriter, loc, sourceOf, index);
+    if (llvm::is_contained(sourceOf, -1))
+      fillWithZerosIfNoSource(rewriter, loc, source, output);
+    args.append({target, address(output), source});
+    callee = "dist_send_recv";
+  } else {
+    // The runtime's functions are named after the collectives.
+    callee = ("dist_" + op->getName().stripDialect().drop_front(
+                            StringRef("buffer.").size()))
+                 .str();
+  }
+  args.append({rt.i64(rewriter, loc, count), dtype});
+  if (std::optional<ReductionKind> kind = op.getReductionKind())
+    args.push_back(rt.i32(rewriter, loc, (int64_t)*kind));
+  if (std::optional<int64_t> root = op.getRootIndex())
+    args.push_back(rt.i64(rewriter, loc, *root));
+  args.push_back(rt.nullStream(rewriter, loc));
+
+  if (wait) {
+    Value request = rt.callWithResult(rewriter, loc, callee + "_start", args,
+                                      rt.ptrType());
+    rewriter.setInsertionPoint(wait);
+    rt.call(rewriter, wait.getLoc(), "dist_wait", {request});
+  } else {
     rt.call(rewriter, loc, callee, args);
-    finishBuffer(rewriter, loc, buffer, /*copyOut=*/true);
-    rewriter.eraseOp(op);
-    return success();
   }
-};
+  for (auto &step : llvm::reverse(finish))
+    step();
+  if (wait)
+    rewriter.eraseOp(wait);
+  rewriter.eraseOp(op);
+  return success();
+}
 
-/// all_gather, reduce_scatter, all_to_all, permute (as send_recv): input to
-/// output.
-template <typename OpTy>
-struct LowerOutOfPlaceCollective : public RuntimePattern<OpTy> {
-  using RuntimePattern<OpTy>::RuntimePattern;
-
-  LogicalResult matchAndRewrite(OpTy op,
-                                PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    RuntimeCallBuilder &rt = this->runtime;
-    // A permute's partners are two i64 tables over its group, constants of
-    // the program: checked before anything is rewritten.
-    [[maybe_unused]] int64_t groupSize = 0;
-    if constexpr (std::is_same_v<OpTy, BufferPermuteOp>) {
-      constexpr int64_t kMaxTableEntries = int64_t(1) << 24;
-      groupSize = rt.groupSize(op);
-      if (groupSize > kMaxTableEntries) {
-        op.emitOpError() << "has a group of " << groupSize
-                         << " ranks; its partner tables are limited to "
-                         << kMaxTableEntries << " entries";
-        rt.reportedError = true;
-        return failure();
-      }
-    }
-    FailureOr<Value> group = this->checkAndGetGroup(
-        op, rewriter, ValueRange{op.getInput(), op.getOutput()});
-    if (failed(group))
-      return failure();
-    RuntimeBuffer input =
-        prepareBuffer(rewriter, op, op.getInput(), /*copyIn=*/true);
-    RuntimeBuffer output =
-        prepareBuffer(rewriter, op, op.getOutput(), /*copyIn=*/false);
-    Value dtype = rt.i32(rewriter, loc, input.dtype);
-    auto inputType = cast<MemRefType>(op.getInput().getType());
-    if constexpr (std::is_same_v<OpTy, BufferPermuteOp>) {
-      // The partners of every group index are tables built here, so a rank
-      // reads its two partners instead of scanning the pairs at every call.
-      SmallVector<int64_t> targetOf(groupSize, -1), sourceOf(groupSize, -1);
-      for (auto [source, target] : op.getSourceTargetPairs()) {
-        targetOf[source] = target;
-        sourceOf[target] = source;
-      }
-      Value index = rt.callWithResult(rewriter, loc, "dist_group_index",
-                                      {*group}, rewriter.getI64Type());
-      Value target = rt.constantTableEntry(rewriter, loc, targetOf, index);
-      Value source = rt.constantTableEntry(rewriter, loc, sourceOf, index);
-      if (llvm::is_contained(sourceOf, -1))
-        fillWithZerosIfNoSource(rewriter, loc, source, output);
-      rt.call(rewriter, loc, "dist_send_recv",
-              {*group, input.pointer, target, output.pointer, source,
-               rt.i64(rewriter, loc, input.numElements), dtype});
-    } else {
-      SmallVector<Value> args = {
-          *group, input.pointer, output.pointer,
-          rt.constantArray(rewriter, loc, inputType.getShape()),
-          rt.i32(rewriter, loc, inputType.getRank())};
-      StringRef callee;
-      if constexpr (std::is_same_v<OpTy, BufferAllGatherOp>) {
-        callee = "dist_all_gather";
-        args.append({rt.i32(rewriter, loc, op.getDim()), dtype});
-      } else if constexpr (std::is_same_v<OpTy, BufferReduceScatterOp>) {
-        callee = "dist_reduce_scatter";
-        args.append({rt.i32(rewriter, loc, op.getDim()), dtype,
-                     rt.i32(rewriter, loc, (int64_t)op.getKind())});
-      } else {
-        callee = "dist_all_to_all";
-        args.append({rt.i32(rewriter, loc, op.getSplitDim()),
-                     rt.i32(rewriter, loc, op.getConcatDim()), dtype});
-      }
-      rt.call(rewriter, loc, callee, args);
-    }
-    finishBuffer(rewriter, loc, input, /*copyOut=*/false);
-    finishBuffer(rewriter, loc, output, /*copyOut=*/true);
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
-struct LowerProcessIndex : public RuntimePattern<ProcessIndexOp> {
-  using RuntimePattern<ProcessIndexOp>::RuntimePattern;
-
-  LogicalResult matchAndRewrite(ProcessIndexOp op,
-                                PatternRewriter &rewriter) const override {
-    FailureOr<Value> group = checkAndGetGroup(op, rewriter, {});
-    if (failed(group))
-      return failure();
-    Value index = runtime.callWithResult(rewriter, op.getLoc(),
-                                         "dist_group_index", {*group},
-                                         rewriter.getI64Type());
-    rewriter.replaceOpWithNewOp<arith::IndexCastOp>(
-        op, rewriter.getIndexType(), index);
-    return success();
-  }
-};
+static LogicalResult lowerProcessIndex(RuntimeCallBuilder &runtime,
+                                       IRRewriter &rewriter,
+                                       ProcessIndexOp op) {
+  rewriter.setInsertionPoint(op);
+  FailureOr<Value> group =
+      runtime.group(rewriter, op, op.getMeshAttr(), op.getAxes());
+  if (failed(group))
+    return failure();
+  Value index = runtime.callWithResult(rewriter, op.getLoc(),
+                                       "dist_group_index", {*group},
+                                       rewriter.getI64Type());
+  rewriter.replaceOpWithNewOp<arith::IndexCastOp>(op, rewriter.getIndexType(),
+                                                  index);
+  return success();
+}
 
 struct DistLowerToRuntimePass
     : public dist::impl::DistLowerToRuntimeBase<DistLowerToRuntimePass> {
@@ -428,8 +495,10 @@ struct DistLowerToRuntimePass
     ModuleOp module = getOperation();
     // Tensor collectives left here mean bufferization did not run first.
     WalkResult unbufferized = module.walk([](Operation *op) {
-      if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, ReduceOp,
-              BroadcastOp, PermuteOp, AnnotateOp>(op)) {
+      auto collective = dyn_cast<CollectiveOpInterface>(op);
+      auto wait = dyn_cast<WaitOp>(op);
+      if (isa<AnnotateOp>(op) || (collective && !collective.isBufferForm()) ||
+          (wait && wait.getNumResults() != 0)) {
         op->emitOpError() << "works on tensors; bufferize the module before "
                              "dist-lower-to-runtime";
         return WalkResult::interrupt();
@@ -440,21 +509,26 @@ struct DistLowerToRuntimePass
       return signalPassFailure();
 
     RuntimeCallBuilder runtime(module);
-    MLIRContext *context = &getContext();
-    RewritePatternSet patterns(context);
-    patterns.add<LowerInPlaceCollective<BufferAllReduceOp>,
-                 LowerInPlaceCollective<BufferReduceOp>,
-                 LowerInPlaceCollective<BufferBroadcastOp>,
-                 LowerOutOfPlaceCollective<BufferAllGatherOp>,
-                 LowerOutOfPlaceCollective<BufferReduceScatterOp>,
-                 LowerOutOfPlaceCollective<BufferAllToAllOp>,
-                 LowerOutOfPlaceCollective<BufferPermuteOp>, LowerProcessIndex>(
-        context, runtime);
-    walkAndApplyPatterns(module, std::move(patterns));
-    if (runtime.reportedError)
+    IRRewriter rewriter(&getContext());
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) {
+      if (isa<CollectiveOpInterface, ProcessIndexOp>(op))
+        ops.push_back(op);
+    });
+    bool failedOp = false;
+    for (Operation *op : ops) {
+      LogicalResult lowered =
+          isa<ProcessIndexOp>(op)
+              ? lowerProcessIndex(runtime, rewriter, cast<ProcessIndexOp>(op))
+              : CollectiveLowering(runtime, rewriter,
+                                   cast<CollectiveOpInterface>(op))
+                    .lower();
+      failedOp |= failed(lowered);
+    }
+    if (failedOp || runtime.reportedError)
       return signalPassFailure();
 
-    // A failed pattern already reported why; any dist op left is an error.
+    // A failed lowering already reported why; any dist op left is an error.
     WalkResult left = module.walk([](Operation *op) {
       if (isa<DistDialect>(op->getDialect()) && !isa<MeshOp>(op)) {
         op->emitOpError() << "could not be lowered to the runtime";

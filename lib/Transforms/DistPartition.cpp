@@ -198,6 +198,19 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
 
   Location loc = global.getLoc();
   StringRef meshRef = target.getMesh().getValue();
+  // Every collective made here records why it exists, and takes the role of
+  // the op that produced the value (a partial value made by backward ops is
+  // a gradient: its reduction is a gradient reduction).
+  auto partialOrigin = OriginAttr::get(builder.getContext(), Origin::partial);
+  auto reshardOrigin = OriginAttr::get(builder.getContext(), Origin::reshard);
+  Attribute role;
+  if (Operation *producer = global.getDefiningOp())
+    role = producer->getDiscardableAttr(DistDialect::getRoleAttrName());
+  auto tagCollective = [&](Value result) {
+    if (role)
+      result.getDefiningOp()->setDiscardableAttr(DistDialect::getRoleAttrName(),
+                                                 role);
+  };
   for (const meshmath::ReshardStep &step :
        meshmath::planReshard(toLayout(source), toLayout(target))) {
     ArrayAttr axes = axisNames(step.axes);
@@ -212,24 +225,38 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
     };
     switch (step.kind) {
     case meshmath::ReshardStep::AllReduce:
-      value = AllReduceOp::create(builder, loc, current, value, meshRef, axes,
-                                  kind);
+      value = AllReduceOp::create(builder, loc, TypeRange{current},
+                                  /*token=*/Type(), ValueRange{value}, meshRef,
+                                  axes, /*comm=*/0, partialOrigin, kind)
+                  .getResult(0);
+      tagCollective(value);
       break;
     case meshmath::ReshardStep::ReduceScatter:
       value = ReduceScatterOp::create(builder, loc, resized(step.dim, false),
-                                      value, meshRef, axes, kind, step.dim);
+                                      /*token=*/Type(), value, meshRef, axes,
+                                      /*comm=*/0, partialOrigin, kind,
+                                      step.dim)
+                  .getResult();
+      tagCollective(value);
       break;
     case meshmath::ReshardStep::AllGather:
-      value = AllGatherOp::create(builder, loc, resized(step.dim, true), value,
-                                  meshRef, axes, step.dim);
+      value = AllGatherOp::create(builder, loc, resized(step.dim, true),
+                                  /*token=*/Type(), value, meshRef, axes,
+                                  /*comm=*/0, reshardOrigin, step.dim)
+                  .getResult();
+      tagCollective(value);
       break;
     case meshmath::ReshardStep::AllToAll: {
       RankedTensorType split = resized(step.dim, false);
       SmallVector<int64_t> shape(split.getShape());
       if (!ShapedType::isDynamic(shape[step.concatDim]))
         shape[step.concatDim] *= groupSize;
-      value = AllToAllOp::create(builder, loc, split.clone(shape), value,
-                                 meshRef, axes, step.dim, step.concatDim);
+      value = AllToAllOp::create(builder, loc, split.clone(shape),
+                                 /*token=*/Type(), value, meshRef, axes,
+                                 /*comm=*/0, reshardOrigin, step.dim,
+                                 step.concatDim)
+                  .getResult();
+      tagCollective(value);
       break;
     }
     case meshmath::ReshardStep::Slice: {
@@ -446,6 +473,9 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
   if (failed(local))
     return op->emitOpError() << "cannot be rebuilt on local types";
   (*local)->removeAttr(shardingsName);
+  // A rebuilt op keeps its role in the training step.
+  if (Attribute role = op->getDiscardableAttr(DistDialect::getRoleAttrName()))
+    (*local)->setDiscardableAttr(DistDialect::getRoleAttrName(), role);
   if (*local == op) {
     keepInPlace(op);
     for (auto [result, type] : llvm::zip(op->getResults(), globalResultTypes))

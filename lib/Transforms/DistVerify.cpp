@@ -4,6 +4,9 @@
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/DenseSet.h"
 
 #define DEBUG_TYPE "dist-verify"
 
@@ -41,9 +44,65 @@ struct DistVerifyPass : public dist::impl::DistVerifyBase<DistVerifyPass> {
 };
 } // namespace
 
-static bool isCollective(Operation *op) {
-  return isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, ReduceOp,
-             BroadcastOp, PermuteOp>(op);
+/// The buffer a view reads or writes: views are followed to their source.
+static Value getRootBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// True if `op` (or an op nested in it) may read or write one of `roots`:
+/// through its declared effects, or, without them, through any operand.
+static Operation *findTouch(Operation *op, const DenseSet<Value> &roots) {
+  Operation *found = nullptr;
+  op->walk([&](Operation *nested) {
+    auto touches = [&](Value value) {
+      return value && isa<BaseMemRefType>(value.getType()) &&
+             roots.contains(getRootBuffer(value));
+    };
+    bool hit = false;
+    if (auto effects = dyn_cast<MemoryEffectOpInterface>(nested)) {
+      SmallVector<MemoryEffects::EffectInstance> instances;
+      effects.getEffects(instances);
+      hit = llvm::any_of(instances, [&](auto &instance) {
+        return touches(instance.getValue());
+      });
+    } else {
+      hit = llvm::any_of(nested->getOperands(), touches);
+    }
+    if (hit) {
+      found = nested;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+/// An async collective on buffers owns them until its wait: no op between
+/// the two may touch them.
+static LogicalResult checkBuffersInFlight(CollectiveOpInterface op) {
+  Value token = op.getAsyncToken();
+  if (!token || !op.isBufferForm() || !token.hasOneUse())
+    return success();
+  Operation *wait = *token.user_begin();
+  if (wait->getBlock() != op->getBlock())
+    return success(); // The op's verifier reports it.
+  DenseSet<Value> roots;
+  for (Value buffer : op->getOperands())
+    roots.insert(getRootBuffer(buffer));
+  for (Operation *between = op->getNextNode(); between && between != wait;
+       between = between->getNextNode())
+    if (Operation *touch = findTouch(between, roots)) {
+      InFlightDiagnostic diag =
+          touch->emitOpError()
+          << "touches a buffer of an async " << op->getName()
+          << " before its dist.wait";
+      diag.attachNote(op.getLoc()) << "the collective started here";
+      diag.attachNote(wait->getLoc()) << "and completes here";
+      return diag;
+    }
+  return success();
 }
 
 /// "1 mesh", "2 meshes".
@@ -68,11 +127,13 @@ void DistVerifyPass::runOnOperation() {
       }
       return;
     }
-    if (isCollective(op)) {
+    if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
       ++numCollectives;
       if (parsedPhase == Phase::Global) {
         op->emitOpError() << "is a collective in a global program; "
                              "collectives appear only after dist-partition";
+        failedCheck = true;
+      } else if (failed(checkBuffersInFlight(collective))) {
         failedCheck = true;
       }
       return;

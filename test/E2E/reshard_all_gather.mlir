@@ -16,7 +16,7 @@
 // CHECK-NOT: FAIL
 
 // IR-LABEL: func.func @reshard_all_gather
-// IR: dist.all_gather %{{.*}} on @mesh [mp] dim = 0 : tensor<8x16xf32> -> tensor<32x16xf32>
+// IR: dist.all_gather %{{.*}} on @mesh [mp] dim = 0 {origin = #dist.origin<reshard>} : tensor<8x16xf32> -> tensor<32x16xf32>
 // IR: linalg.softmax dimension(0) {{.*}} -> tensor<32x16xf32>
 // IR: return
 

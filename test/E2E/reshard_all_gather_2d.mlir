@@ -21,10 +21,10 @@
 // CHECK-NOT: FAIL
 
 // IR-LABEL: func.func @reshard_all_gather_2d
-// IR-DAG: dist.all_gather %{{.*}} on @mesh [dp] dim = 0 : tensor<16x8xf32> -> tensor<32x8xf32>
-// IR-DAG: dist.all_gather %{{.*}} on @mesh [mp] dim = 1 : tensor<32x8xf32> -> tensor<32x32xf32>
-// IR-DAG: dist.all_gather %{{.*}} on @mesh [mp] dim = 0 : tensor<4x32xf32> -> tensor<16x32xf32>
-// IR-DAG: dist.all_gather %{{.*}} on @mesh [mp] dim = 1 : tensor<16x8xf32> -> tensor<16x32xf32>
+// IR-DAG: dist.all_gather %{{.*}} on @mesh [dp] dim = 0 {origin = #dist.origin<reshard>} : tensor<16x8xf32> -> tensor<32x8xf32>
+// IR-DAG: dist.all_gather %{{.*}} on @mesh [mp] dim = 1 {origin = #dist.origin<reshard>} : tensor<32x8xf32> -> tensor<32x32xf32>
+// IR-DAG: dist.all_gather %{{.*}} on @mesh [mp] dim = 0 {origin = #dist.origin<reshard>} : tensor<4x32xf32> -> tensor<16x32xf32>
+// IR-DAG: dist.all_gather %{{.*}} on @mesh [mp] dim = 1 {origin = #dist.origin<reshard>} : tensor<16x8xf32> -> tensor<16x32xf32>
 // IR-NOT: dist.all_to_all
 // IR: return
 

@@ -15,7 +15,7 @@
 // CHECK-NOT: FAIL
 
 // IR-LABEL: func.func @reshard_all_to_all
-// IR: dist.all_to_all %{{.*}} on @mesh [mp] split_dim = 1 concat_dim = 0 : tensor<8x64xf32> -> tensor<32x16xf32>
+// IR: dist.all_to_all %{{.*}} on @mesh [mp] split_dim = 1 concat_dim = 0 {origin = #dist.origin<reshard>} : tensor<8x64xf32> -> tensor<32x16xf32>
 // IR-NOT: dist.all_gather
 // IR: return
 

@@ -22,9 +22,9 @@
 // CHECK-NOT: FAIL
 
 // IR-LABEL: func.func @reshard_all_to_all_2d
-// IR-DAG: dist.all_to_all %{{.*}} on @mesh [mp] split_dim = 0 concat_dim = 1 : tensor<32x8xf32> -> tensor<8x32xf32>
-// IR-DAG: dist.all_to_all %{{.*}} on @mesh [mp] split_dim = 1 concat_dim = 0 : tensor<4x32xf32> -> tensor<16x8xf32>
-// IR-DAG: dist.all_to_all %{{.*}} on @mesh [mp] split_dim = 1 concat_dim = 0 : tensor<8x32xf32> -> tensor<32x8xf32>
+// IR-DAG: dist.all_to_all %{{.*}} on @mesh [mp] split_dim = 0 concat_dim = 1 {origin = #dist.origin<reshard>} : tensor<32x8xf32> -> tensor<8x32xf32>
+// IR-DAG: dist.all_to_all %{{.*}} on @mesh [mp] split_dim = 1 concat_dim = 0 {origin = #dist.origin<reshard>} : tensor<4x32xf32> -> tensor<16x8xf32>
+// IR-DAG: dist.all_to_all %{{.*}} on @mesh [mp] split_dim = 1 concat_dim = 0 {origin = #dist.origin<reshard>} : tensor<8x32xf32> -> tensor<32x8xf32>
 // IR: return
 
 dist.mesh @mesh [dp = 2, mp = 4]

@@ -17,7 +17,7 @@
 
 // IR-LABEL: func.func @reshard_reduce_scatter
 // IR: %[[M:.+]] = linalg.matmul {{.*}} -> tensor<32x32xf32>
-// IR: dist.reduce_scatter %[[M]] on @mesh [mp] sum dim = 0 : tensor<32x32xf32> -> tensor<8x32xf32>
+// IR: dist.reduce_scatter %[[M]] on @mesh [mp] sum dim = 0 {origin = #dist.origin<partial>} : tensor<32x32xf32> -> tensor<8x32xf32>
 // IR-NOT: dist.all_reduce
 // IR: return
 

@@ -21,8 +21,8 @@
 
 // IR-LABEL: func.func @reshard_reduce_scatter_2d
 // IR: %[[M:.+]] = linalg.matmul {{.*}} -> tensor<16x32xf32>
-// IR-DAG: dist.reduce_scatter %[[M]] on @mesh [mp] sum dim = 1 : tensor<16x32xf32> -> tensor<16x8xf32>
-// IR-DAG: dist.reduce_scatter %[[M]] on @mesh [mp] sum dim = 0 : tensor<16x32xf32> -> tensor<4x32xf32>
+// IR-DAG: dist.reduce_scatter %[[M]] on @mesh [mp] sum dim = 1 {origin = #dist.origin<partial>} : tensor<16x32xf32> -> tensor<16x8xf32>
+// IR-DAG: dist.reduce_scatter %[[M]] on @mesh [mp] sum dim = 0 {origin = #dist.origin<partial>} : tensor<16x32xf32> -> tensor<4x32xf32>
 // IR-NOT: dist.all_reduce
 // IR: return
 

@@ -17,8 +17,8 @@
 // CHECK-NOT: memref.
 // CHECK-NOT: linalg.
 // CHECK-NOT: llvm.call @cblas_sgemm
-// CHECK-DAG: llvm.func @dist_all_reduce(!llvm.ptr, !llvm.ptr, i64, i32, i32)
-// CHECK-DAG: llvm.func @dist_get_group(!llvm.ptr, i32, !llvm.ptr, i32) -> !llvm.ptr
+// CHECK-DAG: llvm.func @dist_all_reduce(!llvm.ptr, !llvm.ptr, i64, i32, i32, !llvm.ptr)
+// CHECK-DAG: llvm.func @dist_get_group(!llvm.ptr, i32, !llvm.ptr, i32, i32) -> !llvm.ptr
 // BLAS-LABEL: llvm.func @block
 // BLAS: llvm.call @cblas_sgemm
 // BLAS-NOT: llvm.intr.fmuladd

@@ -36,8 +36,8 @@ func.func @megatron_from_shard(%x: tensor<8x16xf32>, %w1: tensor<16x32xf32>, %w2
 // forward and weight-gradient steps: one forward all_reduce over mp and one
 // over dp for the weight gradient.
 // CHECK-LABEL: func.func @hybrid
-// CHECK: dist.all_reduce %{{.*}} on @mesh_2x2 [mp] sum : tensor<4x4xf32>
-// CHECK: dist.all_reduce %{{.*}} on @mesh_2x2 [dp] sum : tensor<16x4xf32>
+// CHECK: dist.all_reduce %{{.*}} on @mesh_2x2 [mp] sum {origin = #dist.origin<partial>} : tensor<4x4xf32>
+// CHECK: dist.all_reduce %{{.*}} on @mesh_2x2 [dp] sum {origin = #dist.origin<partial>} : tensor<16x4xf32>
 // CHECK-NOT: dist.all_reduce
 // CHECK: return
 dist.mesh @mesh_2x2 [dp = 2, mp = 2]

@@ -22,9 +22,9 @@ func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // Tests that element types without a runtime type are rejected.
 dist.mesh @mesh_4 [mp = 4]
-func.func @f(%a: memref<8xi8>) {
-  // expected-error@+1 {{'dist.buffer.all_reduce' op has no runtime element type for 'i8'; supported: f32, f64, f16, bf16, i32, i64, index}}
-  dist.buffer.all_reduce %a on @mesh_4 [mp] sum : memref<8xi8>
+func.func @f(%a: memref<8xi4>) {
+  // expected-error@+1 {{'dist.buffer.all_reduce' op has no runtime element type for 'i4'; supported: f32, f64, f16, bf16, i1, i8, i16, i32, i64, index}}
+  dist.buffer.all_reduce %a on @mesh_4 [mp] sum : memref<8xi4>
   return
 }
 
@@ -49,7 +49,7 @@ func.func @clash(%a: memref<8xf32>) {
   dist.buffer.all_reduce %a on @mesh_4 [mp] max : memref<8xf32>
   return
 }
-// expected-error@+1 {{'func.func' op uses the name @dist_get_group, which the lowering calls as '(!llvm.ptr, i32, !llvm.ptr, i32) -> !llvm.ptr'; rename it}}
+// expected-error@+1 {{'func.func' op uses the name @dist_get_group, which the lowering calls as '(!llvm.ptr, i32, !llvm.ptr, i32, i32) -> !llvm.ptr'; rename it}}
 func.func private @dist_get_group(i32)
 
 // -----

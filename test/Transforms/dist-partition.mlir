@@ -26,7 +26,7 @@ func.func @megatron_mlp(%x: tensor<8x16xf32>,
   // CHECK-NOT: arith.select
   // CHECK: %[[O:.+]] = linalg.matmul ins(%[[H]], %[[W2]] : tensor<8x8xf32>, tensor<8x16xf32>)
   %o = linalg.matmul ins(%h, %w2 : tensor<8x32xf32>, tensor<32x16xf32>) outs(%o0 : tensor<8x16xf32>) -> tensor<8x16xf32>
-  // CHECK: %[[R:.+]] = dist.all_reduce %[[O]] on @mesh_4 [mp] sum : tensor<8x16xf32>
+  // CHECK: %[[R:.+]] = dist.all_reduce %[[O]] on @mesh_4 [mp] sum {origin = #dist.origin<partial>} : tensor<8x16xf32>
   // CHECK: %[[B:.+]] = arith.addf %[[R]], %{{.*}} : tensor<8x16xf32>
   %ob = arith.addf %o, %b : tensor<8x16xf32>
   // CHECK-NOT: dist.
@@ -55,7 +55,7 @@ func.func @data_parallel_step(
   %z = linalg.fill ins(%zero : f32) outs(%e2 : tensor<16x4xf32>) -> tensor<16x4xf32>
   // CHECK: %[[DW:.+]] = linalg.matmul {{.*}} -> tensor<16x4xf32>
   %dw = linalg.matmul ins(%xt, %dy : tensor<16x8xf32>, tensor<8x4xf32>) outs(%z : tensor<16x4xf32>) -> tensor<16x4xf32>
-  // CHECK: %[[G:.+]] = dist.all_reduce %[[DW]] on @mesh_2 [dp] sum : tensor<16x4xf32>
+  // CHECK: %[[G:.+]] = dist.all_reduce %[[DW]] on @mesh_2 [dp] sum {origin = #dist.origin<partial>} : tensor<16x4xf32>
   // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[G]] :
   %new = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
                          iterator_types = ["parallel", "parallel"]}
@@ -76,7 +76,7 @@ func.func @data_parallel_step(
 dist.mesh @mesh_4 [mp = 4]
 // CHECK-LABEL: func.func @split_to_replicated
 // CHECK-SAME: (%[[X:.+]]: tensor<2x8xf32> {{.*}}) -> (tensor<8x8xf32>
-// CHECK: %[[G:.+]] = dist.all_gather %[[X]] on @mesh_4 [mp] dim = 0 : tensor<2x8xf32> -> tensor<8x8xf32>
+// CHECK: %[[G:.+]] = dist.all_gather %[[X]] on @mesh_4 [mp] dim = 0 {origin = #dist.origin<reshard>} : tensor<2x8xf32> -> tensor<8x8xf32>
 // CHECK: return %[[G]]
 func.func @split_to_replicated(%x: tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>})
     -> (tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {}]>}) {
@@ -105,7 +105,7 @@ func.func @replicated_to_split(%x: tensor<8x8xf32> {dist.sharding = #dist.shardi
 // Tests moving a split to another dim: one all_to_all.
 dist.mesh @mesh_4 [mp = 4]
 // CHECK-LABEL: func.func @move_split
-// CHECK: dist.all_to_all %{{.*}} on @mesh_4 [mp] split_dim = 1 concat_dim = 0 : tensor<2x8xf32> -> tensor<8x2xf32>
+// CHECK: dist.all_to_all %{{.*}} on @mesh_4 [mp] split_dim = 1 concat_dim = 0 {origin = #dist.origin<reshard>} : tensor<2x8xf32> -> tensor<8x2xf32>
 // CHECK-NOT: dist.
 // CHECK: return
 func.func @move_split(%x: tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>})
@@ -122,8 +122,8 @@ dist.mesh @mesh_2x4 [dp = 2, mp = 4]
 // CHECK-LABEL: func.func @swap_axes
 // CHECK-SAME: tensor<4x2xf32>
 // CHECK-SAME: -> (tensor<2x4xf32>
-// CHECK: %[[G:.+]] = dist.all_gather %{{.*}} on @mesh_2x4 [dp] dim = 0 : tensor<4x2xf32> -> tensor<8x2xf32>
-// CHECK: %[[T:.+]] = dist.all_to_all %[[G]] on @mesh_2x4 [mp] split_dim = 0 concat_dim = 1 : tensor<8x2xf32> -> tensor<2x8xf32>
+// CHECK: %[[G:.+]] = dist.all_gather %{{.*}} on @mesh_2x4 [dp] dim = 0 {origin = #dist.origin<reshard>} : tensor<4x2xf32> -> tensor<8x2xf32>
+// CHECK: %[[T:.+]] = dist.all_to_all %[[G]] on @mesh_2x4 [mp] split_dim = 0 concat_dim = 1 {origin = #dist.origin<reshard>} : tensor<8x2xf32> -> tensor<2x8xf32>
 // CHECK: tensor.extract_slice %[[T]]{{.*}} : tensor<2x8xf32> to tensor<2x4xf32>
 func.func @swap_axes(%x: tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}, {mp}]>})
     -> (tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{mp}, {dp}]>}) {
@@ -137,7 +137,7 @@ func.func @swap_axes(%x: tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_2
 dist.mesh @mesh_2x4 [dp = 2, mp = 4]
 // CHECK-LABEL: func.func @multi_axis_move
 // CHECK-SAME: tensor<1x8xf32>
-// CHECK: dist.all_to_all %{{.*}} on @mesh_2x4 [mp] split_dim = 1 concat_dim = 0 : tensor<1x8xf32> -> tensor<4x2xf32>
+// CHECK: dist.all_to_all %{{.*}} on @mesh_2x4 [mp] split_dim = 1 concat_dim = 0 {origin = #dist.origin<reshard>} : tensor<1x8xf32> -> tensor<4x2xf32>
 // CHECK-NOT: dist.
 // CHECK: return
 func.func @multi_axis_move(%x: tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp, mp}, {}]>})
@@ -151,7 +151,7 @@ func.func @multi_axis_move(%x: tensor<8x8xf32> {dist.sharding = #dist.sharding<@
 dist.mesh @mesh_4 [mp = 4]
 // CHECK-LABEL: func.func @partial_to_split
 // CHECK: %[[M:.+]] = linalg.matmul {{.*}} -> tensor<8x8xf32>
-// CHECK: %[[R:.+]] = dist.reduce_scatter %[[M]] on @mesh_4 [mp] sum dim = 0 : tensor<8x8xf32> -> tensor<2x8xf32>
+// CHECK: %[[R:.+]] = dist.reduce_scatter %[[M]] on @mesh_4 [mp] sum dim = 0 {origin = #dist.origin<partial>} : tensor<8x8xf32> -> tensor<2x8xf32>
 // CHECK-NOT: dist.all_reduce
 // CHECK: return %[[R]]
 func.func @partial_to_split(%a: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>},
@@ -197,7 +197,7 @@ dist.mesh @mesh_2x4 [dp = 2, mp = 4]
 // CHECK-SAME: tensor<4x16xf32>
 // CHECK: linalg.matmul {{.*}} -> tensor<4x8xf32>
 // CHECK: linalg.matmul {{.*}} -> tensor<4x16xf32>
-// CHECK: dist.all_reduce %{{.*}} on @mesh_2x4 [mp] sum : tensor<4x16xf32>
+// CHECK: dist.all_reduce %{{.*}} on @mesh_2x4 [mp] sum {origin = #dist.origin<partial>} : tensor<4x16xf32>
 // CHECK-NOT: dist.
 // CHECK: return
 func.func @mesh_2d(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}, {}]>},
@@ -220,7 +220,7 @@ func.func @mesh_2d(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x
 dist.mesh @mesh_4 [mp = 4]
 // CHECK-LABEL: func.func @partial_max
 // CHECK: %[[M:.+]] = linalg.generic
-// CHECK: dist.all_reduce %[[M]] on @mesh_4 [mp] max : tensor<8xf32>
+// CHECK: dist.all_reduce %[[M]] on @mesh_4 [mp] max {origin = #dist.origin<partial>} : tensor<8xf32>
 func.func @partial_max(%x: tensor<8x32xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>}, %init: tensor<8xf32>) -> tensor<8xf32> {
   %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<8x32xf32>) outs(%init : tensor<8xf32>) {
@@ -264,7 +264,7 @@ func.func @tensor_ops_rows(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<
 // whole), and re-splits the result locally.
 dist.mesh @mesh_4 [mp = 4]
 // CHECK-LABEL: func.func @softmax_over_split_dim
-// CHECK: %[[G:.+]] = dist.all_gather %{{.*}} on @mesh_4 [mp] dim = 1 : tensor<8x4xf32> -> tensor<8x16xf32>
+// CHECK: %[[G:.+]] = dist.all_gather %{{.*}} on @mesh_4 [mp] dim = 1 {origin = #dist.origin<reshard>} : tensor<8x4xf32> -> tensor<8x16xf32>
 // CHECK: %[[S:.+]] = linalg.softmax dimension(1) ins(%[[G]] : tensor<8x16xf32>)
 // CHECK: tensor.extract_slice %[[S]]{{.*}} : tensor<8x16xf32> to tensor<8x4xf32>
 func.func @softmax_over_split_dim(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>})
@@ -297,7 +297,7 @@ dist.mesh @mesh_4 [mp = 4]
 // CHECK-SAME: tensor<1x2x8xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{mp}, {}, {}]>}
 // CHECK: linalg.softmax dimension(3) {{.*}} -> tensor<2x1x4x4xf32>
 // CHECK: } -> tensor<2x4x8xf32>
-// CHECK: %[[R:.+]] = dist.all_reduce %{{.*}} on @mesh_4 [mp] sum : tensor<2x4x8xf32>
+// CHECK: %[[R:.+]] = dist.all_reduce %{{.*}} on @mesh_4 [mp] sum {origin = #dist.origin<partial>} : tensor<2x4x8xf32>
 // CHECK-NOT: dist.
 // CHECK: return %[[R]]
 func.func @attention(%x: tensor<2x4x8xf32>,
@@ -368,8 +368,8 @@ dist.mesh @mesh_4 [mp = 4]
 #row = affine_map<(i, j) -> (i)>
 // CHECK-LABEL: func.func @layernorm
 // CHECK-SAME: tensor<8x4xf32>
-// CHECK: dist.all_reduce %{{.*}} on @mesh_4 [mp] sum : tensor<8xf32>
-// CHECK: dist.all_reduce %{{.*}} on @mesh_4 [mp] sum : tensor<8xf32>
+// CHECK: dist.all_reduce %{{.*}} on @mesh_4 [mp] sum {origin = #dist.origin<partial>} : tensor<8xf32>
+// CHECK: dist.all_reduce %{{.*}} on @mesh_4 [mp] sum {origin = #dist.origin<partial>} : tensor<8xf32>
 // CHECK-NOT: dist.
 // CHECK: return %{{.*}} : tensor<8x4xf32>
 func.func @layernorm(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>})
@@ -460,7 +460,7 @@ dist.mesh @mesh_2x4 [dp = 2, mp = 4]
 // CHECK-SAME: tensor<4x8xf32>
 // CHECK-SAME: -> (tensor<128xf32>
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [4, 1, 8] : tensor<4x8xf32> into tensor<4x1x8xf32>
-// CHECK: %[[G:.+]] = dist.all_gather %{{.*}} on @mesh_2x4 [mp] dim = 1 : tensor<4x1x8xf32> -> tensor<4x4x8xf32>
+// CHECK: %[[G:.+]] = dist.all_gather %{{.*}} on @mesh_2x4 [mp] dim = 1 {origin = #dist.origin<reshard>} : tensor<4x1x8xf32> -> tensor<4x4x8xf32>
 // CHECK: tensor.collapse_shape %[[G]] {{\[}}[0, 1, 2]] : tensor<4x4x8xf32> into tensor<128xf32>
 func.func @heads(%x: tensor<8x32xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}, {mp}]>}) -> tensor<256xf32> {
   %e = tensor.expand_shape %x [[0], [1, 2]] output_shape [8, 4, 8] : tensor<8x32xf32> into tensor<8x4x8xf32>
@@ -486,7 +486,7 @@ dist.mesh @mesh_2 [dp = 2]
 // CHECK: %[[NEXT:.+]] = arith.addf %[[ACC]], %[[G]] : tensor<16x4xf32>
 // CHECK-NOT: dist.
 // CHECK: scf.yield %[[NEXT]]
-// CHECK: %[[R:.+]] = dist.all_reduce %[[LOOP]] on @mesh_2 [dp] sum : tensor<16x4xf32>
+// CHECK: %[[R:.+]] = dist.all_reduce %[[LOOP]] on @mesh_2 [dp] sum {origin = #dist.origin<partial>} : tensor<16x4xf32>
 // CHECK: return %[[R]]
 func.func @accumulate_micro_batches(
     %xs: tensor<4x8x16xf32> {dist.sharding = #dist.sharding<@mesh_2, [{}, {dp}, {}]>},
@@ -517,7 +517,7 @@ func.func @accumulate_micro_batches(
 dist.mesh @mesh_4 [mp = 4]
 // CHECK-LABEL: func.func @captured_table
 // CHECK-SAME: %[[TABLE:[^:]+]]: tensor<16x16xf32>
-// CHECK: %[[WHOLE:.+]] = dist.all_gather %[[TABLE]] on @mesh_4 [mp] dim = 0 : tensor<16x16xf32> -> tensor<64x16xf32>
+// CHECK: %[[WHOLE:.+]] = dist.all_gather %[[TABLE]] on @mesh_4 [mp] dim = 0 {origin = #dist.origin<reshard>} : tensor<16x16xf32> -> tensor<64x16xf32>
 // CHECK: linalg.generic
 // CHECK: tensor.extract %[[WHOLE]][%{{.*}}, %{{.*}}] : tensor<64x16xf32>
 func.func @captured_table(%ids: tensor<8xindex>, %table: tensor<64x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) -> tensor<8x16xf32> {
@@ -551,11 +551,11 @@ dist.mesh @mesh_4 [mp = 4]
 // CHECK: %[[IDX:.+]] = linalg.index 1 : index
 // CHECK: arith.addi %[[IDX]], %[[OFF]] : index
 // CHECK: %[[EMB:.+]] = linalg.matmul {{.*}} -> tensor<8x16xf32>
-// CHECK: %[[EMB_R:.+]] = dist.all_reduce %[[EMB]] on @mesh_4 [mp] sum : tensor<8x16xf32>
+// CHECK: %[[EMB_R:.+]] = dist.all_reduce %[[EMB]] on @mesh_4 [mp] sum {origin = #dist.origin<partial>} : tensor<8x16xf32>
 // CHECK: linalg.matmul ins(%[[EMB_R]], %{{.*}} : tensor<8x16xf32>, tensor<16x16xf32>) {{.*}} -> tensor<8x16xf32>
-// CHECK: dist.all_reduce %{{.*}} on @mesh_4 [mp] max : tensor<8xf32>
-// CHECK: dist.all_reduce %{{.*}} on @mesh_4 [mp] sum : tensor<8xf32>
-// CHECK: dist.all_reduce %{{.*}} on @mesh_4 [mp] sum : tensor<8xf32>
+// CHECK: dist.all_reduce %{{.*}} on @mesh_4 [mp] max {origin = #dist.origin<partial>} : tensor<8xf32>
+// CHECK: dist.all_reduce %{{.*}} on @mesh_4 [mp] sum {origin = #dist.origin<partial>} : tensor<8xf32>
+// CHECK: dist.all_reduce %{{.*}} on @mesh_4 [mp] sum {origin = #dist.origin<partial>} : tensor<8xf32>
 // CHECK-NOT: dist.all_
 // CHECK-NOT: dist.all_gather
 // CHECK: return
@@ -661,7 +661,7 @@ dist.mesh @mesh_4 [mp = 4]
 // CHECK: %[[MASKED:.+]] = arith.select
 // CHECK: scf.yield %[[MASKED]]
 // CHECK: }
-// CHECK: %[[S:.+]] = dist.all_reduce %[[R]] on @mesh_4 [mp] sum : tensor<8x8xf32>
+// CHECK: %[[S:.+]] = dist.all_reduce %[[R]] on @mesh_4 [mp] sum {origin = #dist.origin<partial>} : tensor<8x8xf32>
 // CHECK: return %[[S]]
 func.func @branch_partial(%a: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>},
                           %b: tensor<16x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>},
@@ -688,7 +688,7 @@ dist.mesh @mesh_2 [dp = 2]
 // CHECK: scf.for
 // CHECK: %[[MASKED:.+]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<8x4xf32>
 // CHECK: %[[SUM:.+]] = arith.addf %[[MASKED]], %{{.*}} : tensor<8x4xf32>
-// CHECK: %[[R:.+]] = dist.all_reduce %[[SUM]] on @mesh_2 [dp] sum : tensor<8x4xf32>
+// CHECK: %[[R:.+]] = dist.all_reduce %[[SUM]] on @mesh_2 [dp] sum {origin = #dist.origin<partial>} : tensor<8x4xf32>
 // CHECK: math.exp %[[R]]
 // CHECK-NOT: dist.all_reduce
 // CHECK: return
@@ -813,7 +813,7 @@ func.func @whole(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [
   return %e : tensor<8x16xf32>
 }
 // CHECK-LABEL: func.func @rows
-// CHECK: %[[G:.+]] = dist.all_gather %{{.*}} on @mesh_4 [mp] dim = 0 : tensor<2x16xf32> -> tensor<8x16xf32>
+// CHECK: %[[G:.+]] = dist.all_gather %{{.*}} on @mesh_4 [mp] dim = 0 {origin = #dist.origin<reshard>} : tensor<2x16xf32> -> tensor<8x16xf32>
 // CHECK: call @whole(%[[G]]) : (tensor<8x16xf32>) -> tensor<8x16xf32>
 func.func @rows(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) -> tensor<8x16xf32> {
   %r = func.call @whole(%x) : (tensor<8x16xf32>) -> tensor<8x16xf32>
@@ -838,7 +838,7 @@ dist.mesh @mesh_4 [mp = 4]
 // CHECK: %[[SAFE:.+]] = arith.select %[[IN]], %[[LOCAL]], %{{.*}} : tensor<8x1xi1>, tensor<8x1xindex>
 // CHECK: %[[ROWS:.+]] = tensor.gather %[[TABLE]][%[[SAFE]]] gather_dims([0]) : (tensor<16x16xf32>, tensor<8x1xindex>) -> tensor<8x16xf32>
 // CHECK: %[[MASKED:.+]] = linalg.generic {{.*}} ins(%[[ROWS]], %[[IN]] : tensor<8x16xf32>, tensor<8x1xi1>)
-// CHECK: dist.all_reduce %[[MASKED]] on @mesh_4 [mp] sum : tensor<8x16xf32>
+// CHECK: dist.all_reduce %[[MASKED]] on @mesh_4 [mp] sum {origin = #dist.origin<partial>} : tensor<8x16xf32>
 // CHECK-NOT: dist.all_gather
 func.func @gather_embedding(%ids: tensor<8x1xindex>, %table: tensor<64x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) -> tensor<8x16xf32> {
   %rows = tensor.gather %table[%ids] gather_dims([0]) : (tensor<64x16xf32>, tensor<8x1xindex>) -> tensor<8x16xf32>
@@ -851,7 +851,7 @@ func.func @gather_embedding(%ids: tensor<8x1xindex>, %table: tensor<64x16xf32> {
 // before it is squared ((a1 + a2)^2, not a1^2 + a2^2).
 dist.mesh @mesh_4 [mp = 4]
 // CHECK-LABEL: func.func @square
-// CHECK: %[[R:.+]] = dist.all_reduce %{{.*}} on @mesh_4 [mp] sum : tensor<8x8xf32>
+// CHECK: %[[R:.+]] = dist.all_reduce %{{.*}} on @mesh_4 [mp] sum {origin = #dist.origin<partial>} : tensor<8x8xf32>
 // CHECK: linalg.square ins(%[[R]] : tensor<8x8xf32>)
 // CHECK-NOT: dist.all_reduce
 func.func @square(%a: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>},
@@ -897,7 +897,7 @@ func.func @unused_partial_input(%a: tensor<8x16xf32> {dist.sharding = #dist.shar
 // reduced before the lookup.
 dist.mesh @mesh_4 [mp = 4]
 // CHECK-LABEL: func.func @partial_indices
-// CHECK: %[[IDS:.+]] = dist.all_reduce %{{.*}} on @mesh_4 [mp] sum : tensor<8x1xindex>
+// CHECK: %[[IDS:.+]] = dist.all_reduce %{{.*}} on @mesh_4 [mp] sum {origin = #dist.origin<partial>} : tensor<8x1xindex>
 // CHECK: tensor.gather %{{.*}}[%[[IDS]]]
 // CHECK-NOT: dist.all_reduce
 func.func @partial_indices(%a: tensor<8x16xindex> {dist.sharding = #dist.sharding<@mesh_4, [{}, {mp}]>},
@@ -936,7 +936,7 @@ func.func @unique_gather(%ids: tensor<8x1xindex>, %table: tensor<64x16xf32> {dis
 // (it computes with global indices).
 dist.mesh @mesh_4 [mp = 4]
 // CHECK-LABEL: func.func @pad_reads_index
-// CHECK: %[[G:.+]] = dist.all_gather %{{.*}} on @mesh_4 [mp] dim = 0 : tensor<2x4xf32> -> tensor<8x4xf32>
+// CHECK: %[[G:.+]] = dist.all_gather %{{.*}} on @mesh_4 [mp] dim = 0 {origin = #dist.origin<reshard>} : tensor<2x4xf32> -> tensor<8x4xf32>
 // CHECK: tensor.pad %[[G]]
 func.func @pad_reads_index(%x: tensor<8x4xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) -> (tensor<8x6xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}]>}) {
   %p = tensor.pad %x low[0, 1] high[0, 1] {

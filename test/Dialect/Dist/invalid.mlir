@@ -672,8 +672,8 @@ func.func @f(%x: tensor<8x16xf32>) {
 // Tests that dist.all_reduce keeps the type of its operand.
 dist.mesh @mesh_2x4 [dp = 2, mp = 4]
 func.func @f(%x: tensor<8x16xf32>) {
-  // expected-error@+1 {{'dist.all_reduce' op requires the same type for all operands and results}}
-  %0 = "dist.all_reduce"(%x) <{axes = ["mp"], kind = 0 : i32, mesh = @mesh_2x4}> : (tensor<8x16xf32>) -> tensor<2x16xf32>
+  // expected-error@+1 {{'dist.all_reduce' op result 0 has type 'tensor<2x16xf32>', expected 'tensor<8x16xf32>' (input 0's)}}
+  %0 = "dist.all_reduce"(%x) <{axes = ["mp"], kind = 0 : i32, mesh = @mesh_2x4, resultSegmentSizes = array<i32: 1, 0>}> : (tensor<8x16xf32>) -> tensor<2x16xf32>
   return
 }
 
@@ -683,7 +683,7 @@ func.func @f(%x: tensor<8x16xf32>) {
 dist.mesh @mesh_2x4 [dp = 2, mp = 4]
 func.func @f(%x: tensor<8x16xf32>) {
   // expected-error@+1 {{'dist.all_reduce' op attribute 'axes' failed to satisfy constraint: mesh axis names}}
-  %0 = "dist.all_reduce"(%x) <{axes = [0], kind = 0 : i32, mesh = @mesh_2x4}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  %0 = "dist.all_reduce"(%x) <{axes = [0], kind = 0 : i32, mesh = @mesh_2x4, resultSegmentSizes = array<i32: 1, 0>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
   return
 }
 
@@ -982,8 +982,8 @@ func.func @f(%x: tensor<8x16xf32>) {
 // Tests that dist.reduce keeps the type of its operand.
 dist.mesh @mesh_2x4 [dp = 2, mp = 4]
 func.func @f(%x: tensor<8x16xf32>) {
-  // expected-error@+1 {{'dist.reduce' op requires the same type for all operands and results}}
-  %0 = "dist.reduce"(%x) <{axes = ["mp"], kind = 0 : i32, mesh = @mesh_2x4, root = 0 : i64}> : (tensor<8x16xf32>) -> tensor<8x16xf16>
+  // expected-error@+1 {{'dist.reduce' op result 0 has type 'tensor<8x16xf16>', expected 'tensor<8x16xf32>' (input 0's)}}
+  %0 = "dist.reduce"(%x) <{axes = ["mp"], kind = 0 : i32, mesh = @mesh_2x4, resultSegmentSizes = array<i32: 1, 0>, root = 0 : i64}> : (tensor<8x16xf32>) -> tensor<8x16xf16>
   return
 }
 

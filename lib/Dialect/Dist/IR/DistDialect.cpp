@@ -13,6 +13,7 @@ using namespace mlir::dist;
 
 void DistDialect::initialize() {
   registerAttributes();
+  registerTypes();
   addOperations<
 #define GET_OP_LIST
 #include "dist/Dialect/Dist/IR/DistOps.cpp.inc"

@@ -102,6 +102,62 @@ static void printPermutePairs(OpAsmPrinter &printer, Operation *,
   printer << ']';
 }
 
+
+/// `async`: present when the op has a `!dist.token` result.
+static ParseResult parseAsync(OpAsmParser &parser, Type &tokenType) {
+  if (succeeded(parser.parseOptionalKeyword("async")))
+    tokenType = TokenType::get(parser.getContext());
+  return success();
+}
+
+static void printAsync(OpAsmPrinter &printer, Operation *, Type tokenType) {
+  if (tokenType)
+    printer << "async ";
+}
+
+/// The types of a bucket: the inputs' types, which the results share.
+static ParseResult parseBucketTypes(OpAsmParser &parser,
+                                    SmallVectorImpl<Type> &inputTypes,
+                                    SmallVectorImpl<Type> &resultTypes) {
+  if (parser.parseTypeList(inputTypes))
+    return failure();
+  resultTypes.assign(inputTypes.begin(), inputTypes.end());
+  return success();
+}
+
+static void printBucketTypes(OpAsmPrinter &printer, Operation *,
+                             TypeRange inputTypes, TypeRange) {
+  llvm::interleaveComma(inputTypes, printer);
+}
+
+/// The types of a wait's values; tensors are also its results.
+static ParseResult parseWaitTypes(OpAsmParser &parser,
+                                  SmallVectorImpl<Type> &valueTypes,
+                                  SmallVectorImpl<Type> &resultTypes) {
+  if (parser.parseTypeList(valueTypes))
+    return failure();
+  for (Type type : valueTypes)
+    if (isa<RankedTensorType>(type))
+      resultTypes.push_back(type);
+  return success();
+}
+
+static void printWaitTypes(OpAsmPrinter &printer, Operation *,
+                           TypeRange valueTypes, TypeRange) {
+  llvm::interleaveComma(valueTypes, printer);
+}
+
+namespace {
+/// The state of collectives in flight: an async collective writes it and its
+/// wait reads and writes it, so neither is erased or merged on its own.
+struct AsyncCollectiveResource
+    : public SideEffects::Resource::Base<AsyncCollectiveResource> {
+  StringRef getName() final { return "dist.async_collective"; }
+};
+} // namespace
+
+#include "dist/Dialect/Dist/IR/CollectiveOpInterface.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "dist/Dialect/Dist/IR/DistOps.cpp.inc"
 
@@ -305,30 +361,6 @@ static LogicalResult verifyRoot(Operation *op, int64_t root, int64_t groupSize,
   return success();
 }
 
-template <typename OpTy>
-static int64_t getOpGroupSize(OpTy op, SymbolTableCollection &symbolTables) {
-  MeshOp mesh = lookupMesh(op, op.getMeshAttr(), &symbolTables);
-  return mesh.getGroupSize(getAxisAttrs(op.getAxes()));
-}
-
-#define DIST_DEFINE_GET_GROUP_SIZE(OpTy)                                       \
-  int64_t OpTy::getGroupSize(SymbolTableCollection &symbolTables) {            \
-    return getOpGroupSize(*this, symbolTables);                                \
-  }
-DIST_DEFINE_GET_GROUP_SIZE(AllReduceOp)
-DIST_DEFINE_GET_GROUP_SIZE(AllGatherOp)
-DIST_DEFINE_GET_GROUP_SIZE(ReduceScatterOp)
-DIST_DEFINE_GET_GROUP_SIZE(AllToAllOp)
-DIST_DEFINE_GET_GROUP_SIZE(ReduceOp)
-DIST_DEFINE_GET_GROUP_SIZE(BroadcastOp)
-DIST_DEFINE_GET_GROUP_SIZE(PermuteOp)
-DIST_DEFINE_GET_GROUP_SIZE(BufferAllReduceOp)
-DIST_DEFINE_GET_GROUP_SIZE(BufferAllGatherOp)
-DIST_DEFINE_GET_GROUP_SIZE(BufferReduceScatterOp)
-DIST_DEFINE_GET_GROUP_SIZE(BufferAllToAllOp)
-DIST_DEFINE_GET_GROUP_SIZE(BufferReduceOp)
-DIST_DEFINE_GET_GROUP_SIZE(BufferBroadcastOp)
-DIST_DEFINE_GET_GROUP_SIZE(BufferPermuteOp)
 #undef DIST_DEFINE_GET_GROUP_SIZE
 
 //===----------------------------------------------------------------------===//
@@ -472,13 +504,346 @@ static LogicalResult verifyPermuteGroup(OpTy op,
   return success();
 }
 
+/// A bucket's data: at least one value, all of one element type.
+static LogicalResult verifyBucket(Operation *op, ValueRange values,
+                                  StringRef what) {
+  if (values.empty())
+    return op->emitOpError() << "needs at least one " << what;
+  Type element = cast<ShapedType>(values.front().getType()).getElementType();
+  for (auto [i, value] : llvm::enumerate(values)) {
+    Type other = cast<ShapedType>(value.getType()).getElementType();
+    if (other != element)
+      return op->emitOpError()
+             << what << " " << i << " has element type " << other
+             << " but " << what << " 0 has " << element
+             << "; a bucket holds one element type";
+  }
+  return success();
+}
+
+/// A tensor bucket's results have the inputs' types, one for one.
+static LogicalResult verifyBucketResults(Operation *op, ValueRange inputs,
+                                         ValueRange results) {
+  if (inputs.size() != results.size())
+    return op->emitOpError() << "has " << inputs.size() << " inputs but "
+                             << results.size()
+                             << " tensor results; expected one per input";
+  for (auto [i, input, result] : llvm::enumerate(inputs, results))
+    if (input.getType() != result.getType())
+      return op->emitOpError() << "result " << i << " has type "
+                               << result.getType() << ", expected "
+                               << input.getType() << " (input " << i << "'s)";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CollectiveOpInterface
+//===----------------------------------------------------------------------===//
+
+int64_t dist::detail::getCollectiveGroupSize(
+    Operation *op, SymbolTableCollection &symbolTables) {
+  auto collective = cast<CollectiveOpInterface>(op);
+  MeshOp mesh = lookupMesh(op, collective.getMeshAttr(), &symbolTables);
+  return mesh.getGroupSize(collective.getAxisNames());
+}
+
+std::optional<int64_t> dist::detail::scaleBytes(int64_t bytes,
+                                                int64_t numerator,
+                                                int64_t denominator) {
+  if (denominator <= 0)
+    return 0;
+  __int128 scaled = (__int128)bytes * numerator / denominator;
+  if (scaled > std::numeric_limits<int64_t>::max())
+    return std::nullopt;
+  return (int64_t)scaled;
+}
+
+int64_t CollectiveOpInterface::getElementBytes() {
+  Type element = getElementType();
+  int64_t parts = 1;
+  if (auto complex = dyn_cast<ComplexType>(element))
+    element = complex.getElementType(), parts = 2;
+  return parts *
+         (element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8
+                                 : 8);
+}
+
+std::optional<int64_t> CollectiveOpInterface::getPayloadElements() {
+  int64_t total = 0;
+  for (ShapedType type : getPayloadTypes()) {
+    if (!type.hasStaticShape())
+      return std::nullopt;
+    int64_t elements = 1;
+    for (int64_t size : type.getShape())
+      if (llvm::MulOverflow(elements, size, elements))
+        return std::nullopt;
+    if (llvm::AddOverflow(total, elements, total))
+      return std::nullopt;
+  }
+  return total;
+}
+
+std::optional<int64_t> CollectiveOpInterface::getPayloadBytes() {
+  std::optional<int64_t> elements = getPayloadElements();
+  int64_t bytes;
+  if (!elements || llvm::MulOverflow(*elements, getElementBytes(), bytes))
+    return std::nullopt;
+  return bytes;
+}
+
+/// Where the op `user` of an async collective's data sits relative to the
+/// collective's wait: only the wait itself may use the data.
+static InFlightDiagnostic reportEarlyUse(Operation *op, OpOperand &use,
+                                         StringRef what) {
+  InFlightDiagnostic diag =
+      op->emitOpError() << what << " is used by '"
+                        << use.getOwner()->getName()
+                        << "' before the collective's dist.wait; use the "
+                           "value the wait returns";
+  diag.attachNote(use.getOwner()->getLoc()) << "used here";
+  return diag;
+}
+
+LogicalResult dist::detail::verifyCollectiveOp(Operation *op) {
+  // Element types and shapes are each op's to check (its verifier names the
+  // operand); this checks what every async collective shares.
+  auto collective = cast<CollectiveOpInterface>(op);
+  Value token = collective.getAsyncToken();
+  if (!token)
+    return success();
+  if (token.use_empty())
+    return op->emitOpError() << "is async but its token is never waited for "
+                                "(add a dist.wait)";
+  if (!token.hasOneUse())
+    return op->emitOpError()
+           << "has its token waited for "
+           << std::distance(token.use_begin(), token.use_end())
+           << " times; an async collective is waited for exactly once";
+  Operation *user = *token.user_begin();
+  auto wait = dyn_cast<WaitOp>(user);
+  if (!wait) {
+    InFlightDiagnostic diag = op->emitOpError()
+                              << "has its token used by '" << user->getName()
+                              << "'; only dist.wait takes a token";
+    diag.attachNote(user->getLoc()) << "used here";
+    return diag;
+  }
+  if (wait->getBlock() != op->getBlock()) {
+    InFlightDiagnostic diag =
+        op->emitOpError() << "is waited for in another block; the dist.wait "
+                             "must follow the collective in its block";
+    diag.attachNote(wait.getLoc()) << "waited for here";
+    return diag;
+  }
+  // Tensor results in flight are only the wait's to take.
+  if (!collective.isBufferForm())
+    for (auto [i, result] : llvm::enumerate(collective.getCollectiveOutputs()))
+      for (OpOperand &use : result.getUses())
+        if (use.getOwner() != wait.getOperation())
+          return reportEarlyUse(op, use, "result " + std::to_string(i));
+  return success();
+}
+
+/// Effects of a collective: its buffers (in the buffer form), and when it is
+/// async the in-flight state, so it is neither erased nor merged with
+/// another (each token has one wait).
+static void getCollectiveEffects(
+    CollectiveOpInterface op,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (op.getAsyncToken())
+    effects.emplace_back(MemoryEffects::Write::get(),
+                         AsyncCollectiveResource::get());
+  if (!op.isBufferForm())
+    return;
+  unsigned numInputs = op.getCollectiveInputs().size();
+  for (OpOperand &operand : op->getOpOperands()) {
+    bool isInput = operand.getOperandNumber() < numInputs;
+    if (isInput)
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
+    if (!isInput || op.isInPlace())
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+  }
+}
+
+#define DIST_COLLECTIVE_EFFECTS(OpTy)                                          \
+  void OpTy::getEffects(                                                       \
+      SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>      \
+          &effects) {                                                          \
+    getCollectiveEffects(*this, effects);                                      \
+  }
+DIST_COLLECTIVE_EFFECTS(AllReduceOp)
+DIST_COLLECTIVE_EFFECTS(ReduceOp)
+DIST_COLLECTIVE_EFFECTS(BroadcastOp)
+DIST_COLLECTIVE_EFFECTS(AllGatherOp)
+DIST_COLLECTIVE_EFFECTS(ReduceScatterOp)
+DIST_COLLECTIVE_EFFECTS(AllToAllOp)
+DIST_COLLECTIVE_EFFECTS(PermuteOp)
+DIST_COLLECTIVE_EFFECTS(BufferAllReduceOp)
+DIST_COLLECTIVE_EFFECTS(BufferReduceOp)
+DIST_COLLECTIVE_EFFECTS(BufferBroadcastOp)
+DIST_COLLECTIVE_EFFECTS(BufferAllGatherOp)
+DIST_COLLECTIVE_EFFECTS(BufferReduceScatterOp)
+DIST_COLLECTIVE_EFFECTS(BufferAllToAllOp)
+DIST_COLLECTIVE_EFFECTS(BufferPermuteOp)
+#undef DIST_COLLECTIVE_EFFECTS
+
+// The data of each form: a bucket of tensors (results one per input), one
+// tensor in and one out, buffers updated in place, or an input and an output
+// buffer.
+#define DIST_BUCKET_DATA(OpTy)                                                 \
+  ValueRange OpTy::getCollectiveInputs() { return getInputs(); }               \
+  ValueRange OpTy::getCollectiveOutputs() { return getResults(); }             \
+  bool OpTy::isInPlace() { return true; }
+DIST_BUCKET_DATA(AllReduceOp)
+DIST_BUCKET_DATA(ReduceOp)
+DIST_BUCKET_DATA(BroadcastOp)
+#undef DIST_BUCKET_DATA
+
+#define DIST_RESHAPING_DATA(OpTy)                                              \
+  ValueRange OpTy::getCollectiveInputs() {                                     \
+    return getOperation()->getOperands().take_front(1);                        \
+  }                                                                            \
+  ValueRange OpTy::getCollectiveOutputs() {                                    \
+    return getOperation()->getResults().take_front(1);                         \
+  }
+DIST_RESHAPING_DATA(AllGatherOp)
+DIST_RESHAPING_DATA(ReduceScatterOp)
+DIST_RESHAPING_DATA(AllToAllOp)
+DIST_RESHAPING_DATA(PermuteOp)
+#undef DIST_RESHAPING_DATA
+
+#define DIST_BUFFER_BUCKET_DATA(OpTy)                                          \
+  ValueRange OpTy::getCollectiveInputs() { return getBuffers(); }              \
+  ValueRange OpTy::getCollectiveOutputs() { return getBuffers(); }             \
+  bool OpTy::isInPlace() { return true; }
+DIST_BUFFER_BUCKET_DATA(BufferAllReduceOp)
+DIST_BUFFER_BUCKET_DATA(BufferReduceOp)
+DIST_BUFFER_BUCKET_DATA(BufferBroadcastOp)
+#undef DIST_BUFFER_BUCKET_DATA
+
+#define DIST_BUFFER_PAIR_DATA(OpTy)                                            \
+  ValueRange OpTy::getCollectiveInputs() {                                     \
+    return getOperation()->getOperands().take_front(1);                        \
+  }                                                                            \
+  ValueRange OpTy::getCollectiveOutputs() {                                    \
+    return getOperation()->getOperands().slice(1, 1);                          \
+  }
+DIST_BUFFER_PAIR_DATA(BufferAllGatherOp)
+DIST_BUFFER_PAIR_DATA(BufferReduceScatterOp)
+DIST_BUFFER_PAIR_DATA(BufferAllToAllOp)
+DIST_BUFFER_PAIR_DATA(BufferPermuteOp)
+#undef DIST_BUFFER_PAIR_DATA
+
+// Reductions, roots and block dims, shared by the tensor and buffer forms.
+#define DIST_REDUCTION_KIND(OpTy)                                              \
+  std::optional<ReductionKind> OpTy::getReductionKind() { return getKind(); }
+DIST_REDUCTION_KIND(AllReduceOp)
+DIST_REDUCTION_KIND(ReduceOp)
+DIST_REDUCTION_KIND(ReduceScatterOp)
+DIST_REDUCTION_KIND(BufferAllReduceOp)
+DIST_REDUCTION_KIND(BufferReduceOp)
+DIST_REDUCTION_KIND(BufferReduceScatterOp)
+#undef DIST_REDUCTION_KIND
+
+#define DIST_ROOT_INDEX(OpTy)                                                  \
+  std::optional<int64_t> OpTy::getRootIndex() { return getRoot(); }
+DIST_ROOT_INDEX(ReduceOp)
+DIST_ROOT_INDEX(BroadcastOp)
+DIST_ROOT_INDEX(BufferReduceOp)
+DIST_ROOT_INDEX(BufferBroadcastOp)
+#undef DIST_ROOT_INDEX
+
+std::optional<int64_t> AllGatherOp::getOutputBlockDim() { return getDim(); }
+std::optional<int64_t> BufferAllGatherOp::getOutputBlockDim() {
+  return getDim();
+}
+std::optional<int64_t> ReduceScatterOp::getInputBlockDim() { return getDim(); }
+std::optional<int64_t> BufferReduceScatterOp::getInputBlockDim() {
+  return getDim();
+}
+std::optional<int64_t> AllToAllOp::getInputBlockDim() { return getSplitDim(); }
+std::optional<int64_t> AllToAllOp::getOutputBlockDim() {
+  return getConcatDim();
+}
+std::optional<int64_t> BufferAllToAllOp::getInputBlockDim() {
+  return getSplitDim();
+}
+std::optional<int64_t> BufferAllToAllOp::getOutputBlockDim() {
+  return getConcatDim();
+}
+
+// all_gather's payload is what it gathers: its output.
+SmallVector<ShapedType> AllGatherOp::getPayloadTypes() {
+  return {getResult().getType()};
+}
+SmallVector<ShapedType> BufferAllGatherOp::getPayloadTypes() {
+  return {getOutput().getType()};
+}
+
+// An all_reduce sends twice (g - 1) / g of its payload (reduce-scatter then
+// all-gather, as ring and tree algorithms do); a permute sends it once.
+std::optional<int64_t> AllReduceOp::getBytesSentPerRank(int64_t bytes,
+                                                        int64_t groupSize) {
+  return detail::scaleBytes(bytes, 2 * (groupSize - 1), groupSize);
+}
+std::optional<int64_t> BufferAllReduceOp::getBytesSentPerRank(
+    int64_t bytes, int64_t groupSize) {
+  return detail::scaleBytes(bytes, 2 * (groupSize - 1), groupSize);
+}
+std::optional<int64_t> PermuteOp::getBytesSentPerRank(int64_t bytes,
+                                                      int64_t groupSize) {
+  return groupSize > 1 ? bytes : 0;
+}
+std::optional<int64_t> BufferPermuteOp::getBytesSentPerRank(
+    int64_t bytes, int64_t groupSize) {
+  return groupSize > 1 ? bytes : 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives: verifiers
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyReducibleBucket(Operation *op, ValueRange inputs,
+                                           StringRef what) {
+  if (failed(verifyBucket(op, inputs, what)))
+    return failure();
+  return verifyReducible(
+      op, cast<ShapedType>(inputs.front().getType()).getElementType());
+}
+
 LogicalResult AllReduceOp::verify() {
-  return verifyReducible(*this, getInput().getType().getElementType());
+  if (failed(verifyReducibleBucket(*this, getInputs(), "input")))
+    return failure();
+  return verifyBucketResults(*this, getInputs(), getResults());
 }
 
 LogicalResult
 AllReduceOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
   return verifyGroup(*this, getMeshAttr(), getAxes(), symbolTables);
+}
+
+LogicalResult ReduceOp::verify() {
+  if (failed(verifyReducibleBucket(*this, getInputs(), "input")))
+    return failure();
+  return verifyBucketResults(*this, getInputs(), getResults());
+}
+
+LogicalResult ReduceOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyRootGroup(*this, symbolTables);
+}
+
+LogicalResult BroadcastOp::verify() {
+  if (failed(verifyBucket(*this, getInputs(), "input")))
+    return failure();
+  return verifyBucketResults(*this, getInputs(), getResults());
+}
+
+LogicalResult
+BroadcastOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyRootGroup(*this, symbolTables);
 }
 
 LogicalResult AllGatherOp::verify() {
@@ -514,19 +879,6 @@ AllToAllOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
                              getResult().getType(), symbolTables);
 }
 
-LogicalResult ReduceOp::verify() {
-  return verifyReducible(*this, getInput().getType().getElementType());
-}
-
-LogicalResult ReduceOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  return verifyRootGroup(*this, symbolTables);
-}
-
-LogicalResult
-BroadcastOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  return verifyRootGroup(*this, symbolTables);
-}
-
 SmallVector<std::pair<int64_t, int64_t>> PermuteOp::getSourceTargetPairs() {
   return decodePairs(getPairs());
 }
@@ -542,7 +894,7 @@ LogicalResult PermuteOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult BufferAllReduceOp::verify() {
-  return verifyReducible(*this, getBuffer().getType().getElementType());
+  return verifyReducibleBucket(*this, getBuffers(), "buffer");
 }
 
 LogicalResult
@@ -551,7 +903,7 @@ BufferAllReduceOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
 }
 
 LogicalResult BufferReduceOp::verify() {
-  return verifyReducible(*this, getBuffer().getType().getElementType());
+  return verifyReducibleBucket(*this, getBuffers(), "buffer");
 }
 
 LogicalResult
@@ -559,7 +911,9 @@ BufferReduceOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
   return verifyRootGroup(*this, symbolTables);
 }
 
-LogicalResult BufferBroadcastOp::verify() { return success(); }
+LogicalResult BufferBroadcastOp::verify() {
+  return verifyBucket(*this, getBuffers(), "buffer");
+}
 
 LogicalResult
 BufferBroadcastOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
@@ -618,6 +972,66 @@ LogicalResult BufferPermuteOp::verify() {
 LogicalResult
 BufferPermuteOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
   return verifyPermuteGroup(*this, symbolTables);
+}
+
+//===----------------------------------------------------------------------===//
+// WaitOp
+//===----------------------------------------------------------------------===//
+
+void WaitOp::build(OpBuilder &builder, OperationState &state, Value token,
+                   ValueRange values) {
+  SmallVector<Type> resultTypes;
+  for (Value value : values)
+    if (isa<RankedTensorType>(value.getType()))
+      resultTypes.push_back(value.getType());
+  build(builder, state, resultTypes, token, values);
+}
+
+CollectiveOpInterface WaitOp::getCollective() {
+  return getToken().getDefiningOp<CollectiveOpInterface>();
+}
+
+LogicalResult WaitOp::verify() {
+  CollectiveOpInterface collective = getCollective();
+  if (!collective)
+    return emitOpError() << "takes a token that does not come straight from "
+                            "an async collective";
+  // Tensors: the collective's results, given back usable. Buffers: every
+  // buffer the collective touches, which must stay allocated until here.
+  bool tensors = !collective.isBufferForm();
+  ValueRange expected = tensors ? ValueRange(collective.getCollectiveOutputs())
+                                : ValueRange(collective->getOperands());
+  auto describe = [&](InFlightDiagnostic &&diag) -> LogicalResult {
+    diag.attachNote(collective.getLoc()) << "the collective";
+    return diag;
+  };
+  if (getValues().size() != expected.size() ||
+      !llvm::equal(getValues(), expected))
+    return describe(emitOpError()
+                    << "must take the " << expected.size() << " "
+                    << (tensors ? "tensor results" : "buffers")
+                    << " of its collective, in order, after the token");
+  if (tensors && getResultTypes() != getValues().getTypes())
+    return emitOpError() << "results must have the types of its tensors";
+  if (!tensors && getNumResults() != 0)
+    return emitOpError() << "on buffers has no results";
+  return success();
+}
+
+void WaitOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(),
+                       AsyncCollectiveResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       AsyncCollectiveResource::get());
+  for (OpOperand &operand : getValuesMutable())
+    if (isa<BaseMemRefType>(operand.get().getType())) {
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+    }
 }
 
 //===----------------------------------------------------------------------===//

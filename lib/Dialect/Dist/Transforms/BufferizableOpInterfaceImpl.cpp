@@ -1,4 +1,13 @@
 //===- BufferizableOpInterfaceImpl.cpp - Bufferizing dist ops -------------===//
+//
+// One model for every collective, driven by CollectiveOpInterface: an
+// in-place collective (all_reduce, reduce, broadcast) updates the buffers of
+// its inputs, one result per input; the others read their input's buffer and
+// write a new one. An async collective keeps its token, and its dist.wait
+// names every buffer the collective touches, so they stay allocated (and
+// untouched) until the wait.
+//
+//===----------------------------------------------------------------------===//
 
 #include "dist/Dialect/Dist/Transforms/BufferizableOpInterfaceImpl.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
@@ -14,90 +23,141 @@ using namespace mlir::dist;
 
 namespace {
 
-/// In place (all_reduce, reduce, broadcast): the result is the operand's
-/// buffer, updated; one-shot analysis copies the operand first when its old
-/// value is read after the collective. Otherwise (all_gather,
-/// reduce_scatter, all_to_all, permute): the operand's buffer is read and a
-/// new one written.
-template <typename TensorOp, typename BufferOp, bool InPlace>
+/// The tensor op's attributes, for its buffer form (segment sizes belong to
+/// the tensor form's results).
+static SmallVector<NamedAttribute> getBufferFormAttrs(Operation *op) {
+  SmallVector<NamedAttribute> attrs;
+  for (NamedAttribute attr : op->getAttrs())
+    if (attr.getName() != "resultSegmentSizes")
+      attrs.push_back(attr);
+  return attrs;
+}
+
+template <typename TensorOp, typename BufferOp>
 struct CollectiveModel
     : public BufferizableOpInterface::ExternalModel<
-          CollectiveModel<TensorOp, BufferOp, InPlace>, TensorOp> {
+          CollectiveModel<TensorOp, BufferOp>, TensorOp> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *op, OpOperand &,
+                               const AnalysisState &) const {
+    return cast<CollectiveOpInterface>(op).isInPlace();
+  }
+  AliasingValueList getAliasingValues(Operation *op, OpOperand &operand,
+                                      const AnalysisState &) const {
+    if (!cast<CollectiveOpInterface>(op).isInPlace())
+      return {};
+    return {{op->getResult(operand.getOperandNumber()),
+             BufferRelation::Equivalent}};
+  }
+  bool bufferizesToAllocation(Operation *op, Value) const {
+    return !cast<CollectiveOpInterface>(op).isInPlace();
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto collective = cast<CollectiveOpInterface>(op);
+    Value token = collective.getAsyncToken();
+    TypeRange tokenTypes = token ? TypeRange(token.getType()) : TypeRange();
+    SmallVector<Value> buffers;
+    for (Value input : collective.getCollectiveInputs()) {
+      FailureOr<Value> buffer = getBuffer(rewriter, input, options, state);
+      if (failed(buffer))
+        return failure();
+      buffers.push_back(*buffer);
+    }
+    SmallVector<Value> replacements;
+    if (collective.isInPlace()) {
+      replacements = buffers;
+    } else {
+      auto resultType = cast<RankedTensorType>(
+          collective.getCollectiveOutputs().front().getType());
+      if (!resultType.hasStaticShape())
+        return op->emitOpError()
+               << "cannot bufferize a result of dynamic shape " << resultType;
+      auto outputType = MemRefType::get(
+          resultType.getShape(), resultType.getElementType(),
+          MemRefLayoutAttrInterface(),
+          cast<MemRefType>(buffers.front().getType()).getMemorySpace());
+      FailureOr<Value> output =
+          options.createAlloc(rewriter, op->getLoc(), outputType, ValueRange{});
+      if (failed(output))
+        return failure();
+      buffers.push_back(*output);
+      replacements.push_back(*output);
+    }
+    auto bufferOp = BufferOp::create(rewriter, op->getLoc(), tokenTypes,
+                                     buffers, getBufferFormAttrs(op));
+    if (token)
+      replacements.push_back(bufferOp.getToken());
+    replaceOpWithBufferizedValues(rewriter, op, replacements);
+    return success();
+  }
+};
+
+/// A wait passes its tensors through; on buffers it names every buffer of
+/// its (already bufferized) collective.
+struct WaitModel
+    : public BufferizableOpInterface::ExternalModel<WaitModel, WaitOp> {
   bool bufferizesToMemoryRead(Operation *, OpOperand &,
                               const AnalysisState &) const {
     return true;
   }
   bool bufferizesToMemoryWrite(Operation *, OpOperand &,
                                const AnalysisState &) const {
-    return InPlace;
+    return false;
   }
-  AliasingValueList getAliasingValues(Operation *op, OpOperand &,
+  AliasingValueList getAliasingValues(Operation *op, OpOperand &operand,
                                       const AnalysisState &) const {
-    if (!InPlace)
-      return {};
-    return {{op->getResult(0), BufferRelation::Equivalent}};
+    // Operand 0 is the token; value i is operand i + 1 and result i.
+    return {{op->getResult(operand.getOperandNumber() - 1),
+             BufferRelation::Equivalent}};
   }
-  bool bufferizesToAllocation(Operation *, Value) const { return !InPlace; }
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
-    auto tensorOp = cast<TensorOp>(op);
-    FailureOr<Value> input =
-        getBuffer(rewriter, tensorOp.getInput(), options, state);
-    if (failed(input))
-      return failure();
-    // The buffer op takes the tensor op's attributes.
-    if constexpr (InPlace) {
-      BufferOp::create(rewriter, op->getLoc(), TypeRange{},
-                       ValueRange{*input}, op->getAttrs());
-      replaceOpWithBufferizedValues(rewriter, op, *input);
-      return success();
+    auto wait = cast<WaitOp>(op);
+    SmallVector<Value> results;
+    for (Value value : wait.getValues()) {
+      FailureOr<Value> buffer = getBuffer(rewriter, value, options, state);
+      if (failed(buffer))
+        return failure();
+      results.push_back(*buffer);
     }
-    auto resultType = cast<RankedTensorType>(tensorOp.getResult().getType());
-    if (!resultType.hasStaticShape())
-      return op->emitOpError()
-             << "cannot bufferize a result of dynamic shape " << resultType;
-    auto outputType = MemRefType::get(
-        resultType.getShape(), resultType.getElementType(),
-        MemRefLayoutAttrInterface(),
-        cast<MemRefType>(input->getType()).getMemorySpace());
-    FailureOr<Value> output =
-        options.createAlloc(rewriter, op->getLoc(), outputType, ValueRange{});
-    if (failed(output))
-      return failure();
-    BufferOp::create(rewriter, op->getLoc(), TypeRange{},
-                     ValueRange{*input, *output}, op->getAttrs());
-    replaceOpWithBufferizedValues(rewriter, op, *output);
+    Operation *collective = wait.getToken().getDefiningOp();
+    if (!collective)
+      return op->emitOpError() << "takes a token that does not come straight "
+                                  "from an async collective";
+    WaitOp::create(rewriter, op->getLoc(), wait.getToken(),
+                   collective->getOperands());
+    replaceOpWithBufferizedValues(rewriter, op, results);
     return success();
   }
 };
 
 template <typename TensorOp, typename BufferOp>
-using InPlaceModel = CollectiveModel<TensorOp, BufferOp, /*InPlace=*/true>;
-template <typename TensorOp, typename BufferOp>
-using OutOfPlaceModel = CollectiveModel<TensorOp, BufferOp, /*InPlace=*/false>;
+void attach(MLIRContext *ctx) {
+  TensorOp::template attachInterface<CollectiveModel<TensorOp, BufferOp>>(
+      *ctx);
+}
 
 } // namespace
 
 void mlir::dist::registerBufferizableOpInterfaceExternalModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, DistDialect *) {
-    AllReduceOp::attachInterface<
-        InPlaceModel<AllReduceOp, BufferAllReduceOp>>(*ctx);
-    ReduceOp::attachInterface<InPlaceModel<ReduceOp, BufferReduceOp>>(
-        *ctx);
-    BroadcastOp::attachInterface<
-        InPlaceModel<BroadcastOp, BufferBroadcastOp>>(*ctx);
-    AllGatherOp::attachInterface<
-        OutOfPlaceModel<AllGatherOp, BufferAllGatherOp>>(*ctx);
-    ReduceScatterOp::attachInterface<
-        OutOfPlaceModel<ReduceScatterOp, BufferReduceScatterOp>>(
-        *ctx);
-    AllToAllOp::attachInterface<
-        OutOfPlaceModel<AllToAllOp, BufferAllToAllOp>>(*ctx);
-    PermuteOp::attachInterface<
-        OutOfPlaceModel<PermuteOp, BufferPermuteOp>>(*ctx);
+    attach<AllReduceOp, BufferAllReduceOp>(ctx);
+    attach<ReduceOp, BufferReduceOp>(ctx);
+    attach<BroadcastOp, BufferBroadcastOp>(ctx);
+    attach<AllGatherOp, BufferAllGatherOp>(ctx);
+    attach<ReduceScatterOp, BufferReduceScatterOp>(ctx);
+    attach<AllToAllOp, BufferAllToAllOp>(ctx);
+    attach<PermuteOp, BufferPermuteOp>(ctx);
+    WaitOp::attachInterface<WaitModel>(*ctx);
     ctx->loadDialect<memref::MemRefDialect>();
   });
 }

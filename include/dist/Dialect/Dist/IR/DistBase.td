@@ -36,11 +36,13 @@ def Dist_Dialect : Dialect {
     * `dist.process_index` tells a rank where it sits in the mesh.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
+    void registerTypes();
 
     /// Name of the function argument/result attribute that holds a sharding.
     static constexpr ::llvm::StringLiteral getShardingAttrName() {
@@ -112,6 +114,31 @@ def Dist_Role : I32EnumAttr<"Role",
 }
 
 def Dist_RoleAttr : EnumAttr<Dist_Dialect, Dist_Role, "role"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Dist_OriginReshard : I32EnumAttrCase<"reshard", 0>;
+def Dist_OriginPartial : I32EnumAttrCase<"partial", 1>;
+
+def Dist_Origin : I32EnumAttr<"Origin",
+    "why dist-partition made a collective", [
+      Dist_OriginReshard, Dist_OriginPartial]> {
+  let cppNamespace = "::mlir::dist";
+  let genSpecializedAttr = 0;
+}
+
+def Dist_OriginAttr : EnumAttr<Dist_Dialect, Dist_Origin, "origin"> {
+  let summary = "Why a collective exists";
+  let description = [{
+    Set by `dist-partition` on every collective it makes:
+    * `partial`: the collective completes the pending reduction of a partial
+      value (an all_reduce or reduce_scatter of a value whose producer left
+      it partial). With `dist.role = #dist.role<backward>` these are the
+      gradient reductions of a training step.
+    * `reshard`: the collective changes how a value is laid out (gather,
+      all_to_all) because a user needs another layout.
+    The collective's location is the location of the value it reshards.
+  }];
   let assemblyFormat = "`<` $value `>`";
 }
 

@@ -3,8 +3,10 @@
 #ifndef DIST_DIALECT_DIST_IR_DISTOPS_H
 #define DIST_DIALECT_DIST_IR_DISTOPS_H
 
+#include "dist/Dialect/Dist/IR/CollectiveOpInterface.h"
 #include "dist/Dialect/Dist/IR/DistAttrs.h"
 #include "dist/Dialect/Dist/IR/DistDialect.h"
+#include "dist/Dialect/Dist/IR/DistTypes.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"

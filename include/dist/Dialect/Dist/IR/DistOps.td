@@ -4,6 +4,8 @@
 #define DIST_DIALECT_DIST_IR_DISTOPS_TD
 
 include "dist/Dialect/Dist/IR/DistAttrs.td"
+include "dist/Dialect/Dist/IR/DistTypes.td"
+include "dist/Dialect/Dist/IR/CollectiveOpInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -104,20 +106,46 @@ def Dist_AnnotateOp : Dist_Op<"annotate", [
 // Collectives
 //===----------------------------------------------------------------------===//
 
-class Dist_CollectiveOp<string mnemonic, list<Trait> traits = []>
+// What every collective names: the group (a mesh and some of its axes), the
+// communicator of that group, and (set by dist-partition) why it exists.
+defvar Dist_GroupArgs = (ins
+  FlatSymbolRefAttr:$mesh,
+  Dist_AxisArrayAttr:$axes,
+  DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>, "0">:$comm,
+  OptionalAttr<Dist_OriginAttr>:$origin
+);
+
+// `on @mesh [axes]`, with `comm = N` when the communicator is not the first.
+defvar Dist_GroupFormat =
+    "`on` $mesh custom<AxisList>($axes) (`comm` `=` $comm^)?";
+
+// `overrides` lists the CollectiveOpInterface methods whose default the op
+// replaces.
+class Dist_CollectiveOp<string mnemonic, list<Trait> traits = [],
+                        list<string> overrides = []>
     : Dist_Op<mnemonic, !listconcat(traits, [
-        DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
-  code commonExtraClassDeclaration = [{
-    /// Number of ranks in the group spanned by the op's axes. The mesh must
-    /// exist (the op verified).
-    int64_t getGroupSize(::mlir::SymbolTableCollection &symbolTables);
-  }];
+        DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+        DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+        DeclareOpInterfaceMethods<Dist_CollectiveOpInterface, overrides>])> {
+  // getGroupSize(symbolTables) comes from CollectiveOpInterface.
+  code commonExtraClassDeclaration = "";
   let extraClassDeclaration = commonExtraClassDeclaration;
+  let hasVerifier = 1;
 }
 
-def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce", [
-    Pure, SameOperandsAndResultType]> {
-  let summary = "Reduces a tensor over a group; every rank gets the result";
+// A collective whose tensors reduce, broadcast or move elementwise, in place
+// once bufferized: it takes a bucket (one or more tensors of one element
+// type) and gives one result per input, of the input's type.
+class Dist_BucketCollectiveOp<string mnemonic, list<string> overrides = []>
+    : Dist_CollectiveOp<mnemonic, [AttrSizedResultSegments],
+                        !listconcat(["isInPlace"], overrides)> {
+  let results = (outs Variadic<AnyRankedTensor>:$results,
+                      Optional<Dist_TokenType>:$token);
+}
+
+def Dist_AllReduceOp : Dist_BucketCollectiveOp<"all_reduce",
+    ["getReductionKind", "getBytesSentPerRank"]> {
+  let summary = "Reduces tensors over a group; every rank gets the result";
   let description = [{
     Every rank of each group (the ranks that differ only in `axes`) holds a
     tensor of the same type; afterwards every rank holds the elementwise
@@ -128,22 +156,85 @@ def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce", [
     // mesh [mp = 4]; rank r holds x_r.   After: every rank holds x_0+x_1+x_2+x_3.
     %s = dist.all_reduce %x on @mesh_4 [mp] sum : tensor<4x8xf32>
     ```
-    Paddle: `c_allreduce_sum` (and `_max`, `_min`, `_prod`).
+
+    Several tensors of one element type form a bucket, reduced by one
+    collective (gradient fusion); `comm = N` picks the group's N-th
+    communicator; `async` starts the reduction and returns a token that
+    `dist.wait` completes:
+
+    ```mlir
+    %a, %b = dist.all_reduce %ga, %gb on @mesh_4 [dp] comm = 1 sum
+        : tensor<64x64xf32>, tensor<64xf32>
+    %r, %t = dist.all_reduce async %g on @mesh_4 [dp] sum : tensor<1024xf32>
+    %g2 = dist.wait %t, %r : tensor<1024xf32>
+    ```
+    Paddle: `c_allreduce_sum` (and `_max`, `_min`, `_prod`), with `ring_id`.
   }];
-  let arguments = (ins
-    AnyRankedTensor:$input,
-    FlatSymbolRefAttr:$mesh,
-    Dist_AxisArrayAttr:$axes,
-    Dist_ReductionKind:$kind
-  );
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = [{
-    $input `on` $mesh custom<AxisList>($axes) $kind attr-dict `:` type($result)
-  }];
-  let hasVerifier = 1;
+  let arguments = !con((ins Variadic<AnyRankedTensor>:$inputs), Dist_GroupArgs,
+                       (ins Dist_ReductionKind:$kind));
+  let assemblyFormat = !strconcat("custom<Async>(type($token)) $inputs ",
+    Dist_GroupFormat,
+    " $kind attr-dict `:` custom<BucketTypes>(type($inputs), type($results))");
 }
 
-def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather", [Pure]> {
+def Dist_ReduceOp : Dist_BucketCollectiveOp<"reduce",
+    ["getReductionKind", "getRootIndex"]> {
+  let summary = "Reduces tensors over a group onto one root rank";
+  let description = [{
+    Every rank of a group holds a tensor; afterwards rank `root` of the group
+    (its index within the group) holds their `kind` reduction. What the other
+    ranks' results hold is unspecified (backends may leave the input there).
+    This is how a gradient reaches the rank that owns its parameter under
+    ZeRO-style sharding, with half the traffic of an all-reduce. Takes a
+    bucket, `comm` and `async` as `dist.all_reduce` does.
+
+    ```mlir
+    // mesh [dp = 4]; rank r holds g_r.   After: rank 2 holds g_0+g_1+g_2+g_3.
+    %g = dist.reduce %x on @mesh_4 [dp] sum root = 2 : tensor<1024xf32>
+    ```
+    Paddle: `c_reduce_sum`.
+  }];
+  let arguments = !con((ins Variadic<AnyRankedTensor>:$inputs), Dist_GroupArgs,
+      (ins Dist_ReductionKind:$kind,
+           ConfinedAttr<I64Attr, [IntNonNegative]>:$root));
+  let assemblyFormat = !strconcat("custom<Async>(type($token)) $inputs ",
+    Dist_GroupFormat,
+    " $kind `root` `=` $root attr-dict `:` "
+    "custom<BucketTypes>(type($inputs), type($results))");
+}
+
+def Dist_BroadcastOp : Dist_BucketCollectiveOp<"broadcast", ["getRootIndex"]> {
+  let summary = "Copies the tensors of one root rank to every rank of a group";
+  let description = [{
+    Afterwards every rank of a group holds what rank `root` of the group (its
+    index within the group) held. Under ZeRO-style sharding the owner of a
+    parameter broadcasts it before the segment that uses it. Takes a bucket,
+    `comm` and `async` as `dist.all_reduce` does.
+
+    ```mlir
+    // mesh [dp = 4]; rank 1 holds w.   After: every rank holds w.
+    %w = dist.broadcast %x on @mesh_4 [dp] root = 1 : tensor<1024xf32>
+    ```
+    Paddle: `c_broadcast`.
+  }];
+  let arguments = !con((ins Variadic<AnyRankedTensor>:$inputs), Dist_GroupArgs,
+      (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$root));
+  let assemblyFormat = !strconcat("custom<Async>(type($token)) $inputs ",
+    Dist_GroupFormat,
+    " `root` `=` $root attr-dict `:` "
+    "custom<BucketTypes>(type($inputs), type($results))");
+}
+
+// One tensor in, one out, of other shapes.
+class Dist_ReshapingCollectiveOp<string mnemonic, list<string> overrides = [],
+                                 list<Trait> traits = []>
+    : Dist_CollectiveOp<mnemonic, traits, overrides> {
+  let results = (outs AnyRankedTensor:$result,
+                      Optional<Dist_TokenType>:$token);
+}
+
+def Dist_AllGatherOp : Dist_ReshapingCollectiveOp<"all_gather",
+    ["getOutputBlockDim", "getPayloadTypes"]> {
   let summary = "Concatenates the tensors of a group along one dimension";
   let description = [{
     Every rank of a group holds a block; afterwards every rank holds the
@@ -159,21 +250,15 @@ def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather", [Pure]> {
     ```
     Paddle: `c_allgather` (which always gathers dim 0).
   }];
-  let arguments = (ins
-    AnyRankedTensor:$input,
-    FlatSymbolRefAttr:$mesh,
-    Dist_AxisArrayAttr:$axes,
-    ConfinedAttr<I64Attr, [IntNonNegative]>:$dim
-  );
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = [{
-    $input `on` $mesh custom<AxisList>($axes) `dim` `=` $dim attr-dict
-    `:` type($input) `->` type($result)
-  }];
-  let hasVerifier = 1;
+  let arguments = !con((ins AnyRankedTensor:$input), Dist_GroupArgs,
+      (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$dim));
+  let assemblyFormat = !strconcat("custom<Async>(type($token)) $input ",
+    Dist_GroupFormat,
+    " `dim` `=` $dim attr-dict `:` type($input) `->` type($result)");
 }
 
-def Dist_ReduceScatterOp : Dist_CollectiveOp<"reduce_scatter", [Pure]> {
+def Dist_ReduceScatterOp : Dist_ReshapingCollectiveOp<"reduce_scatter",
+    ["getReductionKind", "getInputBlockDim"]> {
   let summary = "Reduces over a group and leaves each rank one block of the result";
   let description = [{
     Every rank of a group holds a full tensor; the `kind` reduction of these
@@ -188,22 +273,16 @@ def Dist_ReduceScatterOp : Dist_CollectiveOp<"reduce_scatter", [Pure]> {
         : tensor<8x8xf32> -> tensor<2x8xf32>
     ```
   }];
-  let arguments = (ins
-    AnyRankedTensor:$input,
-    FlatSymbolRefAttr:$mesh,
-    Dist_AxisArrayAttr:$axes,
-    Dist_ReductionKind:$kind,
-    ConfinedAttr<I64Attr, [IntNonNegative]>:$dim
-  );
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = [{
-    $input `on` $mesh custom<AxisList>($axes) $kind `dim` `=` $dim attr-dict
-    `:` type($input) `->` type($result)
-  }];
-  let hasVerifier = 1;
+  let arguments = !con((ins AnyRankedTensor:$input), Dist_GroupArgs,
+      (ins Dist_ReductionKind:$kind,
+           ConfinedAttr<I64Attr, [IntNonNegative]>:$dim));
+  let assemblyFormat = !strconcat("custom<Async>(type($token)) $input ",
+    Dist_GroupFormat,
+    " $kind `dim` `=` $dim attr-dict `:` type($input) `->` type($result)");
 }
 
-def Dist_AllToAllOp : Dist_CollectiveOp<"all_to_all", [Pure]> {
+def Dist_AllToAllOp : Dist_ReshapingCollectiveOp<"all_to_all",
+    ["getInputBlockDim", "getOutputBlockDim"]> {
   let summary = "Exchanges blocks so that a split moves from one dimension to another";
   let description = [{
     Every rank of a group cuts its tensor into group-size blocks along
@@ -219,88 +298,24 @@ def Dist_AllToAllOp : Dist_CollectiveOp<"all_to_all", [Pure]> {
         : tensor<4x8xf32> -> tensor<8x4xf32>
     ```
   }];
-  let arguments = (ins
-    AnyRankedTensor:$input,
-    FlatSymbolRefAttr:$mesh,
-    Dist_AxisArrayAttr:$axes,
-    ConfinedAttr<I64Attr, [IntNonNegative]>:$split_dim,
-    ConfinedAttr<I64Attr, [IntNonNegative]>:$concat_dim
-  );
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = [{
-    $input `on` $mesh custom<AxisList>($axes) `split_dim` `=` $split_dim
-    `concat_dim` `=` $concat_dim attr-dict `:` type($input) `->` type($result)
-  }];
-  let hasVerifier = 1;
+  let arguments = !con((ins AnyRankedTensor:$input), Dist_GroupArgs,
+      (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$split_dim,
+           ConfinedAttr<I64Attr, [IntNonNegative]>:$concat_dim));
+  let assemblyFormat = !strconcat("custom<Async>(type($token)) $input ",
+    Dist_GroupFormat,
+    " `split_dim` `=` $split_dim `concat_dim` `=` $concat_dim attr-dict "
+    "`:` type($input) `->` type($result)");
 }
 
-def Dist_ReduceOp : Dist_CollectiveOp<"reduce", [
-    Pure, SameOperandsAndResultType]> {
-  let summary = "Reduces a tensor over a group onto one root rank";
-  let description = [{
-    Every rank of a group holds a tensor; afterwards rank `root` of the group
-    (its index within the group) holds their `kind` reduction. What the other
-    ranks' results hold is unspecified (backends may leave the input there).
-    This is how a gradient reaches the rank that owns its parameter under
-    ZeRO-style sharding, with half the traffic of an all-reduce.
-
-    ```mlir
-    // mesh [dp = 4]; rank r holds g_r.   After: rank 2 holds g_0+g_1+g_2+g_3.
-    %g = dist.reduce %x on @mesh_4 [dp] sum root = 2 : tensor<1024xf32>
-    ```
-    Paddle: `c_reduce_sum`.
-  }];
-  let arguments = (ins
-    AnyRankedTensor:$input,
-    FlatSymbolRefAttr:$mesh,
-    Dist_AxisArrayAttr:$axes,
-    Dist_ReductionKind:$kind,
-    ConfinedAttr<I64Attr, [IntNonNegative]>:$root
-  );
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = [{
-    $input `on` $mesh custom<AxisList>($axes) $kind `root` `=` $root attr-dict
-    `:` type($result)
-  }];
-  let hasVerifier = 1;
-}
-
-def Dist_BroadcastOp : Dist_CollectiveOp<"broadcast", [
-    Pure, SameOperandsAndResultType]> {
-  let summary = "Copies the tensor of one root rank to every rank of a group";
-  let description = [{
-    Afterwards every rank of a group holds what rank `root` of the group (its
-    index within the group) held. Under ZeRO-style sharding the owner of a
-    parameter broadcasts it before the segment that uses it.
-
-    ```mlir
-    // mesh [dp = 4]; rank 1 holds w.   After: every rank holds w.
-    %w = dist.broadcast %x on @mesh_4 [dp] root = 1 : tensor<1024xf32>
-    ```
-    Paddle: `c_broadcast`.
-  }];
-  let arguments = (ins
-    AnyRankedTensor:$input,
-    FlatSymbolRefAttr:$mesh,
-    Dist_AxisArrayAttr:$axes,
-    ConfinedAttr<I64Attr, [IntNonNegative]>:$root
-  );
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = [{
-    $input `on` $mesh custom<AxisList>($axes) `root` `=` $root attr-dict
-    `:` type($result)
-  }];
-}
-
-def Dist_PermuteOp : Dist_CollectiveOp<"permute", [
-    Pure, SameOperandsAndResultType]> {
+def Dist_PermuteOp : Dist_ReshapingCollectiveOp<"permute",
+    ["getBytesSentPerRank"], [AllTypesMatch<["input", "result"]>]> {
   let summary = "Sends each rank's tensor to another rank of its group";
   let description = [{
     Point-to-point exchange within each group: for every pair `s -> t`, rank
     `t` of the group receives what rank `s` holds. Sources are distinct and
     targets are distinct; a rank that is no pair's target receives zeros.
     This covers send/recv (one pair), shifts and rotations (halo exchange,
-    pipeline stages).
+    pipeline stages). The result has the operand's type.
 
     ```mlir
     // mesh [pp = 4], rotate by one: rank r receives what rank r-1 held.
@@ -308,18 +323,11 @@ def Dist_PermuteOp : Dist_CollectiveOp<"permute", [
         : tensor<16xf32>
     ```
   }];
-  let arguments = (ins
-    AnyRankedTensor:$input,
-    FlatSymbolRefAttr:$mesh,
-    Dist_AxisArrayAttr:$axes,
-    DenseI64ArrayAttr:$pairs
-  );
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = [{
-    $input `on` $mesh custom<AxisList>($axes) `pairs` `=`
-    custom<PermutePairs>($pairs) attr-dict `:` type($result)
-  }];
-  let hasVerifier = 1;
+  let arguments = !con((ins AnyRankedTensor:$input), Dist_GroupArgs,
+      (ins DenseI64ArrayAttr:$pairs));
+  let assemblyFormat = !strconcat("custom<Async>(type($token)) $input ",
+    Dist_GroupFormat,
+    " `pairs` `=` custom<PermutePairs>($pairs) attr-dict `:` type($input)");
   let extraClassDeclaration = commonExtraClassDeclaration # [{
     /// The (source, target) pairs, decoded from the flat `pairs` array.
     ::llvm::SmallVector<std::pair<int64_t, int64_t>> getSourceTargetPairs();
@@ -332,80 +340,79 @@ def Dist_PermuteOp : Dist_CollectiveOp<"permute", [
 
 // The bufferized forms of the collectives (produced by one-shot bufferization
 // of the tensor forms, consumed by dist-lower-to-runtime). all_reduce, reduce
-// and broadcast work in place on one buffer; the others read `input` and
-// write `output`, which must not overlap.
-class Dist_BufferCollectiveOp<string mnemonic, list<Trait> traits = []>
-    : Dist_CollectiveOp<"buffer." # mnemonic, traits> {
-  let hasVerifier = 1;
+// and broadcast work in place on their buffers; the others read `input` and
+// write `output`, which must not overlap. An async one returns a token; its
+// buffers must not be touched until `dist.wait`.
+class Dist_BufferCollectiveOp<string mnemonic, list<string> overrides = []>
+    : Dist_CollectiveOp<"buffer." # mnemonic, [], overrides> {
+  let results = (outs Optional<Dist_TokenType>:$token);
 }
 
-def Dist_BufferAllReduceOp : Dist_BufferCollectiveOp<"all_reduce"> {
-  let summary = "all_reduce on a buffer, in place";
+class Dist_BufferBucketCollectiveOp<string mnemonic,
+                                    list<string> overrides = []>
+    : Dist_BufferCollectiveOp<mnemonic, !listconcat(["isInPlace"], overrides)>;
+
+def Dist_BufferAllReduceOp : Dist_BufferBucketCollectiveOp<"all_reduce",
+    ["getReductionKind", "getBytesSentPerRank"]> {
+  let summary = "all_reduce on buffers, in place";
   let description = [{
-    The bufferized `dist.all_reduce`: afterwards `buffer` holds the reduction
-    over the group.
+    The bufferized `dist.all_reduce`: afterwards each buffer holds the
+    reduction over the group.
 
     ```mlir
     dist.buffer.all_reduce %buf on @mesh_4 [mp] sum : memref<4x8xf32>
+    %t = dist.buffer.all_reduce async %a, %b on @mesh_4 [dp] sum
+        : memref<64xf32>, memref<8x8xf32>
+    dist.wait %t, %a, %b : memref<64xf32>, memref<8x8xf32>
     ```
   }];
-  let arguments = (ins
-    Arg<AnyStridedMemRef, "", [MemRead, MemWrite]>:$buffer,
-    FlatSymbolRefAttr:$mesh,
-    Dist_AxisArrayAttr:$axes,
-    Dist_ReductionKind:$kind
-  );
-  let assemblyFormat = [{
-    $buffer `on` $mesh custom<AxisList>($axes) $kind attr-dict `:` type($buffer)
-  }];
+  let arguments = !con((ins Variadic<AnyStridedMemRef>:$buffers),
+                       Dist_GroupArgs, (ins Dist_ReductionKind:$kind));
+  let assemblyFormat = !strconcat("custom<Async>(type($token)) $buffers ",
+    Dist_GroupFormat,
+    " $kind attr-dict `:` type($buffers)");
 }
 
-def Dist_BufferReduceOp : Dist_BufferCollectiveOp<"reduce"> {
-  let summary = "reduce on a buffer, in place";
+def Dist_BufferReduceOp : Dist_BufferBucketCollectiveOp<"reduce",
+    ["getReductionKind", "getRootIndex"]> {
+  let summary = "reduce on buffers, in place";
   let description = [{
-    The bufferized `dist.reduce`: afterwards `buffer` on rank `root` of the
+    The bufferized `dist.reduce`: afterwards each buffer on rank `root` of the
     group holds the reduction; on the other ranks it keeps its input.
 
     ```mlir
     dist.buffer.reduce %buf on @mesh_4 [dp] sum root = 2 : memref<1024xf32>
     ```
   }];
-  let arguments = (ins
-    Arg<AnyStridedMemRef, "", [MemRead, MemWrite]>:$buffer,
-    FlatSymbolRefAttr:$mesh,
-    Dist_AxisArrayAttr:$axes,
-    Dist_ReductionKind:$kind,
-    ConfinedAttr<I64Attr, [IntNonNegative]>:$root
-  );
-  let assemblyFormat = [{
-    $buffer `on` $mesh custom<AxisList>($axes) $kind `root` `=` $root attr-dict
-    `:` type($buffer)
-  }];
+  let arguments = !con((ins Variadic<AnyStridedMemRef>:$buffers),
+      Dist_GroupArgs,
+      (ins Dist_ReductionKind:$kind,
+           ConfinedAttr<I64Attr, [IntNonNegative]>:$root));
+  let assemblyFormat = !strconcat("custom<Async>(type($token)) $buffers ",
+    Dist_GroupFormat,
+    " $kind `root` `=` $root attr-dict `:` type($buffers)");
 }
 
-def Dist_BufferBroadcastOp : Dist_BufferCollectiveOp<"broadcast"> {
-  let summary = "broadcast on a buffer, in place";
+def Dist_BufferBroadcastOp : Dist_BufferBucketCollectiveOp<"broadcast",
+    ["getRootIndex"]> {
+  let summary = "broadcast on buffers, in place";
   let description = [{
-    The bufferized `dist.broadcast`: afterwards `buffer` holds what it held on
-    rank `root` of the group.
+    The bufferized `dist.broadcast`: afterwards each buffer holds what it held
+    on rank `root` of the group.
 
     ```mlir
     dist.buffer.broadcast %buf on @mesh_4 [dp] root = 1 : memref<1024xf32>
     ```
   }];
-  let arguments = (ins
-    Arg<AnyStridedMemRef, "", [MemRead, MemWrite]>:$buffer,
-    FlatSymbolRefAttr:$mesh,
-    Dist_AxisArrayAttr:$axes,
-    ConfinedAttr<I64Attr, [IntNonNegative]>:$root
-  );
-  let assemblyFormat = [{
-    $buffer `on` $mesh custom<AxisList>($axes) `root` `=` $root attr-dict
-    `:` type($buffer)
-  }];
+  let arguments = !con((ins Variadic<AnyStridedMemRef>:$buffers),
+      Dist_GroupArgs, (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$root));
+  let assemblyFormat = !strconcat("custom<Async>(type($token)) $buffers ",
+    Dist_GroupFormat,
+    " `root` `=` $root attr-dict `:` type($buffers)");
 }
 
-def Dist_BufferAllGatherOp : Dist_BufferCollectiveOp<"all_gather"> {
+def Dist_BufferAllGatherOp : Dist_BufferCollectiveOp<"all_gather",
+    ["getOutputBlockDim", "getPayloadTypes"]> {
   let summary = "all_gather from one buffer into another";
   let description = [{
     The bufferized `dist.all_gather`; the types obey the same rules.
@@ -415,20 +422,16 @@ def Dist_BufferAllGatherOp : Dist_BufferCollectiveOp<"all_gather"> {
         : memref<4x2xf32>, memref<4x8xf32>
     ```
   }];
-  let arguments = (ins
-    Arg<AnyStridedMemRef, "", [MemRead]>:$input,
-    Arg<AnyStridedMemRef, "", [MemWrite]>:$output,
-    FlatSymbolRefAttr:$mesh,
-    Dist_AxisArrayAttr:$axes,
-    ConfinedAttr<I64Attr, [IntNonNegative]>:$dim
-  );
-  let assemblyFormat = [{
-    $input `into` $output `on` $mesh custom<AxisList>($axes) `dim` `=` $dim
-    attr-dict `:` type($input) `,` type($output)
-  }];
+  let arguments = !con((ins AnyStridedMemRef:$input, AnyStridedMemRef:$output),
+      Dist_GroupArgs, (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$dim));
+  let assemblyFormat = !strconcat("custom<Async>(type($token)) $input `into` $output ",
+    Dist_GroupFormat,
+    " `dim` `=` $dim attr-dict `:` type($input) `,` "
+    "type($output)");
 }
 
-def Dist_BufferReduceScatterOp : Dist_BufferCollectiveOp<"reduce_scatter"> {
+def Dist_BufferReduceScatterOp : Dist_BufferCollectiveOp<"reduce_scatter",
+    ["getReductionKind", "getInputBlockDim"]> {
   let summary = "reduce_scatter from one buffer into another";
   let description = [{
     The bufferized `dist.reduce_scatter`; the types obey the same rules.
@@ -438,21 +441,18 @@ def Dist_BufferReduceScatterOp : Dist_BufferCollectiveOp<"reduce_scatter"> {
         : memref<8x8xf32>, memref<2x8xf32>
     ```
   }];
-  let arguments = (ins
-    Arg<AnyStridedMemRef, "", [MemRead]>:$input,
-    Arg<AnyStridedMemRef, "", [MemWrite]>:$output,
-    FlatSymbolRefAttr:$mesh,
-    Dist_AxisArrayAttr:$axes,
-    Dist_ReductionKind:$kind,
-    ConfinedAttr<I64Attr, [IntNonNegative]>:$dim
-  );
-  let assemblyFormat = [{
-    $input `into` $output `on` $mesh custom<AxisList>($axes) $kind `dim` `=`
-    $dim attr-dict `:` type($input) `,` type($output)
-  }];
+  let arguments = !con((ins AnyStridedMemRef:$input, AnyStridedMemRef:$output),
+      Dist_GroupArgs,
+      (ins Dist_ReductionKind:$kind,
+           ConfinedAttr<I64Attr, [IntNonNegative]>:$dim));
+  let assemblyFormat = !strconcat("custom<Async>(type($token)) $input `into` $output ",
+    Dist_GroupFormat,
+    " $kind `dim` `=` $dim attr-dict `:` type($input) `,` "
+    "type($output)");
 }
 
-def Dist_BufferAllToAllOp : Dist_BufferCollectiveOp<"all_to_all"> {
+def Dist_BufferAllToAllOp : Dist_BufferCollectiveOp<"all_to_all",
+    ["getInputBlockDim", "getOutputBlockDim"]> {
   let summary = "all_to_all from one buffer into another";
   let description = [{
     The bufferized `dist.all_to_all`; the types obey the same rules.
@@ -462,22 +462,18 @@ def Dist_BufferAllToAllOp : Dist_BufferCollectiveOp<"all_to_all"> {
         concat_dim = 0 : memref<4x8xf32>, memref<8x4xf32>
     ```
   }];
-  let arguments = (ins
-    Arg<AnyStridedMemRef, "", [MemRead]>:$input,
-    Arg<AnyStridedMemRef, "", [MemWrite]>:$output,
-    FlatSymbolRefAttr:$mesh,
-    Dist_AxisArrayAttr:$axes,
-    ConfinedAttr<I64Attr, [IntNonNegative]>:$split_dim,
-    ConfinedAttr<I64Attr, [IntNonNegative]>:$concat_dim
-  );
-  let assemblyFormat = [{
-    $input `into` $output `on` $mesh custom<AxisList>($axes) `split_dim` `=`
-    $split_dim `concat_dim` `=` $concat_dim attr-dict
-    `:` type($input) `,` type($output)
-  }];
+  let arguments = !con((ins AnyStridedMemRef:$input, AnyStridedMemRef:$output),
+      Dist_GroupArgs,
+      (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$split_dim,
+           ConfinedAttr<I64Attr, [IntNonNegative]>:$concat_dim));
+  let assemblyFormat = !strconcat("custom<Async>(type($token)) $input `into` $output ",
+    Dist_GroupFormat,
+    " `split_dim` `=` $split_dim `concat_dim` `=` "
+    "$concat_dim attr-dict `:` type($input) `,` type($output)");
 }
 
-def Dist_BufferPermuteOp : Dist_BufferCollectiveOp<"permute"> {
+def Dist_BufferPermuteOp : Dist_BufferCollectiveOp<"permute",
+    ["getBytesSentPerRank"]> {
   let summary = "permute from one buffer into another";
   let description = [{
     The bufferized `dist.permute`; `output` has the type of `input`.
@@ -487,19 +483,57 @@ def Dist_BufferPermuteOp : Dist_BufferCollectiveOp<"permute"> {
         : memref<16xf32>, memref<16xf32>
     ```
   }];
-  let arguments = (ins
-    Arg<AnyStridedMemRef, "", [MemRead]>:$input,
-    Arg<AnyStridedMemRef, "", [MemWrite]>:$output,
-    FlatSymbolRefAttr:$mesh,
-    Dist_AxisArrayAttr:$axes,
-    DenseI64ArrayAttr:$pairs
-  );
-  let assemblyFormat = [{
-    $input `into` $output `on` $mesh custom<AxisList>($axes) `pairs` `=`
-    custom<PermutePairs>($pairs) attr-dict `:` type($input) `,` type($output)
-  }];
+  let arguments = !con((ins AnyStridedMemRef:$input, AnyStridedMemRef:$output),
+      Dist_GroupArgs, (ins DenseI64ArrayAttr:$pairs));
+  let assemblyFormat = !strconcat("custom<Async>(type($token)) $input `into` $output ",
+    Dist_GroupFormat,
+    " `pairs` `=` custom<PermutePairs>($pairs) attr-dict "
+    "`:` type($input) `,` type($output)");
   let extraClassDeclaration = commonExtraClassDeclaration # [{
     ::llvm::SmallVector<std::pair<int64_t, int64_t>> getSourceTargetPairs();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// dist.wait
+//===----------------------------------------------------------------------===//
+
+def Dist_WaitOp : Dist_Op<"wait", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Completes a collective started with `async`";
+  let description = [{
+    Waits until the collective that produced `token` is complete. On tensors
+    it takes the collective's results and returns them, now usable (the
+    collective's results have no other user). On buffers it takes every
+    buffer of the collective (inputs and outputs) and returns nothing; until
+    the wait, no op may touch them (checked by
+    `dist-verify{phase=partitioned}`), and the buffers stay allocated.
+
+    ```mlir
+    %r, %t = dist.all_gather async %x on @mesh_4 [mp] dim = 0
+        : tensor<2x8xf32> -> tensor<8x8xf32>
+    %y = dist.wait %t, %r : tensor<8x8xf32>
+
+    %t2 = dist.buffer.all_reduce async %buf on @mesh_4 [dp] sum : memref<16xf32>
+    dist.wait %t2, %buf : memref<16xf32>
+    ```
+
+    Each token is waited for exactly once, later in the block that started
+    the collective (the collective's verifier checks this).
+  }];
+  let arguments = (ins Dist_TokenType:$token, Variadic<AnyType>:$values);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $token (`,` $values^ `:` custom<WaitTypes>(type($values), type($results)))?
+    attr-dict
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$token, "::mlir::ValueRange":$values)>
+  ];
+  let extraClassDeclaration = [{
+    /// The collective that produced the token, or null (a block argument).
+    CollectiveOpInterface getCollective();
   }];
 }
 
