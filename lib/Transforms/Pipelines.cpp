@@ -45,6 +45,10 @@ void dist::buildAutoPartitionPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+  // Phase 4 (optional): overlap. After cleanup, so that the waits sit before
+  // the first uses that remain.
+  if (options.asyncCollectives)
+    pm.addPass(createDistMakeAsync());
   pm.addPass(createDistVerify(DistVerifyOptions{"partitioned", false}));
 }
 

@@ -79,3 +79,37 @@ func.func @slice(%y: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %g = dist.all_gather %v on @mesh_4 [mp] dim = 1 : tensor<8x4xf32> -> tensor<8x16xf32>
   return %g : tensor<8x16xf32>
 }
+
+// -----
+
+// Tests an async bucket: the collective updates both buffers in place and
+// returns its token; the wait names both buffers (they stay allocated until
+// it) and its results are those buffers.
+// CHECK-LABEL: func.func @async_bucket
+// CHECK-SAME: (%[[A:.*]]: memref<8xf32>, %[[B:.*]]: memref<4xf32>)
+// CHECK: %[[T:.*]] = dist.buffer.all_reduce async %[[A]], %[[B]] on @mesh_4 [mp] comm = 2 sum : memref<8xf32>, memref<4xf32>
+// CHECK-NEXT: dist.wait %[[T]], %[[A]], %[[B]] : memref<8xf32>, memref<4xf32>
+// CHECK-NEXT: return %[[A]], %[[B]]
+dist.mesh @mesh_4 [mp = 4]
+func.func @async_bucket(%a: tensor<8xf32>, %b: tensor<4xf32>) -> (tensor<8xf32>, tensor<4xf32>) {
+  %r:2, %t = dist.all_reduce async %a, %b on @mesh_4 [mp] comm = 2 sum : tensor<8xf32>, tensor<4xf32>
+  %w:2 = dist.wait %t, %r#0, %r#1 : tensor<8xf32>, tensor<4xf32>
+  return %w#0, %w#1 : tensor<8xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Tests an async all_gather: a new output buffer, and a wait on the input
+// and the output.
+// CHECK-LABEL: func.func @async_gather
+// CHECK-SAME: (%[[X:.*]]: memref<2x8xf32>)
+// CHECK: %[[OUT:.*]] = memref.alloc() {{.*}} : memref<8x8xf32>
+// CHECK: %[[T:.*]] = dist.buffer.all_gather async %[[X]] into %[[OUT]] on @mesh_4 [mp] dim = 0
+// CHECK: dist.wait %[[T]], %[[X]], %[[OUT]] : memref<2x8xf32>, memref<8x8xf32>
+// CHECK: return %[[OUT]]
+dist.mesh @mesh_4 [mp = 4]
+func.func @async_gather(%x: tensor<2x8xf32>) -> tensor<8x8xf32> {
+  %g, %t = dist.all_gather async %x on @mesh_4 [mp] dim = 0 : tensor<2x8xf32> -> tensor<8x8xf32>
+  %w = dist.wait %t, %g : tensor<8x8xf32>
+  return %w : tensor<8x8xf32>
+}

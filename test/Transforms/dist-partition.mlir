@@ -947,3 +947,32 @@ func.func @pad_reads_index(%x: tensor<8x4xf32> {dist.sharding = #dist.sharding<@
   } : tensor<8x4xf32> to tensor<8x6xf32>
   return %p : tensor<8x6xf32>
 }
+
+// -----
+
+// Tests that roles survive partitioning and reach the collectives: the
+// gradient reduction takes the role of the backward matmul that left its
+// operand partial, and the rebuilt ops keep theirs.
+dist.mesh @mesh_2 [dp = 2]
+// CHECK-LABEL: func.func @roles
+// CHECK: %[[DW:.+]] = linalg.matmul {dist.role = #dist.role<backward>}
+// CHECK: dist.all_reduce %[[DW]] on @mesh_2 [dp] sum {dist.role = #dist.role<backward>, origin = #dist.origin<partial>} : tensor<16x4xf32>
+// CHECK: linalg.generic {{.*}} attrs = {dist.role = #dist.role<optimizer>}
+func.func @roles(
+    %xt: tensor<16x8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{}, {dp}]>},
+    %dy: tensor<8x4xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}, {}]>},
+    %w: tensor<16x4xf32> {dist.sharding = #dist.sharding<@mesh_2, [{}, {}]>}) -> tensor<16x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<16x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e2 : tensor<16x4xf32>) -> tensor<16x4xf32>
+  %dw = linalg.matmul {dist.role = #dist.role<backward>} ins(%xt, %dy : tensor<16x8xf32>, tensor<8x4xf32>) outs(%z : tensor<16x4xf32>) -> tensor<16x4xf32>
+  %new = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                         iterator_types = ["parallel", "parallel"]}
+      ins(%w, %dw : tensor<16x4xf32>, tensor<16x4xf32>) outs(%e2 : tensor<16x4xf32>) attrs = {dist.role = #dist.role<optimizer>} {
+  ^bb0(%wi: f32, %g: f32, %out: f32):
+    %n = arith.subf %wi, %g : f32
+    linalg.yield %n : f32
+  } -> tensor<16x4xf32>
+  return %new : tensor<16x4xf32>
+}
+

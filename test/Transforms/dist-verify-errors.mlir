@@ -155,3 +155,36 @@ func.func @f(%x: tensor<4x16xf32>, %n: index) -> tensor<4x16xf32> {
   }
   return %r : tensor<4x16xf32>
 }
+
+// -----
+
+// Tests that a buffer of an async collective is not touched before its wait
+// (here through a view of it).
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%a: memref<8xf32>, %v: f32) {
+  // expected-note@+1 {{the collective started here}}
+  %t = dist.buffer.all_reduce async %a on @mesh_2x4 [dp] sum : memref<8xf32>
+  %view = memref.subview %a[2] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1], offset: 2>>
+  %c0 = arith.constant 0 : index
+  // expected-error@+1 {{'memref.store' op touches a buffer of an async dist.buffer.all_reduce before its dist.wait}}
+  memref.store %v, %view[%c0] : memref<4xf32, strided<[1], offset: 2>>
+  // expected-note@+1 {{and completes here}}
+  dist.wait %t, %a : memref<8xf32>
+  return
+}
+
+// -----
+
+// Tests that a call taking a buffer in flight is rejected.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func private @use(memref<8xf32>)
+func.func @f(%a: memref<8xf32>, %out: memref<32xf32>) {
+  // expected-note@+1 {{the collective started here}}
+  %t = dist.buffer.all_gather async %a into %out on @mesh_2x4 [mp] dim = 0 : memref<8xf32>, memref<32xf32>
+  // expected-error@+1 {{'func.call' op touches a buffer of an async dist.buffer.all_gather before its dist.wait}}
+  func.call @use(%a) : (memref<8xf32>) -> ()
+  // expected-note@+1 {{and completes here}}
+  dist.wait %t, %a, %out : memref<8xf32>, memref<32xf32>
+  return
+}
+

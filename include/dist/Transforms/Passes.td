@@ -276,6 +276,49 @@ def DistPrintShardingRules : Pass<"dist-print-sharding-rules"> {
   }];
 }
 
+def DistMakeAsync : Pass<"dist-make-async", "::mlir::ModuleOp"> {
+  let summary = "Turns blocking collectives into async start/wait pairs";
+  let description = [{
+    Every blocking collective on tensors becomes an `async` collective and a
+    `dist.wait`, so that the compute between the two overlaps the
+    communication. Where the wait goes:
+
+    * `wait=first-use` (default): just before the first op of the block that
+      uses one of the collective's results (or an op that holds such a use in
+      its regions), or before the block's terminator; compute that does not
+      need the result runs while the collective is in flight.
+    * `wait=immediate`: right after the collective (no overlap; a scheduling
+      pass moves it later).
+
+    Collectives already async are left as they are; a blocking collective on
+    buffers is an error (the pass runs before bufferization). Blocking remains the default of the pipelines:
+    `dist-auto-partition{async-collectives=true}` runs this pass after
+    partitioning.
+
+    Before:
+    ```mlir
+    %g = dist.all_reduce %x on @mesh_4 [dp] sum : tensor<64xf32>
+    %y = arith.mulf %a, %a : tensor<64xf32>
+    %z = arith.addf %g, %y : tensor<64xf32>
+    ```
+    After (`wait=first-use`):
+    ```mlir
+    %g, %t = dist.all_reduce async %x on @mesh_4 [dp] sum : tensor<64xf32>
+    %y = arith.mulf %a, %a : tensor<64xf32>
+    %gw = dist.wait %t, %g : tensor<64xf32>
+    %z = arith.addf %gw, %y : tensor<64xf32>
+    ```
+  }];
+  let options = [
+    Option<"wait", "wait", "std::string", /*default=*/"\"first-use\"",
+           "Where the wait goes: first-use or immediate">
+  ];
+  let statistics = [
+    Statistic<"numMadeAsync", "made-async", "Collectives made async">
+  ];
+  let dependentDialects = ["::mlir::dist::DistDialect"];
+}
+
 def DistLowerToRuntime : Pass<"dist-lower-to-runtime", "::mlir::ModuleOp"> {
   let summary = "Lowers bufferized collectives to calls into dist's runtime";
   let description = [{

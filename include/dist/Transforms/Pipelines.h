@@ -18,10 +18,16 @@ struct AutoPartitionOptions : public PassPipelineOptions<AutoPartitionOptions> {
       *this, "cleanup",
       llvm::cl::desc("Canonicalize and CSE the partitioned program"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> asyncCollectives{
+      *this, "async-collectives",
+      llvm::cl::desc("Start every collective async and wait at the first use "
+                     "of its result (dist-make-async)"),
+      llvm::cl::init(false)};
 };
 
 /// import (upstream shard -> dist), verify the global program, propagate,
-/// partition, cleanup, verify the per-rank program.
+/// partition, cleanup, make collectives async (optional), verify the per-rank
+/// program.
 void buildAutoPartitionPipeline(OpPassManager &pm,
                                 const AutoPartitionOptions &options);
 

@@ -1288,3 +1288,106 @@ func.func @gather_overflow(%x: tensor<8589934592xf32>) -> tensor<0xf32> {
   %0 = dist.all_gather %x on @huge [a] dim = 0 : tensor<8589934592xf32> -> tensor<0xf32>
   return %0 : tensor<0xf32>
 }
+
+// -----
+
+// Tests that an async collective must be waited for.
+dist.mesh @mesh_4 [dp = 4]
+func.func @f(%x: tensor<8xf32>) {
+  // expected-error@+1 {{'dist.all_reduce' op is async but its token is never waited for (add a dist.wait)}}
+  %r, %t = dist.all_reduce async %x on @mesh_4 [dp] sum : tensor<8xf32>
+  return
+}
+
+// -----
+
+// Tests that an async collective is waited for once.
+dist.mesh @mesh_4 [dp = 4]
+func.func @f(%x: tensor<8xf32>) {
+  // expected-error@+1 {{'dist.all_reduce' op has its token waited for 2 times; an async collective is waited for exactly once}}
+  %r, %t = dist.all_reduce async %x on @mesh_4 [dp] sum : tensor<8xf32>
+  %a = dist.wait %t, %r : tensor<8xf32>
+  %b = dist.wait %t, %r : tensor<8xf32>
+  return
+}
+
+// -----
+
+// Tests that a result in flight is read only through its wait.
+dist.mesh @mesh_4 [dp = 4]
+func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error@+1 {{'dist.all_gather' op result 0 is used by 'arith.addf' before the collective's dist.wait; use the value the wait returns}}
+  %r, %t = dist.all_gather async %x on @mesh_4 [dp] dim = 0 : tensor<8xf32> -> tensor<32xf32>
+  // expected-note@+1 {{used here}}
+  %early = arith.addf %r, %r : tensor<32xf32>
+  %w = dist.wait %t, %r : tensor<32xf32>
+  %s = tensor.extract_slice %early[0] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+// Tests that the wait must be in the collective's block.
+dist.mesh @mesh_4 [dp = 4]
+func.func @f(%x: tensor<8xf32>, %c: i1) {
+  // expected-error@+1 {{'dist.all_reduce' op is waited for in another block; the dist.wait must follow the collective in its block}}
+  %r, %t = dist.all_reduce async %x on @mesh_4 [dp] sum : tensor<8xf32>
+  scf.if %c {
+    // expected-note@+1 {{waited for here}}
+    %w = dist.wait %t, %r : tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Tests that a wait names the collective's results, in order.
+dist.mesh @mesh_4 [dp = 4]
+func.func @f(%x: tensor<8xf32>, %y: tensor<4xf32>) {
+  // expected-note@+1 {{the collective}}
+  %r:2, %t = dist.all_reduce async %x, %y on @mesh_4 [dp] sum : tensor<8xf32>, tensor<4xf32>
+  // expected-error@+1 {{'dist.wait' op must take the 2 tensor results of its collective, in order, after the token}}
+  %w:2 = dist.wait %t, %r#1, %r#0 : tensor<4xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
+// Tests that a wait on buffers names every buffer of the collective.
+dist.mesh @mesh_4 [dp = 4]
+func.func @f(%a: memref<8xf32>, %b: memref<32xf32>) {
+  // expected-note@+1 {{the collective}}
+  %t = dist.buffer.all_gather async %a into %b on @mesh_4 [dp] dim = 0 : memref<8xf32>, memref<32xf32>
+  // expected-error@+1 {{'dist.wait' op must take the 2 buffers of its collective, in order, after the token}}
+  dist.wait %t, %b : memref<32xf32>
+  return
+}
+
+// -----
+
+// Tests that a token comes straight from a collective.
+func.func @f(%t: !dist.token) {
+  // expected-error@+1 {{'dist.wait' op takes a token that does not come straight from an async collective}}
+  dist.wait %t
+  return
+}
+
+// -----
+
+// Tests that a bucket holds one element type.
+dist.mesh @mesh_4 [dp = 4]
+func.func @f(%x: tensor<8xf32>, %y: tensor<4xf16>) {
+  // expected-error@+1 {{'dist.all_reduce' op input 1 has element type 'f16' but input 0 has 'f32'; a bucket holds one element type}}
+  %r:2 = dist.all_reduce %x, %y on @mesh_4 [dp] sum : tensor<8xf32>, tensor<4xf16>
+  return
+}
+
+// -----
+
+// Tests that a communicator index is not negative.
+dist.mesh @mesh_4 [dp = 4]
+func.func @f(%x: tensor<8xf32>) {
+  // expected-error@+1 {{'dist.all_reduce' op attribute 'comm' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %r = dist.all_reduce %x on @mesh_4 [dp] comm = -1 sum : tensor<8xf32>
+  return
+}

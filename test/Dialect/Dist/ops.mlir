@@ -400,6 +400,31 @@ func.func @buffer_collectives(%a: memref<4x8xf32>, %g: memref<4x32xf32>, %r: mem
   return
 }
 
+// Tests async collectives and their waits (tensors and buffers), buckets,
+// communicator indices and origins.
+// CHECK-LABEL: func.func @async_buckets
+// CHECK: %[[R:.*]]:2, %[[T:.*]] = dist.all_reduce async %{{.*}}, %{{.*}} on @mesh_2x4 [dp] comm = 1 sum {origin = #dist.origin<partial>} : tensor<8xf32>, tensor<2x4xf32>
+// CHECK: %{{.*}}:2 = dist.wait %[[T]], %[[R]]#0, %[[R]]#1 : tensor<8xf32>, tensor<2x4xf32>
+// CHECK: %[[B:.*]] = dist.broadcast %{{.*}}, %{{.*}} on @mesh_2x4 [mp] root = 2 : tensor<8xf32>, tensor<2x4xf32>
+// CHECK: %[[G:.*]], %[[GT:.*]] = dist.all_gather async %{{.*}} on @mesh_2x4 [mp] comm = 3 dim = 0 {origin = #dist.origin<reshard>} : tensor<8xf32> -> tensor<32xf32>
+// CHECK: dist.wait %[[GT]], %[[G]] : tensor<32xf32>
+// CHECK: %[[BT:.*]] = dist.buffer.reduce async %{{.*}}, %{{.*}} on @mesh_2x4 [dp] max root = 1 : memref<8xf32>, memref<4xf32>
+// CHECK: dist.wait %[[BT]], %{{.*}}, %{{.*}} : memref<8xf32>, memref<4xf32>
+// CHECK: %[[PT:.*]] = dist.buffer.permute async %{{.*}} into %{{.*}} on @mesh_2x4 [mp] pairs = [0 -> 1] : memref<8xf32>, memref<8xf32>
+// CHECK: dist.wait %[[PT]], %{{.*}}, %{{.*}} : memref<8xf32>, memref<8xf32>
+func.func @async_buckets(%x: tensor<8xf32>, %y: tensor<2x4xf32>, %a: memref<8xf32>, %b: memref<4xf32>, %c: memref<8xf32>) {
+  %r:2, %t = dist.all_reduce async %x, %y on @mesh_2x4 [dp] comm = 1 sum {origin = #dist.origin<partial>} : tensor<8xf32>, tensor<2x4xf32>
+  %w:2 = dist.wait %t, %r#0, %r#1 : tensor<8xf32>, tensor<2x4xf32>
+  %bx, %by = dist.broadcast %x, %y on @mesh_2x4 [mp] comm = 0 root = 2 : tensor<8xf32>, tensor<2x4xf32>
+  %g, %gt = dist.all_gather async %x on @mesh_2x4 [mp] comm = 3 dim = 0 {origin = #dist.origin<reshard>} : tensor<8xf32> -> tensor<32xf32>
+  %gw = dist.wait %gt, %g : tensor<32xf32>
+  %bt = dist.buffer.reduce async %a, %b on @mesh_2x4 [dp] max root = 1 : memref<8xf32>, memref<4xf32>
+  dist.wait %bt, %a, %b : memref<8xf32>, memref<4xf32>
+  %pt = dist.buffer.permute async %a into %c on @mesh_2x4 [mp] pairs = [0 -> 1] : memref<8xf32>, memref<8xf32>
+  dist.wait %pt, %a, %c : memref<8xf32>, memref<8xf32>
+  return
+}
+
 // Tests the test-input range of an integer argument.
 // CHECK-LABEL: func.func private @input_range
 // CHECK-SAME: {dist.input_range = array<i64: 0, 100>}

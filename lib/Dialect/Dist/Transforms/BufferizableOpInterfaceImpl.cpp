@@ -61,7 +61,9 @@ struct CollectiveModel
                           BufferizationState &state) const {
     auto collective = cast<CollectiveOpInterface>(op);
     Value token = collective.getAsyncToken();
-    TypeRange tokenTypes = token ? TypeRange(token.getType()) : TypeRange();
+    SmallVector<Type> tokenTypes;
+    if (token)
+      tokenTypes.push_back(token.getType());
     SmallVector<Value> buffers;
     for (Value input : collective.getCollectiveInputs()) {
       FailureOr<Value> buffer = getBuffer(rewriter, input, options, state);
