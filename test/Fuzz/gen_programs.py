@@ -263,9 +263,8 @@ class Generator:
         self.mesh = rng.pick(MESHES)
         self.axes = AXIS_NAMES[:len(self.mesh)]
         self.elem = rng.weighted([(2, "f32"), (1, "f64"), (1, "i32")])
-        self.helpers = []  # Func
-        self.helper_sigs = []  # (name, [arg types], [result types])
-        self.features = set()
+        self.helpers = []  # Func, each with result_values
+        self.features = set()  # what the program exercises (--info, --sample)
 
     def fresh(self, prefix):
         self.counter += 1
@@ -348,7 +347,6 @@ class Generator:
         results = self.pick_results(f, 1 if rng.chance(0.7) else 2)
         self.finish(f, results, result_shardings=True)
         self.helpers.append(f)
-        self.helper_sigs.append((f.name, f.args, results))
 
     def pick_results(self, f, n):
         cands = [v for v in f.pool if v.is_tensor and v.depth == 0]
@@ -1002,7 +1000,6 @@ class Generator:
         f.emit("%s = tensor.gather %s[%s] gather_dims([0]) : (%s, %s) -> %s" %
                (v.name, table.name, ids.name, table.type, ttype((n, 1), "i32"), v.type))
         f.use(table)
-        self.features.add("gather")
         return True
 
     def op_splat(self, f):
@@ -1060,7 +1057,6 @@ class Generator:
         f.emit("%s = linalg.softmax dimension(%d) ins(%s : %s) outs(%s : %s) -> %s" %
                (v.name, d, a.name, a.type, e, a.type, a.type))
         f.use(a)
-        self.features.add("softmax")
         return True
 
     def op_from_int(self, f):
@@ -1072,7 +1068,6 @@ class Generator:
         v = f.define(shape, self.elem, 8.0, a.exact)
         f.emit("%s = arith.sitofp %s : %s to %s" % (v.name, a.name, a.type, v.type))
         f.use(a)
-        self.features.add("i32-to-float")
         return True
 
     def op_annotate(self, f):
@@ -1085,7 +1080,6 @@ class Generator:
         v = f.define(a.shape, a.elem, a.bound, exact)
         f.emit("%s = dist.annotate %s as <%s> : %s" % (v.name, a.name, s, a.type))
         f.use(a)
-        self.features.add("annotate")
         return True
 
     def region_body(self, f, n_ops):
@@ -1222,7 +1216,6 @@ class Generator:
         res.bound = bound
         res.exact = not is_float(elem) and src.exact
         f.pool.append(res)
-        self.features.add("scf.for")
         self.features.add("for-" + mode)
         self.normalize(f, res)
         return True
@@ -1308,7 +1301,6 @@ class Generator:
         res.bound = max(bounds)
         res.exact = exact
         f.pool.append(res)
-        self.features.add("scf.if")
         return True
 
     def op_call(self, f):
@@ -1332,7 +1324,6 @@ class Generator:
         f.use(*operands)
         for r in results:
             self.normalize(f, r)
-        self.features.add("func.call")
         return True
 
 

@@ -19,13 +19,14 @@ the same program again. The exit status is 0 only when every program passes.
   run_fuzz.py --seeds 1-20                      # the CI sample
   run_fuzz.py --start 5000 --count 1000         # 1,000 programs on new seeds
   run_fuzz.py --seeds 7 -- --corrupt-rank=1     # extra dist-run arguments
-  run_fuzz.py --seeds 1-500 --compile-only      # dist-opt --dist-auto-partition only
+  run_fuzz.py --seeds 1-500 --compile-only      # partition and lower with dist-opt only
 
 Run it alone on the machine: dist-run starts R MPI processes per program.
 """
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -85,6 +86,15 @@ def first_failure(output):
     return lines[-1] if lines else "(no output)"
 
 
+def signature(status, detail):
+    """A failure without its paths and numbers, to group programs that fail
+    the same way."""
+    d = re.sub(r"\S*\.mlir(:\d+)*:?", "", detail)
+    d = re.sub(r"/tmp/\S+", "", d)
+    d = re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "N", d)
+    return status + " " + " ".join(d.split())
+
+
 def run(cmd, timeout):
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -114,7 +124,8 @@ def check_one(seed, args, dist_opt, dist_run, workdir):
     if rc != 0:
         return "ERROR", "invalid program (a generator bug): " + first_failure(out), text, out, desc
     if args.compile_only:
-        cmd = [dist_opt, path, "--dist-auto-partition", "-o", os.devnull]
+        cmd = [dist_opt, path, "--dist-auto-partition", "--dist-lower-to-llvm", "-o",
+               os.devnull]
         rc, out = run(cmd, args.timeout)
         log = "$ " + " ".join(cmd) + "\n" + out
         if rc != 0:
@@ -149,7 +160,8 @@ def main(argv=None):
     p.add_argument("--timeout", type=int, default=120,
                    help="seconds for each of a program's runs (dist-run --timeout)")
     p.add_argument("--compile-only", action="store_true",
-                   help="only partition (dist-opt --dist-auto-partition); no MPI")
+                   help="only partition and lower (dist-opt --dist-auto-partition "
+                   "--dist-lower-to-llvm); no MPI, no comparison")
     p.add_argument("--quiet", action="store_true", help="print only what does not pass")
     args, rest = p.parse_known_args(argv)
     if rest and rest[0] == "--":
@@ -168,6 +180,7 @@ def main(argv=None):
 
     counts = {"PASS": 0, "FAIL": 0, "ERROR": 0}
     failing = []
+    groups = {}  # signature -> seeds
     t_all = time.time()
     for seed in seeds:
         t0 = time.time()
@@ -184,6 +197,7 @@ def main(argv=None):
                 fh.write(log)
         if status != "PASS":
             failing.append(seed)
+            groups.setdefault(signature(status, detail), []).append(seed)
             print("%-5s %s (%.1f s): %s" % (status, desc, dt, detail), flush=True)
         elif not args.quiet:
             print("%-5s %s (%.1f s)" % (status, desc, dt), flush=True)
@@ -192,6 +206,8 @@ def main(argv=None):
     print("fuzz: %d programs %s (seeds %s) in %.0f s: %d PASS, %d FAIL, %d ERROR" %
           (len(seeds), what, describe(seeds), time.time() - t_all, counts["PASS"],
            counts["FAIL"], counts["ERROR"]))
+    for sig, group in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        print("fuzz: %d x %s (seeds %s)" % (len(group), sig, describe(group)))
     if failing:
         print("fuzz: kept in %s: %s" % (args.out, " ".join("seed_%d.mlir" % s for s in failing)))
         print("fuzz: reproduce one with: %s SEED -o p.mlir && dist-run p.mlir --ranks R --seed SEED"
