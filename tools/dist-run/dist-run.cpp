@@ -1,40 +1,31 @@
 //===- dist-run.cpp - Run a program serially and on N ranks, and compare --===//
 //
-// dist-run [--ranks N] [--entry NAME] [--mesh NAME=AxB] [--keep] FILE
+// dist-run [--ranks N] [--entry NAME] [--mesh NAME=AxB] [--steps N] FILE
 //
-// Takes one annotated program (dist or upstream shard annotations) and:
-//   1. builds the serial program (annotations dropped) and the partitioned
-//      one (dist-auto-partition);
-//   2. generates the entry's inputs (seeded random floats; integers from each
-//      argument's `dist.input_range`; or raw files given with --input);
-//   3. JIT-compiles and runs the serial program in a child process (this
-//      tool in serial worker mode), so that a crash or a hang of the program
-//      is reported instead of ending dist-run;
-//   4. runs the partitioned program on N MPI ranks (mpirun of this tool in
-//      worker mode), each rank feeding its shard of every input;
-//   5. assembles each result from the ranks' shards (reducing partial ones),
-//      compares it with the serial result and prints PASS/FAIL per result.
-// It exits non-zero on any mismatch or failure.
+// The driver: it builds the serial program, its f64-widened reference and
+// the partitioned program (dist/Tools/DistRun), writes them and the inputs
+// to a work directory, runs the serial and reference programs in a child
+// process each and the partitioned one on N MPI ranks (this tool in worker
+// mode), then rebuilds every result from the ranks' blocks and judges it
+// (dist/Support: HostArray, Verdict) after every step. It exits non-zero on
+// any mismatch or failure.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/IR/ShardingUtils.h"
 #include "dist/InitAllDist.h"
 #include "dist/Runtime/DistRuntime.h"
-#include "dist/Support/MeshMath.h"
+#include "dist/Support/HostArray.h"
+#include "dist/Support/Verdict.h"
+#include "dist/Tools/DistRun/Execution.h"
+#include "dist/Tools/DistRun/Program.h"
 #include "dist/Transforms/Passes.h"
 #include "dist/Transforms/Pipelines.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
-#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/SymbolTable.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
@@ -50,22 +41,26 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cmath>
+#include <algorithm>
+#include <chrono>
 #include <csignal>
-#include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::dist;
+using hostdata::DType;
+using hostdata::HostArray;
+using run::BoundaryType;
+using run::HostValue;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory category("dist-run options");
@@ -92,10 +87,29 @@ static cl::list<std::string> inputFiles(
     cl::cat(category));
 static cl::opt<unsigned> seed("seed", cl::desc("Seed of the random inputs"),
                               cl::init(1), cl::cat(category));
-static cl::opt<double> relTolerance("rtol", cl::desc("Relative tolerance"),
-                            cl::init(1e-4), cl::cat(category));
-static cl::opt<double> absTolerance("atol", cl::desc("Absolute tolerance"),
-                            cl::init(1e-5), cl::cat(category));
+static cl::opt<int> numSteps(
+    "steps",
+    cl::desc("Run the entry N times, feeding each result marked "
+             "dist.updates = I back into argument I (the others get their "
+             "inputs again); compare after every step"),
+    cl::init(1), cl::cat(category));
+static cl::opt<bool> showTime(
+    "time",
+    cl::desc("Print each rank's wall time per step (min / median / max), "
+             "serial and distributed"),
+    cl::init(false), cl::cat(category));
+static cl::opt<bool> strict(
+    "strict",
+    cl::desc("Compare every result elementwise with the serial run "
+             "(--rtol/--atol) instead of judging f16/bf16/f32 results against "
+             "an f64 reference"),
+    cl::init(false), cl::cat(category));
+static cl::opt<double> relTolerance(
+    "rtol", cl::desc("Relative tolerance of elementwise comparisons"),
+    cl::init(1e-4), cl::cat(category));
+static cl::opt<double> absTolerance(
+    "atol", cl::desc("Absolute tolerance of elementwise comparisons"),
+    cl::init(1e-5), cl::cat(category));
 static cl::opt<bool> keep("keep",
                           cl::desc("Keep the intermediate IR, object files "
                                    "and data (see --work-dir)"),
@@ -117,158 +131,52 @@ static cl::opt<unsigned> timeoutSeconds(
 static cl::opt<int> corruptRank(
     "corrupt-rank", cl::Hidden, cl::init(-1),
     cl::desc("Testing: this rank adds 1 to the first element of its first "
-             "result, which the comparison must catch"));
+             "result (at --corrupt-step), which the comparison must catch"));
+static cl::opt<int> corruptStep(
+    "corrupt-step", cl::Hidden, cl::init(1),
+    cl::desc("Testing: the step at which --corrupt-rank corrupts"));
 static cl::opt<std::string> workerDir("worker", cl::Hidden,
                                       cl::desc("Internal: run as one rank"));
 static cl::opt<bool> serialWorker(
     "serial", cl::Hidden, cl::init(false),
     cl::desc("Internal: with --worker, run the serial program (no MPI)"));
-
-static constexpr const char *kWrapperName = "__dist_run_entry";
+static cl::opt<bool> referenceWorker(
+    "reference", cl::Hidden, cl::init(false),
+    cl::desc("Internal: with --worker, run the widened reference program"));
 
 //===----------------------------------------------------------------------===//
-// Values and layouts
+// Files of the work directory
 //===----------------------------------------------------------------------===//
 
-namespace {
+/// Who wrote a file: the serial run, the reference run, or a rank.
+static std::string runName(int rank) {
+  if (rank == -1)
+    return "serial";
+  if (rank == -2)
+    return "reference";
+  return "rank" + std::to_string(rank);
+}
+static constexpr int kSerial = -1, kReference = -2;
 
-/// A tensor (or scalar, rank 0 without a tensor type) of one of the supported
-/// element types, as raw bytes in row-major order.
-struct HostTensor {
-  Type elementType;
-  SmallVector<int64_t> shape;
-  bool isScalar = false;
-  std::vector<char> data;
-
-  int64_t numElements() const {
-    int64_t n = 1;
-    for (int64_t d : shape)
-      n *= d;
-    return n;
-  }
-  int64_t elementBytes() const {
-    return elementType.isIndex() ? 8 : elementType.getIntOrFloatBitWidth() / 8;
-  }
-  double get(int64_t i) const {
-    const char *p = data.data() + i * elementBytes();
-    if (elementType.isF32())
-      return *reinterpret_cast<const float *>(p);
-    if (elementType.isF64())
-      return *reinterpret_cast<const double *>(p);
-    if (elementType.isInteger(32))
-      return *reinterpret_cast<const int32_t *>(p);
-    return (double)*reinterpret_cast<const int64_t *>(p);
-  }
-  void set(int64_t i, double value) {
-    char *p = data.data() + i * elementBytes();
-    if (elementType.isF32())
-      *reinterpret_cast<float *>(p) = (float)value;
-    else if (elementType.isF64())
-      *reinterpret_cast<double *>(p) = value;
-    else if (elementType.isInteger(32))
-      *reinterpret_cast<int32_t *>(p) = (int32_t)value;
-    else
-      *reinterpret_cast<int64_t *>(p) = (int64_t)value;
-  }
-};
-
-/// Where a rank's local tensor sits in the global one.
-struct Layout {
-  meshmath::Shape meshShape;
-  std::vector<meshmath::AxisList> dimAxes;
-  meshmath::AxisList partialAxes;
-  ReductionKind partialKind = ReductionKind::sum;
-};
-
-} // namespace
-
-static bool isSupportedElementType(Type type) {
-  return type.isF32() || type.isF64() || type.isInteger(32) ||
-         type.isInteger(64) || type.isIndex();
+/// Argument `index`'s global input; the reference's is widened.
+static std::string argPath(StringRef dir, int64_t index, bool reference) {
+  return (dir + "/arg" + Twine(index) + (reference ? ".reference" : "") +
+          ".bin")
+      .str();
 }
 
-/// The shape and element type of a function argument/result type.
-static FailureOr<HostTensor> describeType(Type type, Location loc,
-                                          const Twine &what) {
-  HostTensor tensor;
-  if (auto ranked = dyn_cast<RankedTensorType>(type)) {
-    if (!ranked.hasStaticShape())
-      return emitError(loc) << what << " has a dynamic shape " << type
-                            << "; dist-run needs static shapes";
-    tensor.elementType = ranked.getElementType();
-    tensor.shape.assign(ranked.getShape().begin(), ranked.getShape().end());
-  } else if (type.isIntOrIndexOrFloat()) {
-    tensor.elementType = type;
-    tensor.isScalar = true;
-  } else {
-    return emitError(loc) << what << " has type " << type
-                          << "; dist-run supports ranked tensors and scalars";
-  }
-  if (!isSupportedElementType(tensor.elementType))
-    return emitError(loc) << what << " has element type "
-                          << tensor.elementType
-                          << "; dist-run supports f32, f64, i32, i64, index";
-  tensor.data.resize(tensor.numElements() * tensor.elementBytes());
-  return tensor;
+/// Result `index` of `step` (1-based) of a run.
+static std::string resultPath(StringRef dir, int64_t index, int step,
+                              int rank) {
+  return (dir + "/result" + Twine(index) + ".step" + Twine(step) + "." +
+          runName(rank) + ".bin")
+      .str();
 }
 
-static Layout layoutOf(ShardingAttr sharding, MeshOp mesh) {
-  Layout layout;
-  layout.meshShape.assign(mesh.getShape().begin(), mesh.getShape().end());
-  auto indices = [&](ArrayRef<StringAttr> axes) {
-    meshmath::AxisList list;
-    for (StringAttr axis : axes)
-      list.push_back(*mesh.getAxisIndex(axis));
-    return list;
-  };
-  for (DimShardingAttr dim : sharding.getDims())
-    layout.dimAxes.push_back(indices(dim.getAxes()));
-  layout.partialAxes = indices(sharding.getPartialAxes());
-  layout.partialKind = sharding.getPartialKind();
-  return layout;
+static std::string timesPath(StringRef dir, int rank) {
+  return (dir + "/times." + runName(rank) + ".txt").str();
 }
 
-/// Calls `fn(i, index)` for every element of a tensor of `shape`, `i` being
-/// its row-major position.
-static void forEachIndex(ArrayRef<int64_t> shape,
-                         llvm::function_ref<void(int64_t, ArrayRef<int64_t>)> fn) {
-  int64_t n = 1;
-  for (int64_t size : shape)
-    n *= size;
-  SmallVector<int64_t> index(shape.size(), 0);
-  for (int64_t i = 0; i < n; ++i) {
-    fn(i, index);
-    for (int64_t d = shape.size() - 1; d >= 0; --d) {
-      if (++index[d] < shape[d])
-        break;
-      index[d] = 0;
-    }
-  }
-}
-
-/// Row-major position of `offsets + index` in a tensor of `shape`.
-static int64_t positionIn(ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets,
-                          ArrayRef<int64_t> index) {
-  int64_t position = 0;
-  for (size_t d = 0; d < shape.size(); ++d)
-    position = position * shape[d] + offsets[d] + index[d];
-  return position;
-}
-
-/// Copies the block of `global` at `offsets` with the shape of `local` into
-/// `local`.
-static void extractBlock(const HostTensor &global, HostTensor &local,
-                         ArrayRef<int64_t> offsets) {
-  int64_t bytes = local.elementBytes();
-  forEachIndex(local.shape, [&](int64_t i, ArrayRef<int64_t> index) {
-    std::memcpy(local.data.data() + i * bytes,
-                global.data.data() +
-                    positionIn(global.shape, offsets, index) * bytes,
-                bytes);
-  });
-}
-
-/// Writes `path` through `write`; reports a failure to open it.
 static LogicalResult writeOutput(StringRef path,
                                  llvm::function_ref<void(raw_ostream &)> write) {
   std::string message;
@@ -282,26 +190,27 @@ static LogicalResult writeOutput(StringRef path,
   return success();
 }
 
-static LogicalResult writeFile(StringRef path, ArrayRef<char> data) {
+static LogicalResult writeArray(StringRef path, const HostArray &array) {
   return writeOutput(path, [&](raw_ostream &os) {
-    os.write(data.data(), data.size());
+    os.write(array.data(), array.numBytes());
   });
 }
 
-static LogicalResult readFile(StringRef path, std::vector<char> &data) {
+/// Reads `path` into `array`, whose type and shape give the expected size.
+static LogicalResult readArray(StringRef path, HostArray &array) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
   if (!buffer) {
     llvm::errs() << "dist-run: cannot read " << path << ": "
                  << buffer.getError().message() << "\n";
     return failure();
   }
-  if ((*buffer)->getBufferSize() != data.size()) {
+  if ((int64_t)(*buffer)->getBufferSize() != array.numBytes()) {
     llvm::errs() << "dist-run: " << path << " has "
                  << (*buffer)->getBufferSize() << " bytes, expected "
-                 << data.size() << "\n";
+                 << array.numBytes() << "\n";
     return failure();
   }
-  std::memcpy(data.data(), (*buffer)->getBufferStart(), data.size());
+  std::memcpy(array.data(), (*buffer)->getBufferStart(), array.numBytes());
   return success();
 }
 
@@ -315,87 +224,6 @@ static void registerEverything(DialectRegistry &registry) {
   registerAllDistDialects(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
-}
-
-static func::FuncOp findEntry(ModuleOp module) {
-  if (!entryName.empty()) {
-    auto fn = module.lookupSymbol<func::FuncOp>(entryName);
-    if (!fn || fn.isExternal()) {
-      emitError(module.getLoc())
-          << "no function @" << entryName << " with a body in the module";
-      return nullptr;
-    }
-    return fn;
-  }
-  func::FuncOp entry;
-  for (auto fn : module.getOps<func::FuncOp>()) {
-    if (fn.isPrivate() || fn.isExternal())
-      continue;
-    if (entry) {
-      emitError(module.getLoc())
-          << "the module has several public functions (@" << entry.getName()
-          << ", @" << fn.getName() << ", ...); choose one with --entry";
-      return nullptr;
-    }
-    entry = fn;
-  }
-  if (!entry)
-    emitError(module.getLoc())
-        << "the module has no public function with a body; name one "
-           "with --entry";
-  return entry;
-}
-
-/// Adds `__dist_run_entry`, which calls the entry and returns every result as
-/// a tensor (scalars as 0-d tensors), with a C interface, so every run calls
-/// a function of the same shape: (results*, args...).
-static void addRunWrapper(ModuleOp module, func::FuncOp entry) {
-  OpBuilder builder(module.getContext());
-  builder.setInsertionPointToEnd(module.getBody());
-  SmallVector<Type> resultTypes;
-  for (Type type : entry.getResultTypes())
-    resultTypes.push_back(isa<RankedTensorType>(type)
-                              ? type
-                              : RankedTensorType::get({}, type));
-  auto wrapper = func::FuncOp::create(
-      builder, entry.getLoc(), kWrapperName,
-      builder.getFunctionType(entry.getArgumentTypes(), resultTypes));
-  wrapper->setAttr("llvm.emit_c_interface", builder.getUnitAttr());
-  Block *body = wrapper.addEntryBlock();
-  builder.setInsertionPointToStart(body);
-  auto call = func::CallOp::create(builder, entry.getLoc(), entry,
-                                   body->getArguments());
-  SmallVector<Value> results;
-  for (auto [value, type] : llvm::zip(call.getResults(), resultTypes))
-    results.push_back(value.getType() == type
-                          ? Value(value)
-                          : tensor::FromElementsOp::create(
-                                builder, entry.getLoc(), type, value)
-                                .getResult());
-  func::ReturnOp::create(builder, entry.getLoc(), results);
-}
-
-/// The serial program: upstream shard annotations imported, then every
-/// annotation dropped (dist.annotate becomes its operand, boundary shardings
-/// go). Meshes and other dist attributes are removed by the lowering.
-static LogicalResult makeSerial(ModuleOp module) {
-  PassManager pm(module.getContext());
-  pm.addPass(createDistImportShard());
-  if (failed(pm.run(module)))
-    return failure();
-  module.walk([](AnnotateOp op) {
-    op.getResult().replaceAllUsesWith(op.getInput());
-    op.erase();
-  });
-  StringAttr sharding =
-      StringAttr::get(module.getContext(), DistDialect::getShardingAttrName());
-  for (auto fn : module.getOps<func::FuncOp>()) {
-    for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
-      fn.removeArgAttr(i, sharding);
-    for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
-      fn.removeResultAttr(i, sharding);
-  }
-  return success();
 }
 
 static LogicalResult applyMeshOverrides(ModuleOp module) {
@@ -441,47 +269,31 @@ static LogicalResult applyMeshOverrides(ModuleOp module) {
   return success();
 }
 
-static LogicalResult dumpModule(ModuleOp module, StringRef path) {
-  return writeOutput(path, [&](raw_ostream &os) { module.print(os); });
+/// The layout of a boundary value of a partitioned function (its
+/// `dist.partitioned_as`), or replicated on `meshShape`.
+static meshmath::Layout boundaryLayout(ModuleOp module, ShardingAttr sharding,
+                                       size_t rank) {
+  if (sharding)
+    return getLayout(sharding, module.lookupSymbol<MeshOp>(sharding.getMesh()));
+  meshmath::Layout layout;
+  layout.dims.resize(rank);
+  return layout;
+}
+
+/// The mesh shape a module's programs run on: its first mesh's, or one axis
+/// of `ranks` devices.
+static meshmath::Shape runMeshShape(ModuleOp module, int64_t ranks) {
+  for (MeshOp mesh : module.getOps<MeshOp>())
+    return getMeshShape(mesh);
+  return {ranks};
 }
 
 //===----------------------------------------------------------------------===//
-// Execution
+// Workers: the serial and reference runs, and one rank of the partitioned run
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// A memref descriptor of any rank: allocated, aligned, offset, sizes,
-/// strides, all 8 bytes wide.
-struct Descriptor {
-  std::vector<int64_t> words;
-  explicit Descriptor(int64_t rank) : words(3 + 2 * rank, 0) {}
-  static int64_t numWords(int64_t rank) { return 3 + 2 * rank; }
-};
-} // namespace
-
-/// Lowers `module` (which has the run wrapper), JIT-compiles it and calls the
-/// wrapper on `args`; fills `results` (whose types are set).
-static LogicalResult execute(ModuleOp module, std::vector<HostTensor> &args,
-                             std::vector<HostTensor> &results,
-                             StringRef objectDump) {
-  PassManager pm(module.getContext());
-  LowerToLLVMOptions lowering;
-#ifdef DIST_BLAS_LIBRARY
-  lowering.blas = useBlas;
-#else
-  lowering.blas = false; // No BLAS to load into the JIT.
-#endif
-  buildLowerToLLVMPipeline(pm, lowering);
-  if (failed(pm.run(module)))
-    return failure();
-
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/2,
-                                               /*sizeLevel=*/0, nullptr);
-  ExecutionEngineOptions options;
-  options.transformer = transformer;
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
-  options.enableObjectDump = !objectDump.empty();
-  SmallVector<StringRef> libraries;
+static SmallVector<std::string> jitLibraries() {
+  SmallVector<std::string> libraries;
 #ifdef DIST_C_RUNNER_UTILS_LIBRARY
   libraries.push_back(DIST_C_RUNNER_UTILS_LIBRARY);
 #endif
@@ -489,220 +301,197 @@ static LogicalResult execute(ModuleOp module, std::vector<HostTensor> &args,
   if (useBlas)
     libraries.push_back(DIST_BLAS_LIBRARY);
 #endif
-  options.sharedLibPaths = libraries;
-  auto engine = ExecutionEngine::create(module, options);
-  if (!engine) {
-    llvm::errs() << "dist-run: JIT compilation failed: "
-                 << llvm::toString(engine.takeError()) << "\n";
-    return failure();
-  }
-  if (!objectDump.empty())
-    (*engine)->dumpToObjectFile(objectDump);
-
-  // The C interface takes a pointer to the results (a struct of
-  // descriptors), then a pointer to each memref argument's descriptor or
-  // each scalar by value. invokePacked wants a pointer to each parameter.
-  std::vector<int64_t> resultWords;
-  for (HostTensor &result : results)
-    resultWords.resize(resultWords.size() +
-                       Descriptor::numWords(result.shape.size()));
-  std::vector<Descriptor> argDescriptors;
-  argDescriptors.reserve(args.size());
-  std::vector<void *> argPointers(args.size());
-  SmallVector<void *> packed;
-  void *resultPointer = resultWords.data();
-  if (!results.empty())
-    packed.push_back(&resultPointer);
-  for (auto [i, arg] : llvm::enumerate(args)) {
-    if (arg.isScalar) {
-      packed.push_back(arg.data.data());
-      continue;
-    }
-    int64_t rank = arg.shape.size();
-    Descriptor &desc = argDescriptors.emplace_back(rank);
-    desc.words[0] = desc.words[1] = (int64_t)(intptr_t)arg.data.data();
-    int64_t stride = 1;
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      desc.words[3 + d] = arg.shape[d];
-      desc.words[3 + rank + d] = stride;
-      stride *= arg.shape[d];
-    }
-    argPointers[i] = desc.words.data();
-    packed.push_back(&argPointers[i]);
-  }
-  if (llvm::Error error = (*engine)->invokePacked(
-          std::string("_mlir_ciface_") + kWrapperName, packed)) {
-    llvm::errs() << "dist-run: call failed: "
-                 << llvm::toString(std::move(error)) << "\n";
-    return failure();
-  }
-
-  // Copy the results out of their buffers, which follow the descriptors'
-  // strides. The buffers are not freed: a result may be an argument or a
-  // constant global, and this process ends after one call.
-  int64_t word = 0;
-  for (HostTensor &result : results) {
-    int64_t rank = result.shape.size();
-    int64_t *desc = resultWords.data() + word;
-    word += Descriptor::numWords(rank);
-    char *aligned = reinterpret_cast<char *>((intptr_t)desc[1]);
-    int64_t bytes = result.elementBytes();
-    forEachIndex(result.shape, [&](int64_t i, ArrayRef<int64_t> index) {
-      int64_t element = desc[2];
-      for (int64_t d = 0; d < rank; ++d)
-        element += index[d] * desc[3 + rank + d];
-      std::memcpy(result.data.data() + i * bytes, aligned + element * bytes,
-                  bytes);
-    });
-  }
-  return success();
+  return libraries;
 }
 
-//===----------------------------------------------------------------------===//
-// Workers: the serial run, and one rank of the partitioned run
-//===----------------------------------------------------------------------===//
-
-/// Where a run leaves result `index`: the serial run's (rank -1) or a rank's.
-static std::string resultPath(StringRef dir, int64_t index, int rank) {
-  std::string name = "/result" + std::to_string(index);
-  name += rank < 0 ? ".serial" : ".rank" + std::to_string(rank);
-  return dir.str() + name + ".bin";
-}
-
-static double combine(ReductionKind kind, double a, double b) {
-  switch (kind) {
-  case ReductionKind::sum:
-  case ReductionKind::avg:
-    return a + b;
-  case ReductionKind::max:
-    return std::max(a, b);
-  case ReductionKind::min:
-    return std::min(a, b);
-  case ReductionKind::prod:
-    return a * b;
-  }
-  return a + b;
-}
-
-/// The identity of `kind` on elements of `elementType`, as a double the
-/// element type holds: for integers, the extreme values of their width (for
-/// i64 and index, the largest double below 2^63, which is above any input).
-static double identityOf(ReductionKind kind, Type elementType) {
-  bool isFloat = isa<FloatType>(elementType);
-  unsigned width =
-      elementType.isIndex() ? 64 : elementType.getIntOrFloatBitWidth();
-  switch (kind) {
-  case ReductionKind::max:
-    return isFloat ? -INFINITY : -std::ldexp(1.0, width - 1);
-  case ReductionKind::min:
-    return isFloat ? INFINITY
-                   : width >= 64 ? std::nextafter(std::ldexp(1.0, 63), 0.0)
-                                 : std::ldexp(1.0, width - 1) - 1;
-  case ReductionKind::prod:
-    return 1;
-  default:
-    return 0;
-  }
+/// Waits until every rank got here.
+static void barrier() {
+  int64_t world = dist_world_size(), axis = 0;
+  dist_group_t *group = dist_get_group(&world, 1, &axis, 1);
+  int32_t token = 0;
+  dist_all_reduce(group, &token, 1, DIST_I32, DIST_SUM);
 }
 
 /// Runs the program of the work directory: one rank of the partitioned
-/// program, or (--serial) the serial program in a process of its own, so
-/// that a crash or a hang of the program under test is reported, with the
-/// --timeout, instead of taking dist-run down.
+/// program, or (--serial) the serial or (--serial --reference) the
+/// reference program in a process of its own, so that a crash or a hang of
+/// the program under test is reported, with the --timeout, instead of taking
+/// dist-run down. Runs --steps steps and writes every step's results and the
+/// wall time of each call.
 static int runWorker(MLIRContext &context) {
   // A crash here is the program's, not dist-run's: no LLVM stack dump (the
   // driver reports the signal).
   for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
     std::signal(signal, SIG_DFL);
-  if (!serialWorker)
+  bool distributed = !serialWorker;
+  if (distributed)
     dist_init(nullptr, nullptr);
-  int rank = serialWorker ? 0 : dist_world_rank();
+  // The program prints only to report a failed runtime check (puts) before
+  // it aborts, which would lose a buffered stdout: send it to stderr.
+  if (!distributed) {
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+    std::setvbuf(stdout, nullptr, _IONBF, 0);
+  }
+  int rank = !distributed ? (referenceWorker ? kReference : kSerial)
+                          : dist_world_rank();
   std::string dir = workerDir;
   auto fail = [&](const Twine &message) {
     llvm::errs() << "dist-run: "
-                 << (serialWorker ? "serial run" : "rank " + Twine(rank))
+                 << (distributed ? "rank " + Twine(rank)
+                                 : Twine(runName(rank)) + " run")
                  << ": " << message << "\n";
     return 1;
   };
   std::string programPath =
-      dir + (serialWorker ? "/serial.mlir" : "/partitioned.mlir");
+      dir + (!distributed ? "/" + runName(rank) + ".mlir"
+                          : std::string("/partitioned.mlir"));
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
       programPath, sourceMgr, ParserConfig(&context));
   if (!module)
     return fail("cannot parse " + programPath);
-  auto wrapper = module->lookupSymbol<func::FuncOp>(kWrapperName);
-  func::CallOp call;
-  if (wrapper && !wrapper.isExternal())
-    call = dyn_cast<func::CallOp>(&wrapper.getBody().front().front());
-  func::FuncOp entry =
-      call ? module->lookupSymbol<func::FuncOp>(call.getCallee()) : nullptr;
+  func::FuncOp entry = run::getWrappedEntry(*module);
   if (!entry)
-    return fail(programPath + " has no @" + kWrapperName +
+    return fail(programPath + " has no @" + run::kWrapperName +
                 " calling the entry; --worker runs what dist-run wrote");
 
-  std::vector<HostTensor> args, results;
+  // Everything the steps need is read before lowering rewrites the module.
+  SmallVector<int64_t> updates = run::getUpdatedArguments(entry);
+  meshmath::Shape meshShape =
+      runMeshShape(*module, distributed ? dist_world_size() : 1);
+  std::string partitionedAs = DistDialect::getPartitionedAsAttrName().str();
+  auto layoutOf = [&](DictionaryAttr attrs, size_t tensorRank) {
+    return boundaryLayout(
+        *module, attrs ? attrs.getAs<ShardingAttr>(partitionedAs) : nullptr,
+        tensorRank);
+  };
+  std::vector<HostValue> args, results;
+  std::vector<meshmath::Layout> argLayouts, resultLayouts;
+  std::vector<meshmath::Shape> resultGlobalShapes;
   for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
-    FailureOr<HostTensor> local =
-        describeType(type, entry.getLoc(), "argument " + Twine(i));
+    FailureOr<BoundaryType> local =
+        run::describeBoundary(type, entry.getLoc(), "argument " + Twine(i));
     if (failed(local))
       return 1;
-    auto sharding = entry.getArgAttrOfType<ShardingAttr>(
-        i, DistDialect::getPartitionedAsAttrName());
-    if (!sharding || local->isScalar) {
-      // Replicated: the whole global value.
-      if (failed(readFile(dir + "/arg" + std::to_string(i) + ".bin",
-                          local->data)))
+    meshmath::Layout layout =
+        layoutOf(entry.getArgAttrDict(i), local->shape.size());
+    meshmath::Shape globalShape = local->shape;
+    for (auto [d, axes] : llvm::enumerate(layout.dims))
+      globalShape[d] *= meshmath::groupSize(meshShape, axes);
+    HostArray global(local->dtype, globalShape);
+    if (failed(readArray(argPath(dir, i, rank == kReference), global)))
+      return 1;
+    std::string error;
+    std::optional<HostArray> block =
+        distributed
+            ? hostdata::shardBlock(global, layout, meshShape, rank, error)
+            : std::optional<HostArray>(std::move(global));
+    if (!block)
+      return fail("argument " + Twine(i) + ": " + error);
+    args.push_back({std::move(*block), local->isScalar});
+    argLayouts.push_back(layout);
+  }
+  auto wrapper = module->lookupSymbol<func::FuncOp>(run::kWrapperName);
+  for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {
+    Type type = wrapper.getArgumentTypes()[entry.getNumArguments() + i];
+    FailureOr<BoundaryType> local =
+        run::describeBoundary(type, entry.getLoc(), "result " + Twine(i));
+    if (failed(local))
+      return 1;
+    meshmath::Layout layout =
+        layoutOf(entry.getResultAttrDict(i), local->shape.size());
+    meshmath::Shape globalShape = local->shape;
+    for (auto [d, axes] : llvm::enumerate(layout.dims))
+      globalShape[d] *= meshmath::groupSize(meshShape, axes);
+    results.push_back({local->makeArray(), false});
+    resultLayouts.push_back(layout);
+    resultGlobalShapes.push_back(globalShape);
+  }
+  // Results fed back: a rank keeps its own block when the argument has the
+  // result's layout; otherwise the ranks exchange blocks through the work
+  // directory after every step.
+  std::vector<HostValue> inputs = args;
+  bool exchange = false;
+  for (auto [i, arg] : llvm::enumerate(updates))
+    if (arg >= 0 && distributed &&
+        !(argLayouts[arg] == resultLayouts[i] &&
+          args[arg].array.shape() == results[i].array.shape()))
+      exchange = true;
+
+  run::CompileOptions options;
+#ifdef DIST_BLAS_LIBRARY
+  options.blas = useBlas;
+#endif
+  options.runtimeVerification = rank == kSerial;
+  options.sharedLibraries = jitLibraries();
+  if (keep && rank <= 0)
+    options.objectDump =
+        dir + "/" + (distributed ? "partitioned.rank0" : runName(rank)) + ".o";
+  std::string error;
+  FailureOr<std::unique_ptr<run::CompiledProgram>> program =
+      run::CompiledProgram::compile(*module, options, error);
+  if (failed(program))
+    return fail(error);
+
+  std::vector<double> seconds;
+  for (int step = 1; step <= numSteps; ++step) {
+    auto start = std::chrono::steady_clock::now();
+    if (failed((*program)->call(args, results, error)))
+      return fail(error);
+    seconds.push_back(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+    if (distributed && rank == corruptRank && step == corruptStep &&
+        !results.empty() && results.front().array.numElements() > 0)
+      results.front().array.set(0, results.front().array.get(0) + 1.0);
+    for (auto [i, result] : llvm::enumerate(results))
+      if (failed(writeArray(resultPath(dir, i, step, rank), result.array)))
         return 1;
-      args.push_back(std::move(*local));
-      continue;
+    if (step == numSteps)
+      break;
+    // The next step's arguments.
+    for (auto [i, input] : llvm::enumerate(inputs))
+      if (!llvm::is_contained(updates, (int64_t)i))
+        args[i] = input;
+    if (exchange)
+      barrier();
+    for (auto [i, arg] : llvm::enumerate(updates)) {
+      if (arg < 0)
+        continue;
+      if (!distributed || (argLayouts[arg] == resultLayouts[i] &&
+                           args[arg].array.shape() ==
+                               results[i].array.shape())) {
+        args[arg].array = results[i].array;
+        continue;
+      }
+      std::vector<HostArray> blocks;
+      for (int64_t r = 0, n = meshmath::numDevices(meshShape); r < n; ++r) {
+        blocks.push_back(results[i].array);
+        if (failed(readArray(resultPath(dir, i, step, r), blocks.back())))
+          return 1;
+      }
+      std::optional<std::vector<HostArray>> global = hostdata::assembleBlocks(
+          blocks, resultGlobalShapes[i], resultLayouts[i], meshShape, error);
+      std::optional<HostArray> block;
+      if (global)
+        block = hostdata::shardBlock(global->front(), argLayouts[arg],
+                                     meshShape, rank, error);
+      if (!block)
+        return fail("result " + Twine(i) + " fed to argument " + Twine(arg) +
+                    ": " + error);
+      args[arg].array = std::move(*block);
     }
-    Layout layout =
-        layoutOf(sharding, module->lookupSymbol<MeshOp>(sharding.getMesh()));
-    HostTensor global = *local;
-    for (auto [d, axes] : llvm::enumerate(layout.dimAxes))
-      global.shape[d] *= meshmath::groupSize(layout.meshShape, axes);
-    global.data.resize(global.numElements() * global.elementBytes());
-    if (failed(readFile(dir + "/arg" + std::to_string(i) + ".bin",
-                        global.data)))
-      return 1;
-    meshmath::Shape coords = meshmath::delinearize(rank, layout.meshShape);
-    meshmath::Shape offsets = meshmath::localOffsets(
-        {global.shape.begin(), global.shape.end()}, layout.dimAxes,
-        layout.meshShape, coords);
-    extractBlock(global, *local, offsets);
-    // A partial input: the first rank of each partial group holds the value,
-    // the others the identity of the reduction (an average of copies is the
-    // value, so every rank keeps it).
-    if (!layout.partialAxes.empty() &&
-        layout.partialKind != ReductionKind::avg &&
-        meshmath::indexInGroup(coords, layout.meshShape, layout.partialAxes) !=
-            0)
-      for (int64_t e = 0, n = local->numElements(); e < n; ++e)
-        local->set(e, identityOf(layout.partialKind, local->elementType));
-    args.push_back(std::move(*local));
+    // Nobody overwrites this step's files before every rank has read them.
+    if (exchange)
+      barrier();
   }
-  for (auto [i, type] : llvm::enumerate(wrapper.getResultTypes())) {
-    FailureOr<HostTensor> result =
-        describeType(type, entry.getLoc(), "result " + Twine(i));
-    if (failed(result))
-      return 1;
-    results.push_back(std::move(*result));
-  }
-  std::string objectDump;
-  if (keep && rank == 0)
-    objectDump = dir + (serialWorker ? "/serial.o" : "/partitioned.rank0.o");
-  if (failed(execute(*module, args, results, objectDump)))
-    return fail("the program failed");
-  if (!serialWorker && rank == corruptRank && !results.empty() &&
-      results.front().numElements() > 0)
-    results.front().set(0, results.front().get(0) + 1.0);
-  for (auto [i, result] : llvm::enumerate(results))
-    if (failed(writeFile(resultPath(dir, i, serialWorker ? -1 : rank),
-                         result.data)))
-      return 1;
-  if (!serialWorker)
+  if (failed(writeOutput(timesPath(dir, rank), [&](raw_ostream &os) {
+        for (double s : seconds)
+          os << llvm::formatv("{0:e9}\n", s);
+      })))
+    return 1;
+  if (distributed)
     dist_finalize();
   return 0;
 }
@@ -712,7 +501,7 @@ static int runWorker(MLIRContext &context) {
 //===----------------------------------------------------------------------===//
 
 static LogicalResult generateInputs(func::FuncOp entry,
-                                    std::vector<HostTensor> &inputs) {
+                                    std::vector<HostArray> &inputs) {
   llvm::DenseMap<unsigned, std::string> files;
   for (StringRef spec : inputFiles) {
     auto [indexText, path] = spec.split('=');
@@ -727,37 +516,43 @@ static LogicalResult generateInputs(func::FuncOp entry,
     files[index] = path.str();
   }
   for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
-    FailureOr<HostTensor> tensor =
-        describeType(type, entry.getLoc(), "argument " + Twine(i));
-    if (failed(tensor))
+    FailureOr<BoundaryType> boundary =
+        run::describeBoundary(type, entry.getLoc(), "argument " + Twine(i));
+    if (failed(boundary))
       return failure();
+    HostArray tensor = boundary->makeArray();
     if (files.count(i)) {
-      if (failed(readFile(files[i], tensor->data)))
+      if (failed(readArray(files[i], tensor)))
         return failure();
-      inputs.push_back(std::move(*tensor));
+      inputs.push_back(std::move(tensor));
       continue;
     }
     std::mt19937_64 generator(seed * 1000003ull + i);
-    if (isa<FloatType>(tensor->elementType)) {
+    if (hostdata::isFloat(tensor.dtype())) {
       std::uniform_real_distribution<double> values(-1.0, 1.0);
-      for (int64_t e = 0, n = tensor->numElements(); e < n; ++e)
-        tensor->set(e, values(generator));
-    } else {
-      auto range = entry.getArgAttrOfType<DenseI64ArrayAttr>(
-          i, DistDialect::getInputRangeAttrName());
-      if (!range) {
-        emitError(entry.getLoc())
-            << "integer argument " << i << " of @" << entry.getName()
-            << " needs its values' range: add {"
-            << DistDialect::getInputRangeAttrName()
-            << " = array<i64: lo, hi>} or pass --input " << i << "=FILE";
-        return failure();
-      }
-      std::uniform_int_distribution<int64_t> values(range[0], range[1] - 1);
-      for (int64_t e = 0, n = tensor->numElements(); e < n; ++e)
-        tensor->set(e, (double)values(generator));
+      for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
+        tensor.set(e, values(generator));
+      inputs.push_back(std::move(tensor));
+      continue;
     }
-    inputs.push_back(std::move(*tensor));
+    auto range = entry.getArgAttrOfType<DenseI64ArrayAttr>(
+        i, DistDialect::getInputRangeAttrName());
+    int64_t lo = 0, hi = 2; // i1 needs no range
+    if (range) {
+      lo = range[0];
+      hi = range[1];
+    } else if (tensor.dtype() != DType::I1) {
+      emitError(entry.getLoc())
+          << "integer argument " << i << " of @" << entry.getName()
+          << " needs its values' range: add {"
+          << DistDialect::getInputRangeAttrName()
+          << " = array<i64: lo, hi>} or pass --input " << i << "=FILE";
+      return failure();
+    }
+    std::uniform_int_distribution<int64_t> values(lo, hi - 1);
+    for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
+      tensor.setInt(e, values(generator));
+    inputs.push_back(std::move(tensor));
   }
   return success();
 }
@@ -775,6 +570,7 @@ static std::string findMpirun() {
 static void appendWorkerOptions(SmallVectorImpl<std::string> &argv,
                                 StringRef dir) {
   argv.append({"--worker", dir.str()});
+  argv.push_back("--steps=" + std::to_string(numSteps));
   if (keep)
     argv.push_back("--keep");
   if (!useBlas)
@@ -803,12 +599,16 @@ static LogicalResult runChild(ArrayRef<std::string> argv,
   return failure();
 }
 
-/// Runs the serial program in a process of its own.
-static LogicalResult launchSerial(StringRef self, StringRef dir) {
+/// Runs the serial (or the reference) program in a process of its own.
+static LogicalResult launchSerial(StringRef self, StringRef dir,
+                                  bool reference) {
   SmallVector<std::string> argv = {self.str()};
   appendWorkerOptions(argv, dir);
   argv.push_back("--serial");
-  return runChild(argv, std::nullopt, "the serial run");
+  if (reference)
+    argv.push_back("--reference");
+  return runChild(argv, std::nullopt,
+                  reference ? "the reference run" : "the serial run");
 }
 
 /// Runs this tool in worker mode on `ranks` MPI processes.
@@ -824,8 +624,10 @@ static LogicalResult launchRanks(StringRef self, StringRef dir, int ranks) {
     argv.push_back("--allow-run-as-root");
   argv.push_back(self.str());
   appendWorkerOptions(argv, dir);
-  if (corruptRank >= 0)
+  if (corruptRank >= 0) {
     argv.push_back("--corrupt-rank=" + std::to_string(corruptRank));
+    argv.push_back("--corrupt-step=" + std::to_string(corruptStep));
+  }
   // OpenMPI 4 creates its session directory under $TMPDIR with a racy mkdir:
   // two launches sharing a TMPDIR (parallel lit workers) can fail with "File
   // exists". Each launch gets the run's private directory instead.
@@ -839,96 +641,6 @@ static LogicalResult launchRanks(StringRef self, StringRef dir, int ranks) {
                   "the " + Twine(ranks) + "-rank run");
 }
 
-namespace {
-struct Comparison {
-  double maxAbs = 0, maxRel = 0;
-  int64_t mismatches = 0;
-};
-} // namespace
-
-/// Whether `actual` matches `expected` within the tolerances; NaN matches
-/// NaN (both runs computed an undefined value in the same place).
-static bool withinTolerance(double expected, double actual) {
-  if (std::isnan(expected) || std::isnan(actual))
-    return std::isnan(expected) && std::isnan(actual);
-  if (std::isinf(expected) || std::isinf(actual))
-    return expected == actual;
-  return std::fabs(actual - expected) <=
-         absTolerance + relTolerance * std::fabs(expected);
-}
-
-static void compare(const HostTensor &expected, const HostTensor &actual,
-                    Comparison &cmp) {
-  for (int64_t i = 0, n = expected.numElements(); i < n; ++i) {
-    double e = expected.get(i), a = actual.get(i);
-    double abs = std::fabs(a - e);
-    double rel = abs / std::max(std::fabs(e), 1e-30);
-    if (std::isnan(a) != std::isnan(e))
-      abs = rel = INFINITY;
-    else if (std::isnan(a) || a == e) // NaN in both; equal infinities
-      abs = rel = 0;
-    cmp.maxAbs = std::max(cmp.maxAbs, abs);
-    if (abs > 0)
-      cmp.maxRel = std::max(cmp.maxRel, rel);
-    if (!withinTolerance(e, a))
-      ++cmp.mismatches;
-  }
-}
-
-/// Builds the global value of result `index` from every rank's local block.
-/// Ranks that differ only along partial axes are reduced; ranks that differ
-/// only in axes that neither split nor reduce the result hold copies: the copy
-/// of replica 0 is the result, and every element of another copy that differs
-/// from it is counted in `replicaMismatch`.
-static LogicalResult assembleResult(StringRef dir, int64_t index,
-                                    HostTensor &global, HostTensor local,
-                                    const Layout &layout, int ranks,
-                                    int64_t &replicaMismatch) {
-  int64_t n = global.numElements();
-  meshmath::AxisList usedAxes = layout.partialAxes;
-  for (const meshmath::AxisList &axes : layout.dimAxes)
-    usedAxes.insert(usedAxes.end(), axes.begin(), axes.end());
-  meshmath::AxisList replicaAxes;
-  for (int64_t a = 0; a < (int64_t)layout.meshShape.size(); ++a)
-    if (!llvm::is_contained(usedAxes, a))
-      replicaAxes.push_back(a);
-  bool partial = !layout.partialAxes.empty();
-
-  std::map<int64_t, std::vector<double>> replicas;
-  for (int r = 0; r < ranks; ++r) {
-    if (failed(readFile(resultPath(dir, index, r), local.data)))
-      return failure();
-    meshmath::Shape coords = meshmath::delinearize(r, layout.meshShape);
-    std::vector<double> &target = replicas[meshmath::indexInGroup(
-        coords, layout.meshShape, replicaAxes)];
-    if (target.empty())
-      target.assign(n, identityOf(layout.partialKind, global.elementType));
-    meshmath::Shape offsets = meshmath::localOffsets(
-        {global.shape.begin(), global.shape.end()}, layout.dimAxes,
-        layout.meshShape, coords);
-    forEachIndex(local.shape, [&](int64_t i, ArrayRef<int64_t> idx) {
-      double &slot = target[positionIn(global.shape, offsets, idx)];
-      slot = partial ? combine(layout.partialKind, slot, local.get(i))
-                     : local.get(i);
-    });
-  }
-  if (partial && layout.partialKind == ReductionKind::avg) {
-    int64_t groupSize =
-        meshmath::groupSize(layout.meshShape, layout.partialAxes);
-    for (auto &[replica, values] : replicas)
-      for (double &v : values)
-        v /= groupSize;
-  }
-  std::vector<double> &result = replicas[0];
-  for (int64_t i = 0; i < n; ++i)
-    global.set(i, result[i]);
-  for (auto &[replica, values] : replicas)
-    for (int64_t i = 0; i < n; ++i)
-      if (!withinTolerance(result[i], values[i]))
-        ++replicaMismatch;
-  return success();
-}
-
 static std::string describeLayout(ShardingAttr sharding) {
   if (!sharding)
     return "replicated";
@@ -936,6 +648,117 @@ static std::string describeLayout(ShardingAttr sharding) {
   llvm::raw_string_ostream os(text);
   Attribute(sharding).print(os);
   return text;
+}
+
+namespace {
+/// What the driver knows of one result.
+struct ResultInfo {
+  std::string typeText;
+  std::string layoutText;
+  BoundaryType global;     // the serial run's
+  BoundaryType local;      // a rank's
+  meshmath::Layout layout; // on the run's mesh
+  /// Judged against the reference (else elementwise).
+  bool useReference = false;
+  DType referenceType = DType::F64;
+};
+} // namespace
+
+/// Judges result `index` at `step`; prints its line into `report`.
+static FailureOr<bool> judgeResult(StringRef dir, int64_t index, int step,
+                                   const ResultInfo &info,
+                                   const meshmath::Shape &meshShape,
+                                   raw_ostream &report) {
+  HostArray serial = info.global.makeArray();
+  if (failed(readArray(resultPath(dir, index, step, kSerial), serial)))
+    return failure();
+  std::vector<HostArray> blocks;
+  for (int64_t r = 0, n = meshmath::numDevices(meshShape); r < n; ++r) {
+    blocks.push_back(info.local.makeArray());
+    if (failed(readArray(resultPath(dir, index, step, r), blocks.back())))
+      return failure();
+  }
+  std::string error;
+  std::optional<std::vector<HostArray>> replicas = hostdata::assembleBlocks(
+      blocks, info.global.shape, info.layout, meshShape, error);
+  if (!replicas) {
+    llvm::errs() << "dist-run: result " << index << ": " << error << "\n";
+    return failure();
+  }
+  hostdata::Tolerance tolerance{relTolerance, absTolerance};
+  hostdata::ElementwiseResult vsSerial =
+      hostdata::compareElementwise(serial, replicas->front(), tolerance);
+  report << llvm::formatv("result #{0} {1} {2}: ", index, info.typeText,
+                          info.layoutText);
+  bool pass;
+  if (info.useReference) {
+    HostArray reference(info.referenceType, info.global.shape);
+    if (failed(readArray(resultPath(dir, index, step, kReference), reference)))
+      return failure();
+    hostdata::ReferenceResult verdict =
+        hostdata::judgeAgainstReference(reference, serial, *replicas);
+    report << llvm::formatv(
+        "max abs err {0:e2} vs serial; error vs f64 reference: distributed "
+        "{1:e2}, serial {2:e2} (allowed {3:e2})",
+        vsSerial.maxAbs, verdict.distributedError, verdict.serialError,
+        verdict.allowed);
+    if (verdict.specialMismatches)
+      report << ", " << verdict.specialMismatches
+             << " elements are NaN or infinite in one run only";
+    pass = verdict.pass;
+  } else {
+    int64_t replicaMismatch = 0;
+    for (const HostArray &replica : *replicas)
+      replicaMismatch += hostdata::compareElementwise(replicas->front(),
+                                                      replica, tolerance)
+                             .mismatches;
+    report << llvm::formatv("max abs err {0:e2}, max rel err {1:e2}",
+                            vsSerial.maxAbs, vsSerial.maxRel);
+    if (vsSerial.mismatches)
+      report << ", " << vsSerial.mismatches << " of " << serial.numElements()
+             << " elements differ";
+    if (replicaMismatch)
+      report << ", " << replicaMismatch << " elements differ between replicas";
+    pass = vsSerial.mismatches == 0 && replicaMismatch == 0;
+  }
+  report << (pass ? ": PASS\n" : ": FAIL\n");
+  return pass;
+}
+
+/// Reads the per-step times of a run.
+static std::vector<double> readTimes(StringRef dir, int rank) {
+  std::vector<double> times;
+  auto buffer = llvm::MemoryBuffer::getFile(timesPath(dir, rank));
+  if (!buffer)
+    return times;
+  SmallVector<StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (StringRef line : lines) {
+    double value;
+    if (!line.trim().getAsDouble(value))
+      times.push_back(value);
+  }
+  return times;
+}
+
+static void printTimes(StringRef dir, int ranks) {
+  llvm::outs() << "time per step in ms (min / median / max of " << numSteps
+               << " step(s)):\n";
+  auto printRow = [&](StringRef name, std::vector<double> times) {
+    llvm::outs() << llvm::formatv("  {0,-9}", name);
+    if (times.empty()) {
+      llvm::outs() << " unknown\n";
+      return;
+    }
+    std::sort(times.begin(), times.end());
+    llvm::outs() << llvm::formatv(" {0,10:f3} / {1,10:f3} / {2,10:f3}\n",
+                                  times.front() * 1e3,
+                                  times[times.size() / 2] * 1e3,
+                                  times.back() * 1e3);
+  };
+  printRow("serial", readTimes(dir, kSerial));
+  for (int r = 0; r < ranks; ++r)
+    printRow("rank " + std::to_string(r), readTimes(dir, r));
 }
 
 static int runDriver(MLIRContext &context, StringRef self) {
@@ -955,7 +778,7 @@ static int runDriver(MLIRContext &context, StringRef self) {
   }
   if (failed(applyMeshOverrides(*original)))
     return 1;
-  func::FuncOp entry = findEntry(*original);
+  func::FuncOp entry = run::findEntry(*original, entryName);
   if (!entry)
     return 1;
   std::string entrySymbol = entry.getName().str();
@@ -993,13 +816,12 @@ static int runDriver(MLIRContext &context, StringRef self) {
       llvm::sys::fs::remove_directories(dir);
   });
 
-  // Inputs (global shapes), written for the ranks.
-  std::vector<HostTensor> inputs;
+  // Inputs (global shapes), written for the runs.
+  std::vector<HostArray> inputs;
   if (failed(generateInputs(entry, inputs)))
     return 1;
   for (auto [i, input] : llvm::enumerate(inputs))
-    if (failed(writeFile((dir + "/arg" + Twine(i) + ".bin").str(),
-                         input.data)))
+    if (failed(writeArray(argPath(dir, i, false), input)))
       return 1;
 
   // The partitioned program.
@@ -1032,39 +854,78 @@ static int runDriver(MLIRContext &context, StringRef self) {
                  << "; reshape it with --mesh\n";
     return 1;
   }
-  addRunWrapper(*partitioned, partEntry);
-  if (failed(dumpModule(*partitioned, (dir + "/partitioned.mlir").str())))
+  meshmath::Shape meshShape = runMeshShape(*partitioned, ranks);
+  run::addRunWrapper(*partitioned, partEntry);
+  if (failed(run::writeModuleWithLocations(
+          *partitioned, (dir + "/partitioned.mlir").str())))
     return 1;
 
-  // The serial program, run in a process of its own.
+  // The serial program and, unless --strict, its widened reference.
   OwningOpRef<ModuleOp> serial = original->clone();
-  if (failed(makeSerial(*serial)))
+  if (failed(run::buildSerialProgram(*serial)))
     return 1;
   auto serialEntry = serial->lookupSymbol<func::FuncOp>(entrySymbol);
-  addRunWrapper(*serial, serialEntry);
-  if (failed(dumpModule(*serial, (dir + "/serial.mlir").str())))
+  run::addRunWrapper(*serial, serialEntry);
+  if (failed(run::writeModuleWithLocations(*serial,
+                                           (dir + "/serial.mlir").str())))
     return 1;
-  std::vector<HostTensor> serialResults;
-  for (auto [i, type] : llvm::enumerate(
-           serial->lookupSymbol<func::FuncOp>(kWrapperName).getResultTypes())) {
-    FailureOr<HostTensor> result =
-        describeType(type, serialEntry.getLoc(), "result " + Twine(i));
-    if (failed(result))
+  std::vector<ResultInfo> results;
+  bool anyNarrowFloat = false;
+  for (auto [i, type] : llvm::enumerate(serialEntry.getResultTypes())) {
+    ResultInfo &info = results.emplace_back();
+    llvm::raw_string_ostream(info.typeText) << type;
+    FailureOr<BoundaryType> global =
+        run::describeBoundary(type, serialEntry.getLoc(), "result " + Twine(i));
+    FailureOr<BoundaryType> local = run::describeBoundary(
+        partEntry.getResultTypes()[i], partEntry.getLoc(),
+        "result " + Twine(i));
+    if (failed(global) || failed(local))
       return 1;
-    serialResults.push_back(std::move(*result));
+    info.global = *global;
+    info.local = *local;
+    auto sharding = partEntry.getResultAttrOfType<ShardingAttr>(
+        i, DistDialect::getPartitionedAsAttrName());
+    info.layoutText = describeLayout(sharding);
+    info.layout = boundaryLayout(*partitioned, sharding, local->shape.size());
+    anyNarrowFloat |= hostdata::isFloat(global->dtype) &&
+                      global->dtype != DType::F64;
   }
-  SmallVector<std::string> resultTypeNames;
-  for (Type type : serialEntry.getResultTypes()) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    type.print(os);
-    resultTypeNames.push_back(text);
+  std::string widenFailure;
+  bool useReference = false;
+  if (!strict && anyNarrowFloat) {
+    OwningOpRef<ModuleOp> reference = serial->clone();
+    FailureOr<bool> widened = run::widenFloatsToF64(*reference, widenFailure);
+    if (succeeded(widened) && *widened) {
+      useReference = true;
+      auto refEntry = run::getWrappedEntry(*reference);
+      for (auto [i, type] : llvm::enumerate(refEntry.getArgumentTypes())) {
+        FailureOr<BoundaryType> boundary = run::describeBoundary(
+            type, refEntry.getLoc(), "argument " + Twine(i));
+        if (failed(boundary) ||
+            failed(writeArray(argPath(dir, i, true),
+                              inputs[i].convertedTo(boundary->dtype))))
+          return 1;
+      }
+      for (auto [i, type] : llvm::enumerate(refEntry.getResultTypes())) {
+        FailureOr<BoundaryType> boundary = run::describeBoundary(
+            type, refEntry.getLoc(), "result " + Twine(i));
+        if (failed(boundary))
+          return 1;
+        DType dtype = results[i].global.dtype;
+        results[i].useReference =
+            hostdata::isFloat(dtype) && dtype != DType::F64;
+        results[i].referenceType = boundary->dtype;
+      }
+      if (failed(run::writeModuleWithLocations(
+              *reference, (dir + "/reference.mlir").str())))
+        return 1;
+    }
   }
-  if (failed(launchSerial(self, dir)))
+
+  if (failed(launchSerial(self, dir, /*reference=*/false)))
     return 1;
-  for (auto [i, result] : llvm::enumerate(serialResults))
-    if (failed(readFile(resultPath(dir, i, /*rank=*/-1), result.data)))
-      return 1;
+  if (useReference && failed(launchSerial(self, dir, /*reference=*/true)))
+    return 1;
 
   llvm::outs() << "dist-run: @" << entrySymbol << " on " << ranks
                << " rank(s)";
@@ -1078,63 +939,63 @@ static int runDriver(MLIRContext &context, StringRef self) {
         });
     llvm::outs() << "]";
   }
+  if (numSteps > 1)
+    llvm::outs() << ", " << numSteps << " steps";
   llvm::outs() << "\n";
+  if (!widenFailure.empty())
+    llvm::outs() << "dist-run: no f64 reference: " << widenFailure
+                 << "; results are compared elementwise (--rtol, --atol)\n";
   llvm::outs().flush();
   if (failed(launchRanks(self, dir, ranks)))
     return 1;
 
-  // Assemble, compare, report.
-  int failures = 0;
-  for (auto [i, expected] : llvm::enumerate(serialResults)) {
-    FailureOr<HostTensor> localOrFailure = describeType(
-        partitioned->lookupSymbol<func::FuncOp>(kWrapperName).getResultTypes()[i],
-        partEntry.getLoc(), "result " + Twine(i));
-    if (failed(localOrFailure))
-      return 1;
-    HostTensor &local = *localOrFailure;
-    ShardingAttr sharding =
-        i < partEntry.getNumResults()
-            ? partEntry.getResultAttrOfType<ShardingAttr>(
-                  i, DistDialect::getPartitionedAsAttrName())
-            : ShardingAttr();
-    Layout layout;
-    if (sharding)
-      layout = layoutOf(sharding,
-                        partitioned->lookupSymbol<MeshOp>(sharding.getMesh()));
-    else if (!meshes.empty())
-      layout.meshShape.assign(meshes.front().getShape().begin(),
-                              meshes.front().getShape().end());
-    if (layout.dimAxes.empty())
-      layout.dimAxes.resize(local.shape.size());
-    if (layout.meshShape.empty())
-      layout.meshShape = {ranks};
-    HostTensor actual = expected;
-    int64_t replicaMismatch = 0;
-    if (failed(assembleResult(dir, i, actual, local, layout, ranks,
-                              replicaMismatch)))
-      return 1;
-    Comparison cmp;
-    compare(expected, actual, cmp);
-    bool pass = cmp.mismatches == 0 && replicaMismatch == 0;
-    failures += !pass;
-    const std::string &typeText = resultTypeNames[i];
-    llvm::outs() << llvm::formatv(
-        "result #{0} {1} {2}: max abs err {3:e2}, max rel err {4:e2}", i,
-        typeText, describeLayout(sharding), cmp.maxAbs, cmp.maxRel);
-    if (cmp.mismatches)
-      llvm::outs() << ", " << cmp.mismatches << " of "
-                   << expected.numElements() << " elements differ";
-    if (replicaMismatch)
-      llvm::outs() << ", " << replicaMismatch
-                   << " elements differ between replicas";
-    llvm::outs() << (pass ? ": PASS\n" : ": FAIL\n");
+  // Judge every step; report the first step that diverges (or the last).
+  int firstFailingStep = 0;
+  std::string details;
+  int detailFailures = 0;
+  for (int step = 1; step <= numSteps; ++step) {
+    std::string report;
+    llvm::raw_string_ostream os(report);
+    int failures = 0;
+    for (auto [i, info] : llvm::enumerate(results)) {
+      FailureOr<bool> pass = judgeResult(dir, i, step, info, meshShape, os);
+      if (failed(pass))
+        return 1;
+      failures += !*pass;
+    }
+    if (numSteps > 1)
+      llvm::outs() << "step " << step << ": "
+                   << (failures ? "FAIL" : "PASS") << " ("
+                   << results.size() - failures << " of " << results.size()
+                   << " result(s) match)\n";
+    if (failures && !firstFailingStep) {
+      firstFailingStep = step;
+      details = report;
+      detailFailures = failures;
+    }
+    if (!firstFailingStep && step == numSteps) {
+      details = report;
+      detailFailures = failures;
+    }
   }
-  llvm::outs() << (failures ? "FAIL" : "PASS") << ": "
-               << serialResults.size() - failures << " of "
-               << serialResults.size() << " result(s) match the serial run\n";
+  llvm::outs() << details;
+  size_t matching = results.size() - detailFailures;
+  if (!firstFailingStep)
+    llvm::outs() << "PASS: " << matching << " of " << results.size()
+                 << " result(s) match the serial run"
+                 << (numSteps > 1 ? " after every step" : "") << "\n";
+  else if (numSteps > 1)
+    llvm::outs() << "FAIL: step " << firstFailingStep
+                 << " is the first step that diverges: " << matching << " of "
+                 << results.size() << " result(s) match the serial run\n";
+  else
+    llvm::outs() << "FAIL: " << matching << " of " << results.size()
+                 << " result(s) match the serial run\n";
+  if (showTime)
+    printTimes(dir, ranks);
   if (keep)
     llvm::outs() << "dist-run: kept the intermediate files in " << dir << "\n";
-  return failures ? 1 : 0;
+  return firstFailingStep ? 1 : 0;
 }
 
 int main(int argc, char **argv) {
@@ -1154,6 +1015,11 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
+  if (numSteps < 1) {
+    llvm::errs() << "dist-run: --steps must be at least 1, got " << numSteps
+                 << "\n";
+    return 1;
+  }
   if (!workerDir.empty())
     return runWorker(context);
   if (numRanks.getNumOccurrences() && numRanks < 1) {
