@@ -26,11 +26,6 @@ struct DistStripAnnotationsPass
 
 /// Reports what has no serial form; true if `op` is fine.
 static bool checkGlobal(Operation *op) {
-  if (op->getDialect() && isa<shard::ShardDialect>(op->getDialect())) {
-    op->emitOpError() << "is an upstream shard op; run dist-import-shard "
-                         "before dist-strip-annotations";
-    return false;
-  }
   if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, ReduceOp,
           BroadcastOp, PermuteOp>(op)) {
     op->emitOpError() << "is a collective: a per-rank program has no serial "
@@ -67,7 +62,17 @@ static bool checkGlobal(Operation *op) {
 void DistStripAnnotationsPass::runOnOperation() {
   ModuleOp module = getOperation();
   bool ok = true;
-  module.walk([&](Operation *op) { ok &= checkGlobal(op); });
+  module.walk([&](Operation *op) {
+    // One error for a module written with upstream shard, not one per op.
+    if (op->getDialect() && isa<shard::ShardDialect>(op->getDialect())) {
+      op->emitOpError() << "is an upstream shard op; run dist-import-shard "
+                           "before dist-strip-annotations";
+      ok = false;
+      return WalkResult::interrupt();
+    }
+    ok &= checkGlobal(op);
+    return WalkResult::advance();
+  });
   if (!ok)
     return signalPassFailure();
 
