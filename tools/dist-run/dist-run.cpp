@@ -13,13 +13,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
-#include "dist/Dialect/Dist/IR/ShardingUtils.h"
 #include "dist/InitAllDist.h"
 #include "dist/Runtime/DistRuntime.h"
 #include "dist/Support/HostArray.h"
 #include "dist/Support/Verdict.h"
-#include "dist/Tools/DistRun/Execution.h"
+#include "dist/Tools/DistRun/Judge.h"
 #include "dist/Tools/DistRun/Program.h"
+#include "dist/Tools/DistRun/Steps.h"
+#include "dist/Tools/DistRun/WorkDir.h"
 #include "dist/Transforms/Passes.h"
 #include "dist/Transforms/Pipelines.h"
 
@@ -31,7 +32,6 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
@@ -40,18 +40,14 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <cstring>
 #include <random>
 #include <unistd.h>
 
@@ -145,76 +141,6 @@ static cl::opt<bool> referenceWorker(
     cl::desc("Internal: with --worker, run the widened reference program"));
 
 //===----------------------------------------------------------------------===//
-// Files of the work directory
-//===----------------------------------------------------------------------===//
-
-/// Who wrote a file: the serial run, the reference run, or a rank.
-static std::string runName(int rank) {
-  if (rank == -1)
-    return "serial";
-  if (rank == -2)
-    return "reference";
-  return "rank" + std::to_string(rank);
-}
-static constexpr int kSerial = -1, kReference = -2;
-
-/// Argument `index`'s global input; the reference's is widened.
-static std::string argPath(StringRef dir, int64_t index, bool reference) {
-  return (dir + "/arg" + Twine(index) + (reference ? ".reference" : "") +
-          ".bin")
-      .str();
-}
-
-/// Result `index` of `step` (1-based) of a run.
-static std::string resultPath(StringRef dir, int64_t index, int step,
-                              int rank) {
-  return (dir + "/result" + Twine(index) + ".step" + Twine(step) + "." +
-          runName(rank) + ".bin")
-      .str();
-}
-
-static std::string timesPath(StringRef dir, int rank) {
-  return (dir + "/times." + runName(rank) + ".txt").str();
-}
-
-static LogicalResult writeOutput(StringRef path,
-                                 llvm::function_ref<void(raw_ostream &)> write) {
-  std::string message;
-  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &message);
-  if (!file) {
-    llvm::errs() << "dist-run: " << message << "\n";
-    return failure();
-  }
-  write(file->os());
-  file->keep();
-  return success();
-}
-
-static LogicalResult writeArray(StringRef path, const HostArray &array) {
-  return writeOutput(path, [&](raw_ostream &os) {
-    os.write(array.data(), array.numBytes());
-  });
-}
-
-/// Reads `path` into `array`, whose type and shape give the expected size.
-static LogicalResult readArray(StringRef path, HostArray &array) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
-  if (!buffer) {
-    llvm::errs() << "dist-run: cannot read " << path << ": "
-                 << buffer.getError().message() << "\n";
-    return failure();
-  }
-  if ((int64_t)(*buffer)->getBufferSize() != array.numBytes()) {
-    llvm::errs() << "dist-run: " << path << " has "
-                 << (*buffer)->getBufferSize() << " bytes, expected "
-                 << array.numBytes() << "\n";
-    return failure();
-  }
-  std::memcpy(array.data(), (*buffer)->getBufferStart(), array.numBytes());
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
 // Program preparation
 //===----------------------------------------------------------------------===//
 
@@ -269,25 +195,6 @@ static LogicalResult applyMeshOverrides(ModuleOp module) {
   return success();
 }
 
-/// The layout of a boundary value of a partitioned function (its
-/// `dist.partitioned_as`), or replicated on `meshShape`.
-static meshmath::Layout boundaryLayout(ModuleOp module, ShardingAttr sharding,
-                                       size_t rank) {
-  if (sharding)
-    return getLayout(sharding, module.lookupSymbol<MeshOp>(sharding.getMesh()));
-  meshmath::Layout layout;
-  layout.dims.resize(rank);
-  return layout;
-}
-
-/// The mesh shape a module's programs run on: its first mesh's, or one axis
-/// of `ranks` devices.
-static meshmath::Shape runMeshShape(ModuleOp module, int64_t ranks) {
-  for (MeshOp mesh : module.getOps<MeshOp>())
-    return getMeshShape(mesh);
-  return {ranks};
-}
-
 //===----------------------------------------------------------------------===//
 // Workers: the serial and reference runs, and one rank of the partitioned run
 //===----------------------------------------------------------------------===//
@@ -316,181 +223,58 @@ static void barrier() {
 /// program, or (--serial) the serial or (--serial --reference) the
 /// reference program in a process of its own, so that a crash or a hang of
 /// the program under test is reported, with the --timeout, instead of taking
-/// dist-run down. Runs --steps steps and writes every step's results and the
-/// wall time of each call.
+/// dist-run down.
 static int runWorker(MLIRContext &context) {
   // A crash here is the program's, not dist-run's: no LLVM stack dump (the
   // driver reports the signal).
   for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
     std::signal(signal, SIG_DFL);
   bool distributed = !serialWorker;
-  if (distributed)
+  if (distributed) {
     dist_init(nullptr, nullptr);
-  // The program prints only to report a failed runtime check (puts) before
-  // it aborts, which would lose a buffered stdout: send it to stderr.
-  if (!distributed) {
+  } else {
+    // The program prints only to report a failed runtime check (puts)
+    // before it aborts, which would lose a buffered stdout: send it to
+    // stderr, unbuffered.
     dup2(STDERR_FILENO, STDOUT_FILENO);
     std::setvbuf(stdout, nullptr, _IONBF, 0);
   }
-  int rank = !distributed ? (referenceWorker ? kReference : kSerial)
-                          : dist_world_rank();
-  std::string dir = workerDir;
+  int run = !distributed ? (referenceWorker ? run::kReferenceRun
+                                            : run::kSerialRun)
+                         : dist_world_rank();
+  run::WorkDir dir(workerDir);
   auto fail = [&](const Twine &message) {
     llvm::errs() << "dist-run: "
-                 << (distributed ? "rank " + Twine(rank)
-                                 : Twine(runName(rank)) + " run")
+                 << (distributed ? "rank " + Twine(run)
+                                 : Twine(run::WorkDir::runName(run)) + " run")
                  << ": " << message << "\n";
     return 1;
   };
-  std::string programPath =
-      dir + (!distributed ? "/" + runName(rank) + ".mlir"
-                          : std::string("/partitioned.mlir"));
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
-      programPath, sourceMgr, ParserConfig(&context));
+      dir.program(run), sourceMgr, ParserConfig(&context));
   if (!module)
-    return fail("cannot parse " + programPath);
-  func::FuncOp entry = run::getWrappedEntry(*module);
-  if (!entry)
-    return fail(programPath + " has no @" + run::kWrapperName +
-                " calling the entry; --worker runs what dist-run wrote");
+    return fail("cannot parse " + dir.program(run));
 
-  // Everything the steps need is read before lowering rewrites the module.
-  SmallVector<int64_t> updates = run::getUpdatedArguments(entry);
-  meshmath::Shape meshShape =
-      runMeshShape(*module, distributed ? dist_world_size() : 1);
-  std::string partitionedAs = DistDialect::getPartitionedAsAttrName().str();
-  auto layoutOf = [&](DictionaryAttr attrs, size_t tensorRank) {
-    return boundaryLayout(
-        *module, attrs ? attrs.getAs<ShardingAttr>(partitionedAs) : nullptr,
-        tensorRank);
-  };
-  std::vector<HostValue> args, results;
-  std::vector<meshmath::Layout> argLayouts, resultLayouts;
-  std::vector<meshmath::Shape> resultGlobalShapes;
-  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
-    FailureOr<BoundaryType> local =
-        run::describeBoundary(type, entry.getLoc(), "argument " + Twine(i));
-    if (failed(local))
-      return 1;
-    meshmath::Layout layout =
-        layoutOf(entry.getArgAttrDict(i), local->shape.size());
-    meshmath::Shape globalShape = local->shape;
-    for (auto [d, axes] : llvm::enumerate(layout.dims))
-      globalShape[d] *= meshmath::groupSize(meshShape, axes);
-    HostArray global(local->dtype, globalShape);
-    if (failed(readArray(argPath(dir, i, rank == kReference), global)))
-      return 1;
-    std::string error;
-    std::optional<HostArray> block =
-        distributed
-            ? hostdata::shardBlock(global, layout, meshShape, rank, error)
-            : std::optional<HostArray>(std::move(global));
-    if (!block)
-      return fail("argument " + Twine(i) + ": " + error);
-    args.push_back({std::move(*block), local->isScalar});
-    argLayouts.push_back(layout);
-  }
-  auto wrapper = module->lookupSymbol<func::FuncOp>(run::kWrapperName);
-  for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {
-    Type type = wrapper.getArgumentTypes()[entry.getNumArguments() + i];
-    FailureOr<BoundaryType> local =
-        run::describeBoundary(type, entry.getLoc(), "result " + Twine(i));
-    if (failed(local))
-      return 1;
-    meshmath::Layout layout =
-        layoutOf(entry.getResultAttrDict(i), local->shape.size());
-    meshmath::Shape globalShape = local->shape;
-    for (auto [d, axes] : llvm::enumerate(layout.dims))
-      globalShape[d] *= meshmath::groupSize(meshShape, axes);
-    results.push_back({local->makeArray(), false});
-    resultLayouts.push_back(layout);
-    resultGlobalShapes.push_back(globalShape);
-  }
-  // Results fed back: a rank keeps its own block when the argument has the
-  // result's layout; otherwise the ranks exchange blocks through the work
-  // directory after every step.
-  std::vector<HostValue> inputs = args;
-  bool exchange = false;
-  for (auto [i, arg] : llvm::enumerate(updates))
-    if (arg >= 0 && distributed &&
-        !(argLayouts[arg] == resultLayouts[i] &&
-          args[arg].array.shape() == results[i].array.shape()))
-      exchange = true;
-
-  run::CompileOptions options;
+  run::StepOptions options;
+  options.steps = numSteps;
+  options.corruptRank = corruptRank;
+  options.corruptStep = corruptStep;
 #ifdef DIST_BLAS_LIBRARY
-  options.blas = useBlas;
+  options.compile.blas = useBlas;
 #endif
-  options.runtimeVerification = rank == kSerial;
-  options.sharedLibraries = jitLibraries();
-  if (keep && rank <= 0)
-    options.objectDump =
-        dir + "/" + (distributed ? "partitioned.rank0" : runName(rank)) + ".o";
-  std::string error;
-  FailureOr<std::unique_ptr<run::CompiledProgram>> program =
-      run::CompiledProgram::compile(*module, options, error);
-  if (failed(program))
-    return fail(error);
-
-  std::vector<double> seconds;
-  for (int step = 1; step <= numSteps; ++step) {
-    auto start = std::chrono::steady_clock::now();
-    if (failed((*program)->call(args, results, error)))
-      return fail(error);
-    seconds.push_back(std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count());
-    if (distributed && rank == corruptRank && step == corruptStep &&
-        !results.empty() && results.front().array.numElements() > 0)
-      results.front().array.set(0, results.front().array.get(0) + 1.0);
-    for (auto [i, result] : llvm::enumerate(results))
-      if (failed(writeArray(resultPath(dir, i, step, rank), result.array)))
-        return 1;
-    if (step == numSteps)
-      break;
-    // The next step's arguments.
-    for (auto [i, input] : llvm::enumerate(inputs))
-      if (!llvm::is_contained(updates, (int64_t)i))
-        args[i] = input;
-    if (exchange)
-      barrier();
-    for (auto [i, arg] : llvm::enumerate(updates)) {
-      if (arg < 0)
-        continue;
-      if (!distributed || (argLayouts[arg] == resultLayouts[i] &&
-                           args[arg].array.shape() ==
-                               results[i].array.shape())) {
-        args[arg].array = results[i].array;
-        continue;
-      }
-      std::vector<HostArray> blocks;
-      for (int64_t r = 0, n = meshmath::numDevices(meshShape); r < n; ++r) {
-        blocks.push_back(results[i].array);
-        if (failed(readArray(resultPath(dir, i, step, r), blocks.back())))
-          return 1;
-      }
-      std::optional<std::vector<HostArray>> global = hostdata::assembleBlocks(
-          blocks, resultGlobalShapes[i], resultLayouts[i], meshShape, error);
-      std::optional<HostArray> block;
-      if (global)
-        block = hostdata::shardBlock(global->front(), argLayouts[arg],
-                                     meshShape, rank, error);
-      if (!block)
-        return fail("result " + Twine(i) + " fed to argument " + Twine(arg) +
-                    ": " + error);
-      args[arg].array = std::move(*block);
-    }
-    // Nobody overwrites this step's files before every rank has read them.
-    if (exchange)
-      barrier();
-  }
-  if (failed(writeOutput(timesPath(dir, rank), [&](raw_ostream &os) {
-        for (double s : seconds)
-          os << llvm::formatv("{0:e9}\n", s);
-      })))
-    return 1;
+  // The user's loads and stores are checked in the serial run.
+  options.compile.runtimeVerification = run == run::kSerialRun;
+  options.compile.sharedLibraries = jitLibraries();
+  if (keep && run <= 0)
+    options.compile.objectDump =
+        dir.str() + "/" +
+        (distributed ? "partitioned.rank0" : run::WorkDir::runName(run)) + ".o";
+  if (llvm::Error error =
+          run::runSteps(*module, dir, run, distributed ? dist_world_size() : 1,
+                        options, barrier))
+    return fail(llvm::toString(std::move(error)));
   if (distributed)
     dist_finalize();
   return 0;
@@ -522,8 +306,11 @@ static LogicalResult generateInputs(func::FuncOp entry,
       return failure();
     HostArray tensor = boundary->makeArray();
     if (files.count(i)) {
-      if (failed(readArray(files[i], tensor)))
+      if (llvm::Error error = run::readArray(files[i], tensor)) {
+        llvm::errs() << "dist-run: --input " << i << ": "
+                     << llvm::toString(std::move(error)) << "\n";
         return failure();
+      }
       inputs.push_back(std::move(tensor));
       continue;
     }
@@ -641,107 +428,7 @@ static LogicalResult launchRanks(StringRef self, StringRef dir, int ranks) {
                   "the " + Twine(ranks) + "-rank run");
 }
 
-static std::string describeLayout(ShardingAttr sharding) {
-  if (!sharding)
-    return "replicated";
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  Attribute(sharding).print(os);
-  return text;
-}
-
-namespace {
-/// What the driver knows of one result.
-struct ResultInfo {
-  std::string typeText;
-  std::string layoutText;
-  BoundaryType global;     // the serial run's
-  BoundaryType local;      // a rank's
-  meshmath::Layout layout; // on the run's mesh
-  /// Judged against the reference (else elementwise).
-  bool useReference = false;
-  DType referenceType = DType::F64;
-};
-} // namespace
-
-/// Judges result `index` at `step`; prints its line into `report`.
-static FailureOr<bool> judgeResult(StringRef dir, int64_t index, int step,
-                                   const ResultInfo &info,
-                                   const meshmath::Shape &meshShape,
-                                   raw_ostream &report) {
-  HostArray serial = info.global.makeArray();
-  if (failed(readArray(resultPath(dir, index, step, kSerial), serial)))
-    return failure();
-  std::vector<HostArray> blocks;
-  for (int64_t r = 0, n = meshmath::numDevices(meshShape); r < n; ++r) {
-    blocks.push_back(info.local.makeArray());
-    if (failed(readArray(resultPath(dir, index, step, r), blocks.back())))
-      return failure();
-  }
-  std::string error;
-  std::optional<std::vector<HostArray>> replicas = hostdata::assembleBlocks(
-      blocks, info.global.shape, info.layout, meshShape, error);
-  if (!replicas) {
-    llvm::errs() << "dist-run: result " << index << ": " << error << "\n";
-    return failure();
-  }
-  hostdata::Tolerance tolerance{relTolerance, absTolerance};
-  hostdata::ElementwiseResult vsSerial =
-      hostdata::compareElementwise(serial, replicas->front(), tolerance);
-  report << llvm::formatv("result #{0} {1} {2}: ", index, info.typeText,
-                          info.layoutText);
-  bool pass;
-  if (info.useReference) {
-    HostArray reference(info.referenceType, info.global.shape);
-    if (failed(readArray(resultPath(dir, index, step, kReference), reference)))
-      return failure();
-    hostdata::ReferenceResult verdict =
-        hostdata::judgeAgainstReference(reference, serial, *replicas);
-    report << llvm::formatv(
-        "max abs err {0:e2} vs serial; error vs f64 reference: distributed "
-        "{1:e2}, serial {2:e2} (allowed {3:e2})",
-        vsSerial.maxAbs, verdict.distributedError, verdict.serialError,
-        verdict.allowed);
-    if (verdict.specialMismatches)
-      report << ", " << verdict.specialMismatches
-             << " elements are NaN or infinite in one run only";
-    pass = verdict.pass;
-  } else {
-    int64_t replicaMismatch = 0;
-    for (const HostArray &replica : *replicas)
-      replicaMismatch += hostdata::compareElementwise(replicas->front(),
-                                                      replica, tolerance)
-                             .mismatches;
-    report << llvm::formatv("max abs err {0:e2}, max rel err {1:e2}",
-                            vsSerial.maxAbs, vsSerial.maxRel);
-    if (vsSerial.mismatches)
-      report << ", " << vsSerial.mismatches << " of " << serial.numElements()
-             << " elements differ";
-    if (replicaMismatch)
-      report << ", " << replicaMismatch << " elements differ between replicas";
-    pass = vsSerial.mismatches == 0 && replicaMismatch == 0;
-  }
-  report << (pass ? ": PASS\n" : ": FAIL\n");
-  return pass;
-}
-
-/// Reads the per-step times of a run.
-static std::vector<double> readTimes(StringRef dir, int rank) {
-  std::vector<double> times;
-  auto buffer = llvm::MemoryBuffer::getFile(timesPath(dir, rank));
-  if (!buffer)
-    return times;
-  SmallVector<StringRef> lines;
-  (*buffer)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
-  for (StringRef line : lines) {
-    double value;
-    if (!line.trim().getAsDouble(value))
-      times.push_back(value);
-  }
-  return times;
-}
-
-static void printTimes(StringRef dir, int ranks) {
+static void printTimes(const run::WorkDir &dir, int ranks) {
   llvm::outs() << "time per step in ms (min / median / max of " << numSteps
                << " step(s)):\n";
   auto printRow = [&](StringRef name, std::vector<double> times) {
@@ -756,9 +443,178 @@ static void printTimes(StringRef dir, int ranks) {
                                   times[times.size() / 2] * 1e3,
                                   times.back() * 1e3);
   };
-  printRow("serial", readTimes(dir, kSerial));
+  printRow("serial", run::readTimes(dir.times(run::kSerialRun)));
   for (int r = 0; r < ranks; ++r)
-    printRow("rank " + std::to_string(r), readTimes(dir, r));
+    printRow("rank " + std::to_string(r), run::readTimes(dir.times(r)));
+}
+
+/// Creates the work directory in `dir`: --work-dir, which must be new or
+/// empty (it is removed at the end unless --keep, and dist-run never deletes
+/// what it did not write), or a new temporary directory.
+static LogicalResult createWorkDir(SmallString<128> &dir) {
+  if (workDirOption.empty()) {
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueDirectory("dist-run", dir)) {
+      llvm::errs() << "dist-run: cannot create a work directory: "
+                   << ec.message() << "\n";
+      return failure();
+    }
+    return success();
+  }
+  dir = workDirOption;
+  std::error_code ec;
+  if (llvm::sys::fs::exists(dir) &&
+      (!llvm::sys::fs::is_directory(dir) ||
+       llvm::sys::fs::directory_iterator(dir, ec) !=
+           llvm::sys::fs::directory_iterator() ||
+       ec)) {
+    llvm::errs() << "dist-run: --work-dir " << dir
+                 << " exists and is not an empty directory; give a new "
+                    "path (dist-run creates it, and removes it unless "
+                    "--keep)\n";
+    return failure();
+  }
+  if ((ec = llvm::sys::fs::create_directories(dir))) {
+    llvm::errs() << "dist-run: cannot create " << dir << ": " << ec.message()
+                 << "\n";
+    return failure();
+  }
+  return success();
+}
+
+/// Partitions `module` and checks its meshes against --ranks; sets `ranks`.
+static LogicalResult partition(ModuleOp module, int &ranks) {
+  PassManager pm(module.getContext());
+  buildAutoPartitionPipeline(pm, AutoPartitionOptions());
+  if (failed(pm.run(module))) {
+    llvm::errs() << "dist-run: partitioning failed\n";
+    return failure();
+  }
+  int64_t devices = 1;
+  for (MeshOp mesh : module.getOps<MeshOp>())
+    devices = std::max(devices, mesh.getNumDevices());
+  for (MeshOp mesh : module.getOps<MeshOp>())
+    if (mesh.getNumDevices() != devices) {
+      llvm::errs() << "dist-run: meshes of different sizes (@"
+                   << mesh.getSymName() << " has " << mesh.getNumDevices()
+                   << " devices, another " << devices
+                   << "); one program runs on one world\n";
+      return failure();
+    }
+  ranks = numRanks ? (int)numRanks : (int)devices;
+  if (!module.getOps<MeshOp>().empty() && ranks != devices) {
+    llvm::errs() << "dist-run: the mesh has " << devices
+                 << " devices but --ranks is " << ranks
+                 << "; reshape it with --mesh\n";
+    return failure();
+  }
+  return success();
+}
+
+/// Writes the f64 reference of `serial` and its inputs to `dir`, and marks
+/// the f16/bf16/f32 results of `specs` to be judged against it. Returns
+/// false, with `whyNot` set, when the program cannot be widened.
+static FailureOr<bool> prepareReference(ModuleOp serial,
+                                        ArrayRef<HostArray> inputs,
+                                        const run::WorkDir &dir,
+                                        std::vector<run::ResultSpec> &specs,
+                                        std::string &whyNot) {
+  OwningOpRef<ModuleOp> reference = serial.clone();
+  FailureOr<bool> widened = run::widenFloatsToF64(*reference, whyNot);
+  if (failed(widened) || !*widened)
+    return false;
+  func::FuncOp entry = run::getWrappedEntry(*reference);
+  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
+    FailureOr<BoundaryType> boundary =
+        run::describeBoundary(type, entry.getLoc(), "argument " + Twine(i));
+    if (failed(boundary))
+      return failure();
+    if (llvm::Error error = run::writeArray(
+            dir.arg(i, true), inputs[i].convertedTo(boundary->dtype))) {
+      llvm::errs() << "dist-run: " << llvm::toString(std::move(error)) << "\n";
+      return failure();
+    }
+  }
+  for (auto [i, type] : llvm::enumerate(entry.getResultTypes())) {
+    FailureOr<BoundaryType> boundary =
+        run::describeBoundary(type, entry.getLoc(), "result " + Twine(i));
+    if (failed(boundary))
+      return failure();
+    DType dtype = specs[i].global.dtype;
+    specs[i].useReference = hostdata::isFloat(dtype) && dtype != DType::F64;
+    specs[i].referenceType = boundary->dtype;
+  }
+  if (failed(run::writeModuleWithLocations(*reference,
+                                           dir.program(run::kReferenceRun))))
+    return failure();
+  return true;
+}
+
+/// Judges every result after every step and prints the report: with
+/// --steps, one line per step; the results of the first step that diverges
+/// (or of the last step); the verdict. Returns whether every step passed.
+static FailureOr<bool> report(const run::WorkDir &dir,
+                              ArrayRef<run::ResultSpec> specs,
+                              const meshmath::Shape &meshShape) {
+  hostdata::Tolerance tolerance{relTolerance, absTolerance};
+  int firstFailingStep = 0, detailFailures = 0;
+  std::string details;
+  for (int step = 1; step <= numSteps; ++step) {
+    std::string lines;
+    llvm::raw_string_ostream os(lines);
+    int failures = 0;
+    for (auto [i, spec] : llvm::enumerate(specs)) {
+      llvm::Expected<bool> pass =
+          run::judgeResult(dir, i, step, spec, meshShape, tolerance, os);
+      if (!pass) {
+        llvm::errs() << "dist-run: " << llvm::toString(pass.takeError())
+                     << "\n";
+        return failure();
+      }
+      failures += !*pass;
+    }
+    if (numSteps > 1)
+      llvm::outs() << "step " << step << ": " << (failures ? "FAIL" : "PASS")
+                   << " (" << specs.size() - failures << " of "
+                   << specs.size() << " result(s) match)\n";
+    if ((failures && !firstFailingStep) ||
+        (!firstFailingStep && step == numSteps)) {
+      firstFailingStep = failures ? step : 0;
+      details = lines;
+      detailFailures = failures;
+    }
+  }
+  llvm::outs() << details;
+  size_t matching = specs.size() - detailFailures;
+  if (!firstFailingStep)
+    llvm::outs() << "PASS: " << matching << " of " << specs.size()
+                 << " result(s) match the serial run"
+                 << (numSteps > 1 ? " after every step" : "") << "\n";
+  else if (numSteps > 1)
+    llvm::outs() << "FAIL: step " << firstFailingStep
+                 << " is the first step that diverges: " << matching << " of "
+                 << specs.size() << " result(s) match the serial run\n";
+  else
+    llvm::outs() << "FAIL: " << matching << " of " << specs.size()
+                 << " result(s) match the serial run\n";
+  return !firstFailingStep;
+}
+
+static void printHeader(StringRef entry, int ranks, ModuleOp module) {
+  llvm::outs() << "dist-run: @" << entry << " on " << ranks << " rank(s)";
+  for (MeshOp mesh : module.getOps<MeshOp>()) {
+    llvm::outs() << ", mesh @" << mesh.getSymName() << " [";
+    llvm::interleaveComma(
+        llvm::zip(mesh.getAxisNames().getAsValueRange<StringAttr>(),
+                  mesh.getShape()),
+        llvm::outs(), [&](auto axis) {
+          llvm::outs() << std::get<0>(axis) << " = " << std::get<1>(axis);
+        });
+    llvm::outs() << "]";
+  }
+  if (numSteps > 1)
+    llvm::outs() << ", " << numSteps << " steps";
+  llvm::outs() << "\n";
 }
 
 static int runDriver(MLIRContext &context, StringRef self) {
@@ -783,219 +639,88 @@ static int runDriver(MLIRContext &context, StringRef self) {
     return 1;
   std::string entrySymbol = entry.getName().str();
 
-  // Work directory. It is removed at the end (unless --keep), so a given
-  // one must be new or empty: dist-run never deletes what it did not write.
-  SmallString<128> dir;
-  if (!workDirOption.empty()) {
-    dir = workDirOption;
-    std::error_code ec;
-    bool exists = llvm::sys::fs::exists(dir);
-    if (exists && (!llvm::sys::fs::is_directory(dir) ||
-                   llvm::sys::fs::directory_iterator(dir, ec) !=
-                       llvm::sys::fs::directory_iterator() ||
-                   ec)) {
-      llvm::errs() << "dist-run: --work-dir " << dir
-                   << " exists and is not an empty directory; give a new "
-                      "path (dist-run creates it, and removes it unless "
-                      "--keep)\n";
-      return 1;
-    }
-    if ((ec = llvm::sys::fs::create_directories(dir))) {
-      llvm::errs() << "dist-run: cannot create " << dir << ": "
-                   << ec.message() << "\n";
-      return 1;
-    }
-  } else if (std::error_code ec =
-                 llvm::sys::fs::createUniqueDirectory("dist-run", dir)) {
-    llvm::errs() << "dist-run: cannot create a work directory: "
-                 << ec.message() << "\n";
+  SmallString<128> dirPath;
+  if (failed(createWorkDir(dirPath)))
     return 1;
-  }
   llvm::scope_exit cleanup([&] {
     if (!keep)
-      llvm::sys::fs::remove_directories(dir);
+      llvm::sys::fs::remove_directories(dirPath);
   });
+  run::WorkDir dir(dirPath);
 
   // Inputs (global shapes), written for the runs.
   std::vector<HostArray> inputs;
   if (failed(generateInputs(entry, inputs)))
     return 1;
   for (auto [i, input] : llvm::enumerate(inputs))
-    if (failed(writeArray(argPath(dir, i, false), input)))
+    if (llvm::Error error = run::writeArray(dir.arg(i, false), input)) {
+      llvm::errs() << "dist-run: " << llvm::toString(std::move(error)) << "\n";
       return 1;
+    }
 
-  // The partitioned program.
+  // The programs, printed with the user's locations: every diagnostic of a
+  // worker names the user's file and line.
   OwningOpRef<ModuleOp> partitioned = original->clone();
-  {
-    PassManager pm(&context);
-    buildAutoPartitionPipeline(pm, AutoPartitionOptions());
-    if (failed(pm.run(*partitioned))) {
-      llvm::errs() << "dist-run: partitioning failed\n";
-      return 1;
-    }
-  }
+  int ranks;
+  if (failed(partition(*partitioned, ranks)))
+    return 1;
   auto partEntry = partitioned->lookupSymbol<func::FuncOp>(entrySymbol);
-  SmallVector<MeshOp> meshes = llvm::to_vector(partitioned->getOps<MeshOp>());
-  int64_t devices = 1;
-  for (MeshOp mesh : meshes)
-    devices = std::max(devices, mesh.getNumDevices());
-  for (MeshOp mesh : meshes)
-    if (mesh.getNumDevices() != devices) {
-      llvm::errs() << "dist-run: meshes of different sizes (@"
-                   << mesh.getSymName() << " has " << mesh.getNumDevices()
-                   << " devices, another " << devices
-                   << "); one program runs on one world\n";
-      return 1;
-    }
-  int ranks = numRanks ? (int)numRanks : (int)devices;
-  if (!meshes.empty() && ranks != devices) {
-    llvm::errs() << "dist-run: the mesh has " << devices
-                 << " devices but --ranks is " << ranks
-                 << "; reshape it with --mesh\n";
-    return 1;
-  }
-  meshmath::Shape meshShape = runMeshShape(*partitioned, ranks);
   run::addRunWrapper(*partitioned, partEntry);
-  if (failed(run::writeModuleWithLocations(
-          *partitioned, (dir + "/partitioned.mlir").str())))
-    return 1;
-
-  // The serial program and, unless --strict, its widened reference.
   OwningOpRef<ModuleOp> serial = original->clone();
   if (failed(run::buildSerialProgram(*serial)))
     return 1;
   auto serialEntry = serial->lookupSymbol<func::FuncOp>(entrySymbol);
   run::addRunWrapper(*serial, serialEntry);
-  if (failed(run::writeModuleWithLocations(*serial,
-                                           (dir + "/serial.mlir").str())))
+  if (failed(run::writeModuleWithLocations(*partitioned, dir.program(0))) ||
+      failed(run::writeModuleWithLocations(*serial,
+                                           dir.program(run::kSerialRun))))
     return 1;
-  std::vector<ResultInfo> results;
-  bool anyNarrowFloat = false;
-  for (auto [i, type] : llvm::enumerate(serialEntry.getResultTypes())) {
-    ResultInfo &info = results.emplace_back();
-    llvm::raw_string_ostream(info.typeText) << type;
-    FailureOr<BoundaryType> global =
-        run::describeBoundary(type, serialEntry.getLoc(), "result " + Twine(i));
-    FailureOr<BoundaryType> local = run::describeBoundary(
-        partEntry.getResultTypes()[i], partEntry.getLoc(),
-        "result " + Twine(i));
-    if (failed(global) || failed(local))
-      return 1;
-    info.global = *global;
-    info.local = *local;
-    auto sharding = partEntry.getResultAttrOfType<ShardingAttr>(
-        i, DistDialect::getPartitionedAsAttrName());
-    info.layoutText = describeLayout(sharding);
-    info.layout = boundaryLayout(*partitioned, sharding, local->shape.size());
-    anyNarrowFloat |= hostdata::isFloat(global->dtype) &&
-                      global->dtype != DType::F64;
-  }
-  std::string widenFailure;
+  FailureOr<std::vector<run::ResultSpec>> specs =
+      run::describeResults(serialEntry, partEntry, *partitioned);
+  if (failed(specs))
+    return 1;
+
+  // The f64 reference, unless --strict or no result is a narrow float.
+  std::string noReference;
   bool useReference = false;
-  if (!strict && anyNarrowFloat) {
-    OwningOpRef<ModuleOp> reference = serial->clone();
-    FailureOr<bool> widened = run::widenFloatsToF64(*reference, widenFailure);
-    if (succeeded(widened) && *widened) {
-      useReference = true;
-      auto refEntry = run::getWrappedEntry(*reference);
-      for (auto [i, type] : llvm::enumerate(refEntry.getArgumentTypes())) {
-        FailureOr<BoundaryType> boundary = run::describeBoundary(
-            type, refEntry.getLoc(), "argument " + Twine(i));
-        if (failed(boundary) ||
-            failed(writeArray(argPath(dir, i, true),
-                              inputs[i].convertedTo(boundary->dtype))))
-          return 1;
-      }
-      for (auto [i, type] : llvm::enumerate(refEntry.getResultTypes())) {
-        FailureOr<BoundaryType> boundary = run::describeBoundary(
-            type, refEntry.getLoc(), "result " + Twine(i));
-        if (failed(boundary))
-          return 1;
-        DType dtype = results[i].global.dtype;
-        results[i].useReference =
-            hostdata::isFloat(dtype) && dtype != DType::F64;
-        results[i].referenceType = boundary->dtype;
-      }
-      if (failed(run::writeModuleWithLocations(
-              *reference, (dir + "/reference.mlir").str())))
-        return 1;
-    }
+  if (!strict && llvm::any_of(*specs, [](const run::ResultSpec &spec) {
+        return hostdata::isFloat(spec.global.dtype) &&
+               spec.global.dtype != DType::F64;
+      })) {
+    FailureOr<bool> prepared =
+        prepareReference(*serial, inputs, dir, *specs, noReference);
+    if (failed(prepared))
+      return 1;
+    useReference = *prepared;
   }
 
-  if (failed(launchSerial(self, dir, /*reference=*/false)))
+  if (failed(launchSerial(self, dir.str(), /*reference=*/false)))
     return 1;
-  if (useReference && failed(launchSerial(self, dir, /*reference=*/true)))
-    return 1;
-
-  llvm::outs() << "dist-run: @" << entrySymbol << " on " << ranks
-               << " rank(s)";
-  for (MeshOp mesh : meshes) {
-    llvm::outs() << ", mesh @" << mesh.getSymName() << " [";
-    llvm::interleaveComma(
-        llvm::zip(mesh.getAxisNames().getAsValueRange<StringAttr>(),
-                  mesh.getShape()),
-        llvm::outs(), [&](auto axis) {
-          llvm::outs() << std::get<0>(axis) << " = " << std::get<1>(axis);
-        });
-    llvm::outs() << "]";
+  // The reference is the yardstick, not the program under test: when it
+  // fails (its error is above), the results are compared elementwise.
+  if (useReference && failed(launchSerial(self, dir.str(), /*reference=*/true))) {
+    noReference = "the reference run failed";
+    for (run::ResultSpec &spec : *specs)
+      spec.useReference = false;
   }
-  if (numSteps > 1)
-    llvm::outs() << ", " << numSteps << " steps";
-  llvm::outs() << "\n";
-  if (!widenFailure.empty())
-    llvm::outs() << "dist-run: no f64 reference: " << widenFailure
+  printHeader(entrySymbol, ranks, *partitioned);
+  if (!noReference.empty())
+    llvm::outs() << "dist-run: no f64 reference: " << noReference
                  << "; results are compared elementwise (--rtol, --atol)\n";
   llvm::outs().flush();
-  if (failed(launchRanks(self, dir, ranks)))
+  if (failed(launchRanks(self, dir.str(), ranks)))
     return 1;
 
-  // Judge every step; report the first step that diverges (or the last).
-  int firstFailingStep = 0;
-  std::string details;
-  int detailFailures = 0;
-  for (int step = 1; step <= numSteps; ++step) {
-    std::string report;
-    llvm::raw_string_ostream os(report);
-    int failures = 0;
-    for (auto [i, info] : llvm::enumerate(results)) {
-      FailureOr<bool> pass = judgeResult(dir, i, step, info, meshShape, os);
-      if (failed(pass))
-        return 1;
-      failures += !*pass;
-    }
-    if (numSteps > 1)
-      llvm::outs() << "step " << step << ": "
-                   << (failures ? "FAIL" : "PASS") << " ("
-                   << results.size() - failures << " of " << results.size()
-                   << " result(s) match)\n";
-    if (failures && !firstFailingStep) {
-      firstFailingStep = step;
-      details = report;
-      detailFailures = failures;
-    }
-    if (!firstFailingStep && step == numSteps) {
-      details = report;
-      detailFailures = failures;
-    }
-  }
-  llvm::outs() << details;
-  size_t matching = results.size() - detailFailures;
-  if (!firstFailingStep)
-    llvm::outs() << "PASS: " << matching << " of " << results.size()
-                 << " result(s) match the serial run"
-                 << (numSteps > 1 ? " after every step" : "") << "\n";
-  else if (numSteps > 1)
-    llvm::outs() << "FAIL: step " << firstFailingStep
-                 << " is the first step that diverges: " << matching << " of "
-                 << results.size() << " result(s) match the serial run\n";
-  else
-    llvm::outs() << "FAIL: " << matching << " of " << results.size()
-                 << " result(s) match the serial run\n";
+  FailureOr<bool> pass =
+      report(dir, *specs, run::getRunMeshShape(*partitioned, ranks));
+  if (failed(pass))
+    return 1;
   if (showTime)
     printTimes(dir, ranks);
   if (keep)
-    llvm::outs() << "dist-run: kept the intermediate files in " << dir << "\n";
-  return firstFailingStep ? 1 : 0;
+    llvm::outs() << "dist-run: kept the intermediate files in " << dir.str()
+                 << "\n";
+  return *pass ? 0 : 1;
 }
 
 int main(int argc, char **argv) {
