@@ -275,12 +275,13 @@ HostArray HostArray::convertedTo(DType dtype) const {
 //===----------------------------------------------------------------------===//
 
 double identity(Reduction reduction, DType dtype) {
-  bool floating = isFloat(dtype);
+  if (!isFloat(dtype))
+    return (double)identityInt(reduction, dtype);
   switch (reduction) {
   case Reduction::Max:
-    return floating ? -INFINITY : integerMin(dtype);
+    return -INFINITY;
   case Reduction::Min:
-    return floating ? INFINITY : integerMax(dtype);
+    return INFINITY;
   case Reduction::Prod:
     return 1;
   case Reduction::Sum:

@@ -196,8 +196,8 @@ static std::string findUnwidenable(ModuleOp module) {
   module.walk([&](Operation *op) {
     auto fn = dyn_cast<FunctionOpInterface>(op);
     if (fn && fn.isExternal() &&
-        llvm::any_of(fn.getArgumentTypes(), holdsNarrowFloat) |
-            llvm::any_of(fn.getResultTypes(), holdsNarrowFloat)) {
+        (llvm::any_of(fn.getArgumentTypes(), holdsNarrowFloat) ||
+         llvm::any_of(fn.getResultTypes(), holdsNarrowFloat))) {
       reason = "the external function @" +
                SymbolTable::getSymbolName(op).getValue().str() +
                " takes or returns narrow floats";
