@@ -85,11 +85,12 @@ private:
   std::vector<char> bytes;
 };
 
-/// The identity of `reduction` on `dtype`, as a double the type holds: 0 for
-/// sum, 1 for prod, for max and min -inf and +inf on floats and the type's
-/// extremes on integers. Avg has none (every rank holds the value): 0.
+/// The identity of `reduction` on `dtype`: 0 for sum, 1 for prod, for max
+/// and min -inf and +inf on floats and the type's extremes on integers. Avg
+/// has none (every rank holds the value): 0.
 double identity(Reduction reduction, DType dtype);
-/// The same for integer types, exactly (i64 min: INT64_MAX).
+/// The same for integer types, exactly (min on i64: INT64_MAX, which no
+/// double holds).
 int64_t identityInt(Reduction reduction, DType dtype);
 
 /// `a` combined with `b` by `reduction` (avg adds; divide by the group size
