@@ -71,10 +71,6 @@ private:
   OwningMemRef<T, Rank> memref;
 };
 
-/// The largest rank dist-run passes (OwningMemRef's rank is a template
-/// parameter).
-constexpr int kMaxRank = 8;
-
 template <typename T, int Rank = 0>
 std::unique_ptr<Buffer> makeBufferOfRank(ArrayRef<int64_t> shape) {
   if constexpr (Rank > kMaxRank) {

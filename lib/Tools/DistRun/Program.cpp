@@ -53,6 +53,10 @@ FailureOr<run::BoundaryType> run::describeBoundary(Type type, Location loc,
     if (!ranked.hasStaticShape())
       return emitError(loc) << what << " has a dynamic shape " << type
                             << "; dist-run needs static shapes";
+    if (ranked.getRank() > kMaxRank)
+      return emitError(loc) << what << " has rank " << ranked.getRank()
+                            << "; dist-run passes tensors of rank "
+                            << kMaxRank << " at most";
     element = ranked.getElementType();
     boundary.shape.assign(ranked.getShape().begin(), ranked.getShape().end());
   } else if (auto memref = dyn_cast<MemRefType>(type)) {

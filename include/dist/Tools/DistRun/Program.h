@@ -22,6 +22,10 @@ namespace mlir::dist::run {
 /// The name of the function dist-run adds to every program it runs.
 constexpr const char *kWrapperName = "__dist_run_entry";
 
+/// The largest rank of a tensor that dist-run passes (the rank of MLIR's
+/// owning memref descriptors is a template parameter).
+constexpr int kMaxRank = 8;
+
 /// The host element type of `type`: f16, bf16, f32, f64, i1, i8, i16, i32,
 /// i64 or index; std::nullopt for anything else.
 std::optional<hostdata::DType> getHostType(Type type);
@@ -37,7 +41,8 @@ struct BoundaryType {
 };
 
 /// The boundary type of `type`; reports, at `loc` and prefixed with `what`
-/// ("argument 1"), dynamic shapes and unsupported types.
+/// ("argument 1"), dynamic shapes, ranks above kMaxRank and unsupported
+/// types.
 FailureOr<BoundaryType> describeBoundary(Type type, Location loc,
                                          const Twine &what);
 
