@@ -97,4 +97,22 @@ TEST_F(ShardingUtilsTest, MeshQueries) {
   EXPECT_TRUE(axes[1].empty());
 }
 
+// Tests the conversion of a sharding to the plain layout of dist/Support,
+// and that the host-side block of a rank has the local type's shape.
+TEST_F(ShardingUtilsTest, Layout) {
+  ShardingAttr sharding = parseSharding(
+      "#dist.sharding<@mesh_2x4, [{}, {mp}], partial = max{dp}>");
+  meshmath::Layout layout = getLayout(sharding, mesh);
+  EXPECT_EQ(layout.dims,
+            (std::vector<meshmath::AxisList>{{}, meshmath::AxisList{1}}));
+  EXPECT_EQ(layout.partial, (meshmath::AxisList{0}));
+  EXPECT_EQ(layout.partialKind, (int)ReductionKind::max);
+  auto type = RankedTensorType::get({8, 16}, Float32Type::get(&context));
+  std::optional<meshmath::Shape> local =
+      meshmath::localShape({8, 16}, layout.dims, getMeshShape(mesh));
+  ASSERT_TRUE(local);
+  EXPECT_EQ(ArrayRef<int64_t>(*local),
+            getLocalType(type, sharding, mesh)->getShape());
+}
+
 } // namespace

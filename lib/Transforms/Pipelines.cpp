@@ -74,6 +74,11 @@ void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm);
   // The deallocation pipeline leaves bufferization.clone/dealloc ops.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // The user's loads, stores and subviews (and the shapes of linalg ops) are
+  // checked here, before linalg becomes loops whose accesses are in bounds by
+  // construction and would only cost time.
+  if (options.runtimeVerification)
+    pm.addPass(createGenerateRuntimeVerificationPass());
   pm.addPass(createDistLowerToRuntime());
   if (options.blas)
     pm.addPass(createDistMatmulToBlas());

@@ -1,46 +1,37 @@
 //===- dist-run.cpp - Run a program serially and on N ranks, and compare --===//
 //
-// dist-run [--ranks N] [--entry NAME] [--mesh NAME=AxB] [--keep] FILE
+// dist-run [--ranks N] [--entry NAME] [--mesh NAME=AxB] [--steps N] FILE
 //
-// Takes one annotated program (dist or upstream shard annotations) and:
-//   1. builds the serial program (annotations dropped) and the partitioned
-//      one (dist-auto-partition);
-//   2. generates the entry's inputs (seeded random floats; integers from each
-//      argument's `dist.input_range`; or raw files given with --input);
-//   3. JIT-compiles and runs the serial program in a child process (this
-//      tool in serial worker mode), so that a crash or a hang of the program
-//      is reported instead of ending dist-run;
-//   4. runs the partitioned program on N MPI ranks (mpirun of this tool in
-//      worker mode), each rank feeding its shard of every input;
-//   5. assembles each result from the ranks' shards (reducing partial ones),
-//      compares it with the serial result and prints PASS/FAIL per result.
-// It exits non-zero on any mismatch or failure.
+// The driver: it builds the serial program, its f64-widened reference and
+// the partitioned program (dist/Tools/DistRun), writes them and the inputs
+// to a work directory, runs the serial and reference programs in a child
+// process each and the partitioned one on N MPI ranks (this tool in worker
+// mode), then rebuilds every result from the ranks' blocks and judges it
+// (dist/Support: HostArray, Verdict) after every step. It exits non-zero on
+// any mismatch or failure.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/InitAllDist.h"
 #include "dist/Runtime/DistRuntime.h"
-#include "dist/Support/MeshMath.h"
+#include "dist/Support/HostArray.h"
+#include "dist/Support/Verdict.h"
+#include "dist/Tools/DistRun/Judge.h"
+#include "dist/Tools/DistRun/Program.h"
+#include "dist/Tools/DistRun/Steps.h"
+#include "dist/Tools/DistRun/WorkDir.h"
 #include "dist/Transforms/Passes.h"
 #include "dist/Transforms/Pipelines.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
-#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/SymbolTable.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
@@ -49,23 +40,23 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cmath>
+#include <algorithm>
 #include <csignal>
-#include <cstdlib>
-#include <cstring>
+#include <cstdio>
 #include <random>
 #include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::dist;
+using hostdata::DType;
+using hostdata::HostArray;
+using run::BoundaryType;
+using run::HostValue;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory category("dist-run options");
@@ -92,10 +83,29 @@ static cl::list<std::string> inputFiles(
     cl::cat(category));
 static cl::opt<unsigned> seed("seed", cl::desc("Seed of the random inputs"),
                               cl::init(1), cl::cat(category));
-static cl::opt<double> relTolerance("rtol", cl::desc("Relative tolerance"),
-                            cl::init(1e-4), cl::cat(category));
-static cl::opt<double> absTolerance("atol", cl::desc("Absolute tolerance"),
-                            cl::init(1e-5), cl::cat(category));
+static cl::opt<int> numSteps(
+    "steps",
+    cl::desc("Run the entry N times, feeding each result marked "
+             "dist.updates = I back into argument I (the others get their "
+             "inputs again); compare after every step"),
+    cl::init(1), cl::cat(category));
+static cl::opt<bool> showTime(
+    "time",
+    cl::desc("Print each rank's wall time per step (min / median / max), "
+             "serial and distributed"),
+    cl::init(false), cl::cat(category));
+static cl::opt<bool> strict(
+    "strict",
+    cl::desc("Compare every result elementwise with the serial run "
+             "(--rtol/--atol) instead of judging f16/bf16/f32 results against "
+             "an f64 reference"),
+    cl::init(false), cl::cat(category));
+static cl::opt<double> relTolerance(
+    "rtol", cl::desc("Relative tolerance of elementwise comparisons"),
+    cl::init(1e-4), cl::cat(category));
+static cl::opt<double> absTolerance(
+    "atol", cl::desc("Absolute tolerance of elementwise comparisons"),
+    cl::init(1e-5), cl::cat(category));
 static cl::opt<bool> keep("keep",
                           cl::desc("Keep the intermediate IR, object files "
                                    "and data (see --work-dir)"),
@@ -117,193 +127,18 @@ static cl::opt<unsigned> timeoutSeconds(
 static cl::opt<int> corruptRank(
     "corrupt-rank", cl::Hidden, cl::init(-1),
     cl::desc("Testing: this rank adds 1 to the first element of its first "
-             "result, which the comparison must catch"));
+             "result (at --corrupt-step), which the comparison must catch"));
+static cl::opt<int> corruptStep(
+    "corrupt-step", cl::Hidden, cl::init(1),
+    cl::desc("Testing: the step at which --corrupt-rank corrupts"));
 static cl::opt<std::string> workerDir("worker", cl::Hidden,
                                       cl::desc("Internal: run as one rank"));
 static cl::opt<bool> serialWorker(
     "serial", cl::Hidden, cl::init(false),
     cl::desc("Internal: with --worker, run the serial program (no MPI)"));
-
-static constexpr const char *kWrapperName = "__dist_run_entry";
-
-//===----------------------------------------------------------------------===//
-// Values and layouts
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-/// A tensor (or scalar, rank 0 without a tensor type) of one of the supported
-/// element types, as raw bytes in row-major order.
-struct HostTensor {
-  Type elementType;
-  SmallVector<int64_t> shape;
-  bool isScalar = false;
-  std::vector<char> data;
-
-  int64_t numElements() const {
-    int64_t n = 1;
-    for (int64_t d : shape)
-      n *= d;
-    return n;
-  }
-  int64_t elementBytes() const {
-    return elementType.isIndex() ? 8 : elementType.getIntOrFloatBitWidth() / 8;
-  }
-  double get(int64_t i) const {
-    const char *p = data.data() + i * elementBytes();
-    if (elementType.isF32())
-      return *reinterpret_cast<const float *>(p);
-    if (elementType.isF64())
-      return *reinterpret_cast<const double *>(p);
-    if (elementType.isInteger(32))
-      return *reinterpret_cast<const int32_t *>(p);
-    return (double)*reinterpret_cast<const int64_t *>(p);
-  }
-  void set(int64_t i, double value) {
-    char *p = data.data() + i * elementBytes();
-    if (elementType.isF32())
-      *reinterpret_cast<float *>(p) = (float)value;
-    else if (elementType.isF64())
-      *reinterpret_cast<double *>(p) = value;
-    else if (elementType.isInteger(32))
-      *reinterpret_cast<int32_t *>(p) = (int32_t)value;
-    else
-      *reinterpret_cast<int64_t *>(p) = (int64_t)value;
-  }
-};
-
-/// Where a rank's local tensor sits in the global one.
-struct Layout {
-  meshmath::Shape meshShape;
-  std::vector<meshmath::AxisList> dimAxes;
-  meshmath::AxisList partialAxes;
-  ReductionKind partialKind = ReductionKind::sum;
-};
-
-} // namespace
-
-static bool isSupportedElementType(Type type) {
-  return type.isF32() || type.isF64() || type.isInteger(32) ||
-         type.isInteger(64) || type.isIndex();
-}
-
-/// The shape and element type of a function argument/result type.
-static FailureOr<HostTensor> describeType(Type type, Location loc,
-                                          const Twine &what) {
-  HostTensor tensor;
-  if (auto ranked = dyn_cast<RankedTensorType>(type)) {
-    if (!ranked.hasStaticShape())
-      return emitError(loc) << what << " has a dynamic shape " << type
-                            << "; dist-run needs static shapes";
-    tensor.elementType = ranked.getElementType();
-    tensor.shape.assign(ranked.getShape().begin(), ranked.getShape().end());
-  } else if (type.isIntOrIndexOrFloat()) {
-    tensor.elementType = type;
-    tensor.isScalar = true;
-  } else {
-    return emitError(loc) << what << " has type " << type
-                          << "; dist-run supports ranked tensors and scalars";
-  }
-  if (!isSupportedElementType(tensor.elementType))
-    return emitError(loc) << what << " has element type "
-                          << tensor.elementType
-                          << "; dist-run supports f32, f64, i32, i64, index";
-  tensor.data.resize(tensor.numElements() * tensor.elementBytes());
-  return tensor;
-}
-
-static Layout layoutOf(ShardingAttr sharding, MeshOp mesh) {
-  Layout layout;
-  layout.meshShape.assign(mesh.getShape().begin(), mesh.getShape().end());
-  auto indices = [&](ArrayRef<StringAttr> axes) {
-    meshmath::AxisList list;
-    for (StringAttr axis : axes)
-      list.push_back(*mesh.getAxisIndex(axis));
-    return list;
-  };
-  for (DimShardingAttr dim : sharding.getDims())
-    layout.dimAxes.push_back(indices(dim.getAxes()));
-  layout.partialAxes = indices(sharding.getPartialAxes());
-  layout.partialKind = sharding.getPartialKind();
-  return layout;
-}
-
-/// Calls `fn(i, index)` for every element of a tensor of `shape`, `i` being
-/// its row-major position.
-static void forEachIndex(ArrayRef<int64_t> shape,
-                         llvm::function_ref<void(int64_t, ArrayRef<int64_t>)> fn) {
-  int64_t n = 1;
-  for (int64_t size : shape)
-    n *= size;
-  SmallVector<int64_t> index(shape.size(), 0);
-  for (int64_t i = 0; i < n; ++i) {
-    fn(i, index);
-    for (int64_t d = shape.size() - 1; d >= 0; --d) {
-      if (++index[d] < shape[d])
-        break;
-      index[d] = 0;
-    }
-  }
-}
-
-/// Row-major position of `offsets + index` in a tensor of `shape`.
-static int64_t positionIn(ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets,
-                          ArrayRef<int64_t> index) {
-  int64_t position = 0;
-  for (size_t d = 0; d < shape.size(); ++d)
-    position = position * shape[d] + offsets[d] + index[d];
-  return position;
-}
-
-/// Copies the block of `global` at `offsets` with the shape of `local` into
-/// `local`.
-static void extractBlock(const HostTensor &global, HostTensor &local,
-                         ArrayRef<int64_t> offsets) {
-  int64_t bytes = local.elementBytes();
-  forEachIndex(local.shape, [&](int64_t i, ArrayRef<int64_t> index) {
-    std::memcpy(local.data.data() + i * bytes,
-                global.data.data() +
-                    positionIn(global.shape, offsets, index) * bytes,
-                bytes);
-  });
-}
-
-/// Writes `path` through `write`; reports a failure to open it.
-static LogicalResult writeOutput(StringRef path,
-                                 llvm::function_ref<void(raw_ostream &)> write) {
-  std::string message;
-  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &message);
-  if (!file) {
-    llvm::errs() << "dist-run: " << message << "\n";
-    return failure();
-  }
-  write(file->os());
-  file->keep();
-  return success();
-}
-
-static LogicalResult writeFile(StringRef path, ArrayRef<char> data) {
-  return writeOutput(path, [&](raw_ostream &os) {
-    os.write(data.data(), data.size());
-  });
-}
-
-static LogicalResult readFile(StringRef path, std::vector<char> &data) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
-  if (!buffer) {
-    llvm::errs() << "dist-run: cannot read " << path << ": "
-                 << buffer.getError().message() << "\n";
-    return failure();
-  }
-  if ((*buffer)->getBufferSize() != data.size()) {
-    llvm::errs() << "dist-run: " << path << " has "
-                 << (*buffer)->getBufferSize() << " bytes, expected "
-                 << data.size() << "\n";
-    return failure();
-  }
-  std::memcpy(data.data(), (*buffer)->getBufferStart(), data.size());
-  return success();
-}
+static cl::opt<bool> referenceWorker(
+    "reference", cl::Hidden, cl::init(false),
+    cl::desc("Internal: with --worker, run the widened reference program"));
 
 //===----------------------------------------------------------------------===//
 // Program preparation
@@ -315,87 +150,6 @@ static void registerEverything(DialectRegistry &registry) {
   registerAllDistDialects(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
-}
-
-static func::FuncOp findEntry(ModuleOp module) {
-  if (!entryName.empty()) {
-    auto fn = module.lookupSymbol<func::FuncOp>(entryName);
-    if (!fn || fn.isExternal()) {
-      emitError(module.getLoc())
-          << "no function @" << entryName << " with a body in the module";
-      return nullptr;
-    }
-    return fn;
-  }
-  func::FuncOp entry;
-  for (auto fn : module.getOps<func::FuncOp>()) {
-    if (fn.isPrivate() || fn.isExternal())
-      continue;
-    if (entry) {
-      emitError(module.getLoc())
-          << "the module has several public functions (@" << entry.getName()
-          << ", @" << fn.getName() << ", ...); choose one with --entry";
-      return nullptr;
-    }
-    entry = fn;
-  }
-  if (!entry)
-    emitError(module.getLoc())
-        << "the module has no public function with a body; name one "
-           "with --entry";
-  return entry;
-}
-
-/// Adds `__dist_run_entry`, which calls the entry and returns every result as
-/// a tensor (scalars as 0-d tensors), with a C interface, so every run calls
-/// a function of the same shape: (results*, args...).
-static void addRunWrapper(ModuleOp module, func::FuncOp entry) {
-  OpBuilder builder(module.getContext());
-  builder.setInsertionPointToEnd(module.getBody());
-  SmallVector<Type> resultTypes;
-  for (Type type : entry.getResultTypes())
-    resultTypes.push_back(isa<RankedTensorType>(type)
-                              ? type
-                              : RankedTensorType::get({}, type));
-  auto wrapper = func::FuncOp::create(
-      builder, entry.getLoc(), kWrapperName,
-      builder.getFunctionType(entry.getArgumentTypes(), resultTypes));
-  wrapper->setAttr("llvm.emit_c_interface", builder.getUnitAttr());
-  Block *body = wrapper.addEntryBlock();
-  builder.setInsertionPointToStart(body);
-  auto call = func::CallOp::create(builder, entry.getLoc(), entry,
-                                   body->getArguments());
-  SmallVector<Value> results;
-  for (auto [value, type] : llvm::zip(call.getResults(), resultTypes))
-    results.push_back(value.getType() == type
-                          ? Value(value)
-                          : tensor::FromElementsOp::create(
-                                builder, entry.getLoc(), type, value)
-                                .getResult());
-  func::ReturnOp::create(builder, entry.getLoc(), results);
-}
-
-/// The serial program: upstream shard annotations imported, then every
-/// annotation dropped (dist.annotate becomes its operand, boundary shardings
-/// go). Meshes and other dist attributes are removed by the lowering.
-static LogicalResult makeSerial(ModuleOp module) {
-  PassManager pm(module.getContext());
-  pm.addPass(createDistImportShard());
-  if (failed(pm.run(module)))
-    return failure();
-  module.walk([](AnnotateOp op) {
-    op.getResult().replaceAllUsesWith(op.getInput());
-    op.erase();
-  });
-  StringAttr sharding =
-      StringAttr::get(module.getContext(), DistDialect::getShardingAttrName());
-  for (auto fn : module.getOps<func::FuncOp>()) {
-    for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
-      fn.removeArgAttr(i, sharding);
-    for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
-      fn.removeResultAttr(i, sharding);
-  }
-  return success();
 }
 
 static LogicalResult applyMeshOverrides(ModuleOp module) {
@@ -441,47 +195,12 @@ static LogicalResult applyMeshOverrides(ModuleOp module) {
   return success();
 }
 
-static LogicalResult dumpModule(ModuleOp module, StringRef path) {
-  return writeOutput(path, [&](raw_ostream &os) { module.print(os); });
-}
-
 //===----------------------------------------------------------------------===//
-// Execution
+// Workers: the serial and reference runs, and one rank of the partitioned run
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// A memref descriptor of any rank: allocated, aligned, offset, sizes,
-/// strides, all 8 bytes wide.
-struct Descriptor {
-  std::vector<int64_t> words;
-  explicit Descriptor(int64_t rank) : words(3 + 2 * rank, 0) {}
-  static int64_t numWords(int64_t rank) { return 3 + 2 * rank; }
-};
-} // namespace
-
-/// Lowers `module` (which has the run wrapper), JIT-compiles it and calls the
-/// wrapper on `args`; fills `results` (whose types are set).
-static LogicalResult execute(ModuleOp module, std::vector<HostTensor> &args,
-                             std::vector<HostTensor> &results,
-                             StringRef objectDump) {
-  PassManager pm(module.getContext());
-  LowerToLLVMOptions lowering;
-#ifdef DIST_BLAS_LIBRARY
-  lowering.blas = useBlas;
-#else
-  lowering.blas = false; // No BLAS to load into the JIT.
-#endif
-  buildLowerToLLVMPipeline(pm, lowering);
-  if (failed(pm.run(module)))
-    return failure();
-
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/2,
-                                               /*sizeLevel=*/0, nullptr);
-  ExecutionEngineOptions options;
-  options.transformer = transformer;
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
-  options.enableObjectDump = !objectDump.empty();
-  SmallVector<StringRef> libraries;
+static SmallVector<std::string> jitLibraries() {
+  SmallVector<std::string> libraries;
 #ifdef DIST_C_RUNNER_UTILS_LIBRARY
   libraries.push_back(DIST_C_RUNNER_UTILS_LIBRARY);
 #endif
@@ -489,220 +208,74 @@ static LogicalResult execute(ModuleOp module, std::vector<HostTensor> &args,
   if (useBlas)
     libraries.push_back(DIST_BLAS_LIBRARY);
 #endif
-  options.sharedLibPaths = libraries;
-  auto engine = ExecutionEngine::create(module, options);
-  if (!engine) {
-    llvm::errs() << "dist-run: JIT compilation failed: "
-                 << llvm::toString(engine.takeError()) << "\n";
-    return failure();
-  }
-  if (!objectDump.empty())
-    (*engine)->dumpToObjectFile(objectDump);
-
-  // The C interface takes a pointer to the results (a struct of
-  // descriptors), then a pointer to each memref argument's descriptor or
-  // each scalar by value. invokePacked wants a pointer to each parameter.
-  std::vector<int64_t> resultWords;
-  for (HostTensor &result : results)
-    resultWords.resize(resultWords.size() +
-                       Descriptor::numWords(result.shape.size()));
-  std::vector<Descriptor> argDescriptors;
-  argDescriptors.reserve(args.size());
-  std::vector<void *> argPointers(args.size());
-  SmallVector<void *> packed;
-  void *resultPointer = resultWords.data();
-  if (!results.empty())
-    packed.push_back(&resultPointer);
-  for (auto [i, arg] : llvm::enumerate(args)) {
-    if (arg.isScalar) {
-      packed.push_back(arg.data.data());
-      continue;
-    }
-    int64_t rank = arg.shape.size();
-    Descriptor &desc = argDescriptors.emplace_back(rank);
-    desc.words[0] = desc.words[1] = (int64_t)(intptr_t)arg.data.data();
-    int64_t stride = 1;
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      desc.words[3 + d] = arg.shape[d];
-      desc.words[3 + rank + d] = stride;
-      stride *= arg.shape[d];
-    }
-    argPointers[i] = desc.words.data();
-    packed.push_back(&argPointers[i]);
-  }
-  if (llvm::Error error = (*engine)->invokePacked(
-          std::string("_mlir_ciface_") + kWrapperName, packed)) {
-    llvm::errs() << "dist-run: call failed: "
-                 << llvm::toString(std::move(error)) << "\n";
-    return failure();
-  }
-
-  // Copy the results out of their buffers, which follow the descriptors'
-  // strides. The buffers are not freed: a result may be an argument or a
-  // constant global, and this process ends after one call.
-  int64_t word = 0;
-  for (HostTensor &result : results) {
-    int64_t rank = result.shape.size();
-    int64_t *desc = resultWords.data() + word;
-    word += Descriptor::numWords(rank);
-    char *aligned = reinterpret_cast<char *>((intptr_t)desc[1]);
-    int64_t bytes = result.elementBytes();
-    forEachIndex(result.shape, [&](int64_t i, ArrayRef<int64_t> index) {
-      int64_t element = desc[2];
-      for (int64_t d = 0; d < rank; ++d)
-        element += index[d] * desc[3 + rank + d];
-      std::memcpy(result.data.data() + i * bytes, aligned + element * bytes,
-                  bytes);
-    });
-  }
-  return success();
+  return libraries;
 }
 
-//===----------------------------------------------------------------------===//
-// Workers: the serial run, and one rank of the partitioned run
-//===----------------------------------------------------------------------===//
-
-/// Where a run leaves result `index`: the serial run's (rank -1) or a rank's.
-static std::string resultPath(StringRef dir, int64_t index, int rank) {
-  std::string name = "/result" + std::to_string(index);
-  name += rank < 0 ? ".serial" : ".rank" + std::to_string(rank);
-  return dir.str() + name + ".bin";
-}
-
-static double combine(ReductionKind kind, double a, double b) {
-  switch (kind) {
-  case ReductionKind::sum:
-  case ReductionKind::avg:
-    return a + b;
-  case ReductionKind::max:
-    return std::max(a, b);
-  case ReductionKind::min:
-    return std::min(a, b);
-  case ReductionKind::prod:
-    return a * b;
-  }
-  return a + b;
-}
-
-/// The identity of `kind` on elements of `elementType`, as a double the
-/// element type holds: for integers, the extreme values of their width (for
-/// i64 and index, the largest double below 2^63, which is above any input).
-static double identityOf(ReductionKind kind, Type elementType) {
-  bool isFloat = isa<FloatType>(elementType);
-  unsigned width =
-      elementType.isIndex() ? 64 : elementType.getIntOrFloatBitWidth();
-  switch (kind) {
-  case ReductionKind::max:
-    return isFloat ? -INFINITY : -std::ldexp(1.0, width - 1);
-  case ReductionKind::min:
-    return isFloat ? INFINITY
-                   : width >= 64 ? std::nextafter(std::ldexp(1.0, 63), 0.0)
-                                 : std::ldexp(1.0, width - 1) - 1;
-  case ReductionKind::prod:
-    return 1;
-  default:
-    return 0;
-  }
+/// Waits until every rank got here.
+static void barrier() {
+  int64_t world = dist_world_size(), axis = 0;
+  dist_group_t *group = dist_get_group(&world, 1, &axis, 1);
+  int32_t token = 0;
+  dist_all_reduce(group, &token, 1, DIST_I32, DIST_SUM);
 }
 
 /// Runs the program of the work directory: one rank of the partitioned
-/// program, or (--serial) the serial program in a process of its own, so
-/// that a crash or a hang of the program under test is reported, with the
-/// --timeout, instead of taking dist-run down.
+/// program, or (--serial) the serial or (--serial --reference) the
+/// reference program in a process of its own, so that a crash or a hang of
+/// the program under test is reported, with the --timeout, instead of taking
+/// dist-run down.
 static int runWorker(MLIRContext &context) {
   // A crash here is the program's, not dist-run's: no LLVM stack dump (the
   // driver reports the signal).
   for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
     std::signal(signal, SIG_DFL);
-  if (!serialWorker)
+  bool distributed = !serialWorker;
+  if (distributed) {
     dist_init(nullptr, nullptr);
-  int rank = serialWorker ? 0 : dist_world_rank();
-  std::string dir = workerDir;
+  } else {
+    // The program prints only to report a failed runtime check (puts)
+    // before it aborts, which would lose a buffered stdout: send it to
+    // stderr, unbuffered.
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+    std::setvbuf(stdout, nullptr, _IONBF, 0);
+  }
+  int run = !distributed ? (referenceWorker ? run::kReferenceRun
+                                            : run::kSerialRun)
+                         : dist_world_rank();
+  run::WorkDir dir(workerDir);
   auto fail = [&](const Twine &message) {
     llvm::errs() << "dist-run: "
-                 << (serialWorker ? "serial run" : "rank " + Twine(rank))
+                 << (distributed ? "rank " + Twine(run)
+                                 : Twine(run::WorkDir::runName(run)) + " run")
                  << ": " << message << "\n";
     return 1;
   };
-  std::string programPath =
-      dir + (serialWorker ? "/serial.mlir" : "/partitioned.mlir");
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
-      programPath, sourceMgr, ParserConfig(&context));
+      dir.program(run), sourceMgr, ParserConfig(&context));
   if (!module)
-    return fail("cannot parse " + programPath);
-  auto wrapper = module->lookupSymbol<func::FuncOp>(kWrapperName);
-  func::CallOp call;
-  if (wrapper && !wrapper.isExternal())
-    call = dyn_cast<func::CallOp>(&wrapper.getBody().front().front());
-  func::FuncOp entry =
-      call ? module->lookupSymbol<func::FuncOp>(call.getCallee()) : nullptr;
-  if (!entry)
-    return fail(programPath + " has no @" + kWrapperName +
-                " calling the entry; --worker runs what dist-run wrote");
+    return fail("cannot parse " + dir.program(run));
 
-  std::vector<HostTensor> args, results;
-  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
-    FailureOr<HostTensor> local =
-        describeType(type, entry.getLoc(), "argument " + Twine(i));
-    if (failed(local))
-      return 1;
-    auto sharding = entry.getArgAttrOfType<ShardingAttr>(
-        i, DistDialect::getPartitionedAsAttrName());
-    if (!sharding || local->isScalar) {
-      // Replicated: the whole global value.
-      if (failed(readFile(dir + "/arg" + std::to_string(i) + ".bin",
-                          local->data)))
-        return 1;
-      args.push_back(std::move(*local));
-      continue;
-    }
-    Layout layout =
-        layoutOf(sharding, module->lookupSymbol<MeshOp>(sharding.getMesh()));
-    HostTensor global = *local;
-    for (auto [d, axes] : llvm::enumerate(layout.dimAxes))
-      global.shape[d] *= meshmath::groupSize(layout.meshShape, axes);
-    global.data.resize(global.numElements() * global.elementBytes());
-    if (failed(readFile(dir + "/arg" + std::to_string(i) + ".bin",
-                        global.data)))
-      return 1;
-    meshmath::Shape coords = meshmath::delinearize(rank, layout.meshShape);
-    meshmath::Shape offsets = meshmath::localOffsets(
-        {global.shape.begin(), global.shape.end()}, layout.dimAxes,
-        layout.meshShape, coords);
-    extractBlock(global, *local, offsets);
-    // A partial input: the first rank of each partial group holds the value,
-    // the others the identity of the reduction (an average of copies is the
-    // value, so every rank keeps it).
-    if (!layout.partialAxes.empty() &&
-        layout.partialKind != ReductionKind::avg &&
-        meshmath::indexInGroup(coords, layout.meshShape, layout.partialAxes) !=
-            0)
-      for (int64_t e = 0, n = local->numElements(); e < n; ++e)
-        local->set(e, identityOf(layout.partialKind, local->elementType));
-    args.push_back(std::move(*local));
-  }
-  for (auto [i, type] : llvm::enumerate(wrapper.getResultTypes())) {
-    FailureOr<HostTensor> result =
-        describeType(type, entry.getLoc(), "result " + Twine(i));
-    if (failed(result))
-      return 1;
-    results.push_back(std::move(*result));
-  }
-  std::string objectDump;
-  if (keep && rank == 0)
-    objectDump = dir + (serialWorker ? "/serial.o" : "/partitioned.rank0.o");
-  if (failed(execute(*module, args, results, objectDump)))
-    return fail("the program failed");
-  if (!serialWorker && rank == corruptRank && !results.empty() &&
-      results.front().numElements() > 0)
-    results.front().set(0, results.front().get(0) + 1.0);
-  for (auto [i, result] : llvm::enumerate(results))
-    if (failed(writeFile(resultPath(dir, i, serialWorker ? -1 : rank),
-                         result.data)))
-      return 1;
-  if (!serialWorker)
+  run::StepOptions options;
+  options.steps = numSteps;
+  options.corruptRank = corruptRank;
+  options.corruptStep = corruptStep;
+#ifdef DIST_BLAS_LIBRARY
+  options.compile.blas = useBlas;
+#endif
+  // The user's loads and stores are checked in the serial run.
+  options.compile.runtimeVerification = run == run::kSerialRun;
+  options.compile.sharedLibraries = jitLibraries();
+  if (keep && run <= 0)
+    options.compile.objectDump =
+        dir.str() + "/" +
+        (distributed ? "partitioned.rank0" : run::WorkDir::runName(run)) + ".o";
+  if (llvm::Error error =
+          run::runSteps(*module, dir, run, distributed ? dist_world_size() : 1,
+                        options, barrier))
+    return fail(llvm::toString(std::move(error)));
+  if (distributed)
     dist_finalize();
   return 0;
 }
@@ -712,7 +285,7 @@ static int runWorker(MLIRContext &context) {
 //===----------------------------------------------------------------------===//
 
 static LogicalResult generateInputs(func::FuncOp entry,
-                                    std::vector<HostTensor> &inputs) {
+                                    std::vector<HostArray> &inputs) {
   llvm::DenseMap<unsigned, std::string> files;
   for (StringRef spec : inputFiles) {
     auto [indexText, path] = spec.split('=');
@@ -727,37 +300,46 @@ static LogicalResult generateInputs(func::FuncOp entry,
     files[index] = path.str();
   }
   for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
-    FailureOr<HostTensor> tensor =
-        describeType(type, entry.getLoc(), "argument " + Twine(i));
-    if (failed(tensor))
+    FailureOr<BoundaryType> boundary =
+        run::describeBoundary(type, entry.getLoc(), "argument " + Twine(i));
+    if (failed(boundary))
       return failure();
+    HostArray tensor = boundary->makeArray();
     if (files.count(i)) {
-      if (failed(readFile(files[i], tensor->data)))
+      if (llvm::Error error = run::readArray(files[i], tensor)) {
+        llvm::errs() << "dist-run: --input " << i << ": "
+                     << llvm::toString(std::move(error)) << "\n";
         return failure();
-      inputs.push_back(std::move(*tensor));
+      }
+      inputs.push_back(std::move(tensor));
       continue;
     }
     std::mt19937_64 generator(seed * 1000003ull + i);
-    if (isa<FloatType>(tensor->elementType)) {
+    if (hostdata::isFloat(tensor.dtype())) {
       std::uniform_real_distribution<double> values(-1.0, 1.0);
-      for (int64_t e = 0, n = tensor->numElements(); e < n; ++e)
-        tensor->set(e, values(generator));
-    } else {
-      auto range = entry.getArgAttrOfType<DenseI64ArrayAttr>(
-          i, DistDialect::getInputRangeAttrName());
-      if (!range) {
-        emitError(entry.getLoc())
-            << "integer argument " << i << " of @" << entry.getName()
-            << " needs its values' range: add {"
-            << DistDialect::getInputRangeAttrName()
-            << " = array<i64: lo, hi>} or pass --input " << i << "=FILE";
-        return failure();
-      }
-      std::uniform_int_distribution<int64_t> values(range[0], range[1] - 1);
-      for (int64_t e = 0, n = tensor->numElements(); e < n; ++e)
-        tensor->set(e, (double)values(generator));
+      for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
+        tensor.set(e, values(generator));
+      inputs.push_back(std::move(tensor));
+      continue;
     }
-    inputs.push_back(std::move(*tensor));
+    auto range = entry.getArgAttrOfType<DenseI64ArrayAttr>(
+        i, DistDialect::getInputRangeAttrName());
+    int64_t lo = 0, hi = 2; // i1 needs no range
+    if (range) {
+      lo = range[0];
+      hi = range[1];
+    } else if (tensor.dtype() != DType::I1) {
+      emitError(entry.getLoc())
+          << "integer argument " << i << " of @" << entry.getName()
+          << " needs its values' range: add {"
+          << DistDialect::getInputRangeAttrName()
+          << " = array<i64: lo, hi>} or pass --input " << i << "=FILE";
+      return failure();
+    }
+    std::uniform_int_distribution<int64_t> values(lo, hi - 1);
+    for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
+      tensor.setInt(e, values(generator));
+    inputs.push_back(std::move(tensor));
   }
   return success();
 }
@@ -775,6 +357,7 @@ static std::string findMpirun() {
 static void appendWorkerOptions(SmallVectorImpl<std::string> &argv,
                                 StringRef dir) {
   argv.append({"--worker", dir.str()});
+  argv.push_back("--steps=" + std::to_string(numSteps));
   if (keep)
     argv.push_back("--keep");
   if (!useBlas)
@@ -803,12 +386,16 @@ static LogicalResult runChild(ArrayRef<std::string> argv,
   return failure();
 }
 
-/// Runs the serial program in a process of its own.
-static LogicalResult launchSerial(StringRef self, StringRef dir) {
+/// Runs the serial (or the reference) program in a process of its own.
+static LogicalResult launchSerial(StringRef self, StringRef dir,
+                                  bool reference) {
   SmallVector<std::string> argv = {self.str()};
   appendWorkerOptions(argv, dir);
   argv.push_back("--serial");
-  return runChild(argv, std::nullopt, "the serial run");
+  if (reference)
+    argv.push_back("--reference");
+  return runChild(argv, std::nullopt,
+                  reference ? "the reference run" : "the serial run");
 }
 
 /// Runs this tool in worker mode on `ranks` MPI processes.
@@ -824,8 +411,10 @@ static LogicalResult launchRanks(StringRef self, StringRef dir, int ranks) {
     argv.push_back("--allow-run-as-root");
   argv.push_back(self.str());
   appendWorkerOptions(argv, dir);
-  if (corruptRank >= 0)
+  if (corruptRank >= 0) {
     argv.push_back("--corrupt-rank=" + std::to_string(corruptRank));
+    argv.push_back("--corrupt-step=" + std::to_string(corruptStep));
+  }
   // OpenMPI 4 creates its session directory under $TMPDIR with a racy mkdir:
   // two launches sharing a TMPDIR (parallel lit workers) can fail with "File
   // exists". Each launch gets the run's private directory instead.
@@ -839,103 +428,193 @@ static LogicalResult launchRanks(StringRef self, StringRef dir, int ranks) {
                   "the " + Twine(ranks) + "-rank run");
 }
 
-namespace {
-struct Comparison {
-  double maxAbs = 0, maxRel = 0;
-  int64_t mismatches = 0;
-};
-} // namespace
-
-/// Whether `actual` matches `expected` within the tolerances; NaN matches
-/// NaN (both runs computed an undefined value in the same place).
-static bool withinTolerance(double expected, double actual) {
-  if (std::isnan(expected) || std::isnan(actual))
-    return std::isnan(expected) && std::isnan(actual);
-  if (std::isinf(expected) || std::isinf(actual))
-    return expected == actual;
-  return std::fabs(actual - expected) <=
-         absTolerance + relTolerance * std::fabs(expected);
+static void printTimes(const run::WorkDir &dir, int ranks) {
+  llvm::outs() << "time per step in ms (min / median / max of " << numSteps
+               << " step(s)):\n";
+  auto printRow = [&](StringRef name, std::vector<double> times) {
+    llvm::outs() << llvm::formatv("  {0,-9}", name);
+    if (times.empty()) {
+      llvm::outs() << " unknown\n";
+      return;
+    }
+    std::sort(times.begin(), times.end());
+    llvm::outs() << llvm::formatv(" {0,10:f3} / {1,10:f3} / {2,10:f3}\n",
+                                  times.front() * 1e3,
+                                  times[times.size() / 2] * 1e3,
+                                  times.back() * 1e3);
+  };
+  printRow("serial", run::readTimes(dir.times(run::kSerialRun)));
+  for (int r = 0; r < ranks; ++r)
+    printRow("rank " + std::to_string(r), run::readTimes(dir.times(r)));
 }
 
-static void compare(const HostTensor &expected, const HostTensor &actual,
-                    Comparison &cmp) {
-  for (int64_t i = 0, n = expected.numElements(); i < n; ++i) {
-    double e = expected.get(i), a = actual.get(i);
-    double abs = std::fabs(a - e);
-    double rel = abs / std::max(std::fabs(e), 1e-30);
-    if (std::isnan(a) != std::isnan(e))
-      abs = rel = INFINITY;
-    else if (std::isnan(a) || a == e) // NaN in both; equal infinities
-      abs = rel = 0;
-    cmp.maxAbs = std::max(cmp.maxAbs, abs);
-    if (abs > 0)
-      cmp.maxRel = std::max(cmp.maxRel, rel);
-    if (!withinTolerance(e, a))
-      ++cmp.mismatches;
-  }
-}
-
-/// Builds the global value of result `index` from every rank's local block.
-/// Ranks that differ only along partial axes are reduced; ranks that differ
-/// only in axes that neither split nor reduce the result hold copies: the copy
-/// of replica 0 is the result, and every element of another copy that differs
-/// from it is counted in `replicaMismatch`.
-static LogicalResult assembleResult(StringRef dir, int64_t index,
-                                    HostTensor &global, HostTensor local,
-                                    const Layout &layout, int ranks,
-                                    int64_t &replicaMismatch) {
-  int64_t n = global.numElements();
-  meshmath::AxisList usedAxes = layout.partialAxes;
-  for (const meshmath::AxisList &axes : layout.dimAxes)
-    usedAxes.insert(usedAxes.end(), axes.begin(), axes.end());
-  meshmath::AxisList replicaAxes;
-  for (int64_t a = 0; a < (int64_t)layout.meshShape.size(); ++a)
-    if (!llvm::is_contained(usedAxes, a))
-      replicaAxes.push_back(a);
-  bool partial = !layout.partialAxes.empty();
-
-  std::map<int64_t, std::vector<double>> replicas;
-  for (int r = 0; r < ranks; ++r) {
-    if (failed(readFile(resultPath(dir, index, r), local.data)))
+/// Creates the work directory in `dir`: --work-dir, which must be new or
+/// empty (it is removed at the end unless --keep, and dist-run never deletes
+/// what it did not write), or a new temporary directory.
+static LogicalResult createWorkDir(SmallString<128> &dir) {
+  if (workDirOption.empty()) {
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueDirectory("dist-run", dir)) {
+      llvm::errs() << "dist-run: cannot create a work directory: "
+                   << ec.message() << "\n";
       return failure();
-    meshmath::Shape coords = meshmath::delinearize(r, layout.meshShape);
-    std::vector<double> &target = replicas[meshmath::indexInGroup(
-        coords, layout.meshShape, replicaAxes)];
-    if (target.empty())
-      target.assign(n, identityOf(layout.partialKind, global.elementType));
-    meshmath::Shape offsets = meshmath::localOffsets(
-        {global.shape.begin(), global.shape.end()}, layout.dimAxes,
-        layout.meshShape, coords);
-    forEachIndex(local.shape, [&](int64_t i, ArrayRef<int64_t> idx) {
-      double &slot = target[positionIn(global.shape, offsets, idx)];
-      slot = partial ? combine(layout.partialKind, slot, local.get(i))
-                     : local.get(i);
-    });
+    }
+    return success();
   }
-  if (partial && layout.partialKind == ReductionKind::avg) {
-    int64_t groupSize =
-        meshmath::groupSize(layout.meshShape, layout.partialAxes);
-    for (auto &[replica, values] : replicas)
-      for (double &v : values)
-        v /= groupSize;
+  dir = workDirOption;
+  std::error_code ec;
+  if (llvm::sys::fs::exists(dir) &&
+      (!llvm::sys::fs::is_directory(dir) ||
+       llvm::sys::fs::directory_iterator(dir, ec) !=
+           llvm::sys::fs::directory_iterator() ||
+       ec)) {
+    llvm::errs() << "dist-run: --work-dir " << dir
+                 << " exists and is not an empty directory; give a new "
+                    "path (dist-run creates it, and removes it unless "
+                    "--keep)\n";
+    return failure();
   }
-  std::vector<double> &result = replicas[0];
-  for (int64_t i = 0; i < n; ++i)
-    global.set(i, result[i]);
-  for (auto &[replica, values] : replicas)
-    for (int64_t i = 0; i < n; ++i)
-      if (!withinTolerance(result[i], values[i]))
-        ++replicaMismatch;
+  if ((ec = llvm::sys::fs::create_directories(dir))) {
+    llvm::errs() << "dist-run: cannot create " << dir << ": " << ec.message()
+                 << "\n";
+    return failure();
+  }
   return success();
 }
 
-static std::string describeLayout(ShardingAttr sharding) {
-  if (!sharding)
-    return "replicated";
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  Attribute(sharding).print(os);
-  return text;
+/// Partitions `module` and checks its meshes against --ranks; sets `ranks`.
+static LogicalResult partition(ModuleOp module, int &ranks) {
+  PassManager pm(module.getContext());
+  buildAutoPartitionPipeline(pm, AutoPartitionOptions());
+  if (failed(pm.run(module))) {
+    llvm::errs() << "dist-run: partitioning failed\n";
+    return failure();
+  }
+  int64_t devices = 1;
+  for (MeshOp mesh : module.getOps<MeshOp>())
+    devices = std::max(devices, mesh.getNumDevices());
+  for (MeshOp mesh : module.getOps<MeshOp>())
+    if (mesh.getNumDevices() != devices) {
+      llvm::errs() << "dist-run: meshes of different sizes (@"
+                   << mesh.getSymName() << " has " << mesh.getNumDevices()
+                   << " devices, another " << devices
+                   << "); one program runs on one world\n";
+      return failure();
+    }
+  ranks = numRanks ? (int)numRanks : (int)devices;
+  if (!module.getOps<MeshOp>().empty() && ranks != devices) {
+    llvm::errs() << "dist-run: the mesh has " << devices
+                 << " devices but --ranks is " << ranks
+                 << "; reshape it with --mesh\n";
+    return failure();
+  }
+  return success();
+}
+
+/// Writes the f64 reference of `serial` and its inputs to `dir`, and marks
+/// the f16/bf16/f32 results of `specs` to be judged against it. Returns
+/// false, with `whyNot` set, when the program cannot be widened.
+static FailureOr<bool> prepareReference(ModuleOp serial,
+                                        ArrayRef<HostArray> inputs,
+                                        const run::WorkDir &dir,
+                                        std::vector<run::ResultSpec> &specs,
+                                        std::string &whyNot) {
+  OwningOpRef<ModuleOp> reference = serial.clone();
+  FailureOr<bool> widened = run::widenFloatsToF64(*reference, whyNot);
+  if (failed(widened) || !*widened)
+    return false;
+  func::FuncOp entry = run::getWrappedEntry(*reference);
+  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
+    FailureOr<BoundaryType> boundary =
+        run::describeBoundary(type, entry.getLoc(), "argument " + Twine(i));
+    if (failed(boundary))
+      return failure();
+    if (llvm::Error error = run::writeArray(
+            dir.arg(i, true), inputs[i].convertedTo(boundary->dtype))) {
+      llvm::errs() << "dist-run: " << llvm::toString(std::move(error)) << "\n";
+      return failure();
+    }
+  }
+  for (auto [i, type] : llvm::enumerate(entry.getResultTypes())) {
+    FailureOr<BoundaryType> boundary =
+        run::describeBoundary(type, entry.getLoc(), "result " + Twine(i));
+    if (failed(boundary))
+      return failure();
+    DType dtype = specs[i].global.dtype;
+    specs[i].useReference = hostdata::isFloat(dtype) && dtype != DType::F64;
+    specs[i].referenceType = boundary->dtype;
+  }
+  if (failed(run::writeModuleWithLocations(*reference,
+                                           dir.program(run::kReferenceRun))))
+    return failure();
+  return true;
+}
+
+/// Judges every result after every step and prints the report: with
+/// --steps, one line per step; the results of the first step that diverges
+/// (or of the last step); the verdict. Returns whether every step passed.
+static FailureOr<bool> report(const run::WorkDir &dir,
+                              ArrayRef<run::ResultSpec> specs,
+                              const meshmath::Shape &meshShape) {
+  hostdata::Tolerance tolerance{relTolerance, absTolerance};
+  int firstFailingStep = 0, detailFailures = 0;
+  std::string details;
+  for (int step = 1; step <= numSteps; ++step) {
+    std::string lines;
+    llvm::raw_string_ostream os(lines);
+    int failures = 0;
+    for (auto [i, spec] : llvm::enumerate(specs)) {
+      llvm::Expected<bool> pass =
+          run::judgeResult(dir, i, step, spec, meshShape, tolerance, os);
+      if (!pass) {
+        llvm::errs() << "dist-run: " << llvm::toString(pass.takeError())
+                     << "\n";
+        return failure();
+      }
+      failures += !*pass;
+    }
+    if (numSteps > 1)
+      llvm::outs() << "step " << step << ": " << (failures ? "FAIL" : "PASS")
+                   << " (" << specs.size() - failures << " of "
+                   << specs.size() << " result(s) match)\n";
+    if ((failures && !firstFailingStep) ||
+        (!firstFailingStep && step == numSteps)) {
+      firstFailingStep = failures ? step : 0;
+      details = lines;
+      detailFailures = failures;
+    }
+  }
+  llvm::outs() << details;
+  size_t matching = specs.size() - detailFailures;
+  if (!firstFailingStep)
+    llvm::outs() << "PASS: " << matching << " of " << specs.size()
+                 << " result(s) match the serial run"
+                 << (numSteps > 1 ? " after every step" : "") << "\n";
+  else if (numSteps > 1)
+    llvm::outs() << "FAIL: step " << firstFailingStep
+                 << " is the first step that diverges: " << matching << " of "
+                 << specs.size() << " result(s) match the serial run\n";
+  else
+    llvm::outs() << "FAIL: " << matching << " of " << specs.size()
+                 << " result(s) match the serial run\n";
+  return !firstFailingStep;
+}
+
+static void printHeader(StringRef entry, int ranks, ModuleOp module) {
+  llvm::outs() << "dist-run: @" << entry << " on " << ranks << " rank(s)";
+  for (MeshOp mesh : module.getOps<MeshOp>()) {
+    llvm::outs() << ", mesh @" << mesh.getSymName() << " [";
+    llvm::interleaveComma(
+        llvm::zip(mesh.getAxisNames().getAsValueRange<StringAttr>(),
+                  mesh.getShape()),
+        llvm::outs(), [&](auto axis) {
+          llvm::outs() << std::get<0>(axis) << " = " << std::get<1>(axis);
+        });
+    llvm::outs() << "]";
+  }
+  if (numSteps > 1)
+    llvm::outs() << ", " << numSteps << " steps";
+  llvm::outs() << "\n";
 }
 
 static int runDriver(MLIRContext &context, StringRef self) {
@@ -955,186 +634,93 @@ static int runDriver(MLIRContext &context, StringRef self) {
   }
   if (failed(applyMeshOverrides(*original)))
     return 1;
-  func::FuncOp entry = findEntry(*original);
+  func::FuncOp entry = run::findEntry(*original, entryName);
   if (!entry)
     return 1;
   std::string entrySymbol = entry.getName().str();
 
-  // Work directory. It is removed at the end (unless --keep), so a given
-  // one must be new or empty: dist-run never deletes what it did not write.
-  SmallString<128> dir;
-  if (!workDirOption.empty()) {
-    dir = workDirOption;
-    std::error_code ec;
-    bool exists = llvm::sys::fs::exists(dir);
-    if (exists && (!llvm::sys::fs::is_directory(dir) ||
-                   llvm::sys::fs::directory_iterator(dir, ec) !=
-                       llvm::sys::fs::directory_iterator() ||
-                   ec)) {
-      llvm::errs() << "dist-run: --work-dir " << dir
-                   << " exists and is not an empty directory; give a new "
-                      "path (dist-run creates it, and removes it unless "
-                      "--keep)\n";
-      return 1;
-    }
-    if ((ec = llvm::sys::fs::create_directories(dir))) {
-      llvm::errs() << "dist-run: cannot create " << dir << ": "
-                   << ec.message() << "\n";
-      return 1;
-    }
-  } else if (std::error_code ec =
-                 llvm::sys::fs::createUniqueDirectory("dist-run", dir)) {
-    llvm::errs() << "dist-run: cannot create a work directory: "
-                 << ec.message() << "\n";
+  SmallString<128> dirPath;
+  if (failed(createWorkDir(dirPath)))
     return 1;
-  }
   llvm::scope_exit cleanup([&] {
     if (!keep)
-      llvm::sys::fs::remove_directories(dir);
+      llvm::sys::fs::remove_directories(dirPath);
   });
+  run::WorkDir dir(dirPath);
 
-  // Inputs (global shapes), written for the ranks.
-  std::vector<HostTensor> inputs;
+  // Inputs (global shapes), written for the runs.
+  std::vector<HostArray> inputs;
   if (failed(generateInputs(entry, inputs)))
     return 1;
   for (auto [i, input] : llvm::enumerate(inputs))
-    if (failed(writeFile((dir + "/arg" + Twine(i) + ".bin").str(),
-                         input.data)))
+    if (llvm::Error error = run::writeArray(dir.arg(i, false), input)) {
+      llvm::errs() << "dist-run: " << llvm::toString(std::move(error)) << "\n";
       return 1;
+    }
 
-  // The partitioned program.
+  // The programs, printed with the user's locations: every diagnostic of a
+  // worker names the user's file and line.
   OwningOpRef<ModuleOp> partitioned = original->clone();
-  {
-    PassManager pm(&context);
-    buildAutoPartitionPipeline(pm, AutoPartitionOptions());
-    if (failed(pm.run(*partitioned))) {
-      llvm::errs() << "dist-run: partitioning failed\n";
-      return 1;
-    }
-  }
+  int ranks;
+  if (failed(partition(*partitioned, ranks)))
+    return 1;
   auto partEntry = partitioned->lookupSymbol<func::FuncOp>(entrySymbol);
-  SmallVector<MeshOp> meshes = llvm::to_vector(partitioned->getOps<MeshOp>());
-  int64_t devices = 1;
-  for (MeshOp mesh : meshes)
-    devices = std::max(devices, mesh.getNumDevices());
-  for (MeshOp mesh : meshes)
-    if (mesh.getNumDevices() != devices) {
-      llvm::errs() << "dist-run: meshes of different sizes (@"
-                   << mesh.getSymName() << " has " << mesh.getNumDevices()
-                   << " devices, another " << devices
-                   << "); one program runs on one world\n";
-      return 1;
-    }
-  int ranks = numRanks ? (int)numRanks : (int)devices;
-  if (!meshes.empty() && ranks != devices) {
-    llvm::errs() << "dist-run: the mesh has " << devices
-                 << " devices but --ranks is " << ranks
-                 << "; reshape it with --mesh\n";
-    return 1;
-  }
-  addRunWrapper(*partitioned, partEntry);
-  if (failed(dumpModule(*partitioned, (dir + "/partitioned.mlir").str())))
-    return 1;
-
-  // The serial program, run in a process of its own.
+  run::addRunWrapper(*partitioned, partEntry);
   OwningOpRef<ModuleOp> serial = original->clone();
-  if (failed(makeSerial(*serial)))
+  if (failed(run::buildSerialProgram(*serial)))
     return 1;
   auto serialEntry = serial->lookupSymbol<func::FuncOp>(entrySymbol);
-  addRunWrapper(*serial, serialEntry);
-  if (failed(dumpModule(*serial, (dir + "/serial.mlir").str())))
+  run::addRunWrapper(*serial, serialEntry);
+  if (failed(run::writeModuleWithLocations(*partitioned, dir.program(0))) ||
+      failed(run::writeModuleWithLocations(*serial,
+                                           dir.program(run::kSerialRun))))
     return 1;
-  std::vector<HostTensor> serialResults;
-  for (auto [i, type] : llvm::enumerate(
-           serial->lookupSymbol<func::FuncOp>(kWrapperName).getResultTypes())) {
-    FailureOr<HostTensor> result =
-        describeType(type, serialEntry.getLoc(), "result " + Twine(i));
-    if (failed(result))
-      return 1;
-    serialResults.push_back(std::move(*result));
-  }
-  SmallVector<std::string> resultTypeNames;
-  for (Type type : serialEntry.getResultTypes()) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    type.print(os);
-    resultTypeNames.push_back(text);
-  }
-  if (failed(launchSerial(self, dir)))
+  FailureOr<std::vector<run::ResultSpec>> specs =
+      run::describeResults(serialEntry, partEntry, *partitioned);
+  if (failed(specs))
     return 1;
-  for (auto [i, result] : llvm::enumerate(serialResults))
-    if (failed(readFile(resultPath(dir, i, /*rank=*/-1), result.data)))
-      return 1;
 
-  llvm::outs() << "dist-run: @" << entrySymbol << " on " << ranks
-               << " rank(s)";
-  for (MeshOp mesh : meshes) {
-    llvm::outs() << ", mesh @" << mesh.getSymName() << " [";
-    llvm::interleaveComma(
-        llvm::zip(mesh.getAxisNames().getAsValueRange<StringAttr>(),
-                  mesh.getShape()),
-        llvm::outs(), [&](auto axis) {
-          llvm::outs() << std::get<0>(axis) << " = " << std::get<1>(axis);
-        });
-    llvm::outs() << "]";
+  // The f64 reference, unless --strict or no result is a narrow float.
+  std::string noReference;
+  bool useReference = false;
+  if (!strict && llvm::any_of(*specs, [](const run::ResultSpec &spec) {
+        return hostdata::isFloat(spec.global.dtype) &&
+               spec.global.dtype != DType::F64;
+      })) {
+    FailureOr<bool> prepared =
+        prepareReference(*serial, inputs, dir, *specs, noReference);
+    if (failed(prepared))
+      return 1;
+    useReference = *prepared;
   }
-  llvm::outs() << "\n";
+
+  if (failed(launchSerial(self, dir.str(), /*reference=*/false)))
+    return 1;
+  // The reference is the yardstick, not the program under test: when it
+  // fails (its error is above), the results are compared elementwise.
+  if (useReference && failed(launchSerial(self, dir.str(), /*reference=*/true))) {
+    noReference = "the reference run failed";
+    for (run::ResultSpec &spec : *specs)
+      spec.useReference = false;
+  }
+  printHeader(entrySymbol, ranks, *partitioned);
+  if (!noReference.empty())
+    llvm::outs() << "dist-run: no f64 reference: " << noReference
+                 << "; results are compared elementwise (--rtol, --atol)\n";
   llvm::outs().flush();
-  if (failed(launchRanks(self, dir, ranks)))
+  if (failed(launchRanks(self, dir.str(), ranks)))
     return 1;
 
-  // Assemble, compare, report.
-  int failures = 0;
-  for (auto [i, expected] : llvm::enumerate(serialResults)) {
-    FailureOr<HostTensor> localOrFailure = describeType(
-        partitioned->lookupSymbol<func::FuncOp>(kWrapperName).getResultTypes()[i],
-        partEntry.getLoc(), "result " + Twine(i));
-    if (failed(localOrFailure))
-      return 1;
-    HostTensor &local = *localOrFailure;
-    ShardingAttr sharding =
-        i < partEntry.getNumResults()
-            ? partEntry.getResultAttrOfType<ShardingAttr>(
-                  i, DistDialect::getPartitionedAsAttrName())
-            : ShardingAttr();
-    Layout layout;
-    if (sharding)
-      layout = layoutOf(sharding,
-                        partitioned->lookupSymbol<MeshOp>(sharding.getMesh()));
-    else if (!meshes.empty())
-      layout.meshShape.assign(meshes.front().getShape().begin(),
-                              meshes.front().getShape().end());
-    if (layout.dimAxes.empty())
-      layout.dimAxes.resize(local.shape.size());
-    if (layout.meshShape.empty())
-      layout.meshShape = {ranks};
-    HostTensor actual = expected;
-    int64_t replicaMismatch = 0;
-    if (failed(assembleResult(dir, i, actual, local, layout, ranks,
-                              replicaMismatch)))
-      return 1;
-    Comparison cmp;
-    compare(expected, actual, cmp);
-    bool pass = cmp.mismatches == 0 && replicaMismatch == 0;
-    failures += !pass;
-    const std::string &typeText = resultTypeNames[i];
-    llvm::outs() << llvm::formatv(
-        "result #{0} {1} {2}: max abs err {3:e2}, max rel err {4:e2}", i,
-        typeText, describeLayout(sharding), cmp.maxAbs, cmp.maxRel);
-    if (cmp.mismatches)
-      llvm::outs() << ", " << cmp.mismatches << " of "
-                   << expected.numElements() << " elements differ";
-    if (replicaMismatch)
-      llvm::outs() << ", " << replicaMismatch
-                   << " elements differ between replicas";
-    llvm::outs() << (pass ? ": PASS\n" : ": FAIL\n");
-  }
-  llvm::outs() << (failures ? "FAIL" : "PASS") << ": "
-               << serialResults.size() - failures << " of "
-               << serialResults.size() << " result(s) match the serial run\n";
+  FailureOr<bool> pass =
+      report(dir, *specs, run::getRunMeshShape(*partitioned, ranks));
+  if (failed(pass))
+    return 1;
+  if (showTime)
+    printTimes(dir, ranks);
   if (keep)
-    llvm::outs() << "dist-run: kept the intermediate files in " << dir << "\n";
-  return failures ? 1 : 0;
+    llvm::outs() << "dist-run: kept the intermediate files in " << dir.str()
+                 << "\n";
+  return *pass ? 0 : 1;
 }
 
 int main(int argc, char **argv) {
@@ -1154,6 +740,11 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
+  if (numSteps < 1) {
+    llvm::errs() << "dist-run: --steps must be at least 1, got " << numSteps
+                 << "\n";
+    return 1;
+  }
   if (!workerDir.empty())
     return runWorker(context);
   if (numRanks.getNumOccurrences() && numRanks < 1) {

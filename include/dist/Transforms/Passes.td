@@ -457,4 +457,48 @@ def DistVectorizeMatmul : Pass<"dist-vectorize-matmul", "::mlir::func::FuncOp"> 
   ];
 }
 
+def DistStripAnnotations : Pass<"dist-strip-annotations", "::mlir::ModuleOp"> {
+  let summary = "Removes every sharding annotation: the serial program";
+  // `}~]` stands for `}]`, which would end the TableGen code block.
+  let description = !subst("}~]", "}]", [{
+    Turns an annotated global program into the single-device program it
+    describes, which computes the same values: every `dist.annotate` is
+    replaced by its operand, `dist.sharding` on function arguments and
+    results and `dist.shardings` on ops are removed, and the `dist.mesh`
+    ops, which nothing refers to any more, are erased. What does not
+    describe a layout stays: `dist.role`, `dist.input_range` and
+    `dist.updates`. `dist-run` builds its serial program with this pass
+    (after `dist-import-shard`).
+
+    ```mlir
+    dist.mesh @mesh_4 [mp = 4]
+    func.func @f(%x: tensor<8x8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}, {}~]>})
+        -> tensor<8x8xf32> {
+      %y = dist.annotate %x as <@mesh_4, [{}, {mp}~]> : tensor<8x8xf32>
+      return %y : tensor<8x8xf32>
+    }
+    ```
+    becomes
+    ```mlir
+    func.func @f(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+      return %x : tensor<8x8xf32>
+    }
+    ```
+
+    Preconditions: a global program. Collectives, `dist.process_index`,
+    `dist.partitioned_as` boundaries (a per-rank program has no serial
+    form) and upstream `shard` ops (run `dist-import-shard` first) are
+    reported with an error naming the op or the boundary, and the pass fails.
+    With `summary`, the number of annotations and boundary shardings removed
+    is reported as a remark on the module.
+  }]);
+  let options = [
+    // Pass statistics are compiled out of release builds of LLVM, so the
+    // counts are reported as a remark instead (as dist-verify does).
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "Report the number of annotations, boundary shardings and meshes "
+           "removed as a remark on the module">
+  ];
+}
+
 #endif // DIST_TRANSFORMS_PASSES_TD

@@ -38,6 +38,13 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
                      "linalg.matmul (link a CBLAS); false generates "
                      "register-tiled vector code (dist-vectorize-matmul)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> runtimeVerification{
+      *this, "runtime-verification",
+      llvm::cl::desc("Check memref accesses at run time "
+                     "(generate-runtime-verification after bufferization): "
+                     "an out-of-bounds load or store prints the op and its "
+                     "location and aborts"),
+      llvm::cl::init(false)};
 };
 
 /// Takes a program on tensors (serial, or the per-rank program of

@@ -1391,3 +1391,48 @@ func.func @f(%x: tensor<8xf32>) {
   %r = dist.all_reduce %x on @mesh_4 [dp] comm = -1 sum : tensor<8xf32>
   return
 }
+
+// -----
+
+// Tests that dist.updates names an argument by its index.
+// expected-error@+1 {{'func.func' op result 0: 'dist.updates' must be the index of an argument (an integer such as 0 : i64), got "w"}}
+func.func private @f(tensor<8xf32>) -> (tensor<8xf32> {dist.updates = "w"})
+
+// -----
+
+// Tests that the argument exists.
+// expected-error@+1 {{'func.func' op result 1: 'dist.updates' names argument 2 but the function has 2 argument(s)}}
+func.func private @f(tensor<8xf32>, f32) -> (tensor<8xf32>, f32 {dist.updates = 2 : i64})
+
+// -----
+
+// Tests that a negative index is refused.
+// expected-error@+1 {{'func.func' op result 0: 'dist.updates' names argument -1 but the function has 1 argument(s)}}
+func.func private @f(tensor<8xf32>) -> (tensor<8xf32> {dist.updates = -1 : i64})
+
+// -----
+
+// Tests that the new value has the argument's type.
+// expected-error@+1 {{'func.func' op result 0 of type 'tensor<8xf64>' updates argument 0 of type 'tensor<8xf32>'; the new value must have the argument's type}}
+func.func private @f(tensor<8xf32>) -> (tensor<8xf64> {dist.updates = 0 : i64})
+
+// -----
+
+// Tests that partitioned boundaries are compared by their global types.
+dist.mesh @mesh_4 [mp = 4]
+// expected-error@+1 {{'func.func' op result 0 of type 'tensor<8x4xf32>' updates argument 0 of type 'tensor<8x16xf32>'; the new value must have the argument's type}}
+func.func private @f(tensor<2x16xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{mp}, {}]>})
+    -> (tensor<8x1xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{}, {mp}]>, dist.updates = 0 : i64})
+
+// -----
+
+// Tests that two results cannot update one argument.
+// expected-error@+1 {{'func.func' op result 1 updates argument 0, which result 0 already updates}}
+func.func private @f(tensor<8xf32>)
+    -> (tensor<8xf32> {dist.updates = 0 : i64}, tensor<8xf32> {dist.updates = 0 : i64})
+
+// -----
+
+// Tests that dist.updates is a result attribute, not an argument attribute.
+// expected-error@+1 {{'func.func' op argument 0: unknown dist attribute 'dist.updates'}}
+func.func private @f(tensor<8xf32> {dist.updates = 0 : i64}) -> tensor<8xf32>

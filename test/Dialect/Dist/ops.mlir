@@ -429,3 +429,20 @@ func.func @async_buckets(%x: tensor<8xf32>, %y: tensor<2x4xf32>, %a: memref<8xf3
 // CHECK-LABEL: func.func private @input_range
 // CHECK-SAME: {dist.input_range = array<i64: 0, 100>}
 func.func private @input_range(tensor<8xi32> {dist.input_range = array<i64: 0, 100>})
+
+// Tests the state marking of a training step: each result names the argument
+// it updates; a partitioned function keeps it on local types whose global
+// types match.
+// CHECK-LABEL: func.func private @updates
+// CHECK-SAME: -> (tensor<8x4xf32> {dist.updates = 1 : i64}, f32, tensor<8xf32> {dist.updates = 0 : i64})
+func.func private @updates(tensor<8xf32>, tensor<8x4xf32>)
+    -> (tensor<8x4xf32> {dist.updates = 1 : i64}, f32,
+        tensor<8xf32> {dist.updates = 0 : i64})
+
+// CHECK-LABEL: func.func private @updates_partitioned
+// CHECK-SAME: (memref<2x4xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{mp}, {}]>})
+// CHECK-SAME: -> (tensor<8x1xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{}, {mp}]>, dist.updates = 0 : i64})
+func.func private @updates_partitioned(
+    memref<2x4xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{mp}, {}]>})
+    -> (tensor<8x1xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{}, {mp}]>,
+                         dist.updates = 0 : i64})

@@ -97,6 +97,69 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
                                 "argument " + Twine(argIndex));
 }
 
+/// The global tensor type of a function boundary value of type `type` with
+/// attributes `attrs`: a buffer is seen as a tensor, and a local type of a
+/// partitioned function (dist.partitioned_as) as its global type.
+static Type getBoundaryGlobalType(Operation *op, Type type,
+                                  DictionaryAttr attrs) {
+  if (auto memref = dyn_cast<MemRefType>(type))
+    type = RankedTensorType::get(memref.getShape(), memref.getElementType());
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  auto sharding =
+      attrs ? attrs.getAs<ShardingAttr>(DistDialect::getPartitionedAsAttrName())
+            : ShardingAttr();
+  if (!tensorType || !sharding || sharding.getRank() != tensorType.getRank())
+    return type;
+  MeshOp mesh = lookupMesh(op, sharding.getMesh());
+  if (!mesh)
+    return type;
+  for (DimShardingAttr dim : sharding.getDims())
+    for (StringAttr axis : dim.getAxes())
+      if (!mesh.getAxisIndex(axis))
+        return type;
+  return getGlobalType(tensorType, sharding, mesh);
+}
+
+/// `dist.updates = <argument index> : i64` on result `resultIndex` of `func`:
+/// the result is the next value of that argument, so it has its (global)
+/// type, and no other result updates the same argument.
+static LogicalResult verifyUpdates(FunctionOpInterface func,
+                                   NamedAttribute attr, unsigned resultIndex) {
+  Operation *op = func;
+  auto index = dyn_cast<IntegerAttr>(attr.getValue());
+  if (!index || !index.getType().isSignlessInteger())
+    return op->emitOpError()
+           << "result " << resultIndex << ": '" << attr.getName().getValue()
+           << "' must be the index of an argument (an integer such as 0 : "
+              "i64), got "
+           << attr.getValue();
+  int64_t arg = index.getValue().getSExtValue();
+  unsigned numArgs = func.getNumArguments();
+  if (arg < 0 || arg >= (int64_t)numArgs)
+    return op->emitOpError()
+           << "result " << resultIndex << ": '" << attr.getName().getValue()
+           << "' names argument " << arg << " but the function has "
+           << numArgs << " argument(s)";
+  Type argType = getBoundaryGlobalType(op, func.getArgumentTypes()[arg],
+                                       func.getArgAttrDict(arg));
+  Type resultType = getBoundaryGlobalType(
+      op, func.getResultTypes()[resultIndex], func.getResultAttrDict(resultIndex));
+  if (argType != resultType)
+    return op->emitOpError()
+           << "result " << resultIndex << " of type " << resultType
+           << " updates argument " << arg << " of type " << argType
+           << "; the new value must have the argument's type";
+  for (unsigned other = 0; other < resultIndex; ++other) {
+    auto otherIndex = func.getResultAttrOfType<IntegerAttr>(
+        other, DistDialect::getUpdatesAttrName());
+    if (otherIndex && otherIndex.getValue().getSExtValue() == arg)
+      return op->emitOpError()
+             << "result " << resultIndex << " updates argument " << arg
+             << ", which result " << other << " already updates";
+  }
+  return success();
+}
+
 LogicalResult DistDialect::verifyRegionResultAttribute(Operation *op,
                                                        unsigned regionIndex,
                                                        unsigned resultIndex,
@@ -105,6 +168,8 @@ LogicalResult DistDialect::verifyRegionResultAttribute(Operation *op,
   if (!func)
     return op->emitOpError() << "'" << attr.getName().getValue()
                              << "' on a result of an op that is no function";
+  if (attr.getName() == getUpdatesAttrName())
+    return verifyUpdates(func, attr, resultIndex);
   return verifyBoundarySharding(op, attr, func.getResultTypes()[resultIndex],
                                 "result " + Twine(resultIndex));
 }

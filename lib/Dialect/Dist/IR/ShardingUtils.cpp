@@ -42,6 +42,15 @@ std::vector<meshmath::AxisList> dist::getDimAxisIndices(ShardingAttr sharding,
   return result;
 }
 
+meshmath::Layout dist::getLayout(ShardingAttr sharding, MeshOp mesh) {
+  meshmath::Layout layout;
+  layout.dims = getDimAxisIndices(sharding, mesh);
+  for (StringAttr axis : sharding.getPartialAxes())
+    layout.partial.push_back(*mesh.getAxisIndex(axis));
+  layout.partialKind = static_cast<int>(sharding.getPartialKind());
+  return layout;
+}
+
 static std::string formatAxes(ArrayRef<StringAttr> axes) {
   std::string text = "[";
   llvm::raw_string_ostream os(text);

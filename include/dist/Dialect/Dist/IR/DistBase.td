@@ -70,6 +70,13 @@ def Dist_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getInputRangeAttrName() {
       return "dist.input_range";
     }
+    /// Name of the result attribute `<argument index> : i64` of a function
+    /// that computes one step of a loop (a training step): the result is the
+    /// next value of that argument (a parameter, optimizer state). dist-run
+    /// --steps feeds it back.
+    static constexpr ::llvm::StringLiteral getUpdatesAttrName() {
+      return "dist.updates";
+    }
   }];
 }
 

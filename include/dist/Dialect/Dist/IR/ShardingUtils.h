@@ -10,6 +10,7 @@
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Support/MeshMath.h"
+#include "dist/Support/ReshardPlan.h"
 
 namespace mlir {
 class SymbolTableCollection;
@@ -25,6 +26,11 @@ meshmath::Shape getMeshShape(MeshOp mesh);
 /// Axis positions of `sharding`'s dims on `mesh` (names must exist).
 std::vector<meshmath::AxisList> getDimAxisIndices(ShardingAttr sharding,
                                               MeshOp mesh);
+
+/// The layout `sharding` describes on `mesh` as plain integers (axis
+/// positions per dim, partial axes and kind): what the reshard planner and
+/// the host-side sharding of dist/Support work on. Axis names must exist.
+meshmath::Layout getLayout(ShardingAttr sharding, MeshOp mesh);
 
 /// Checks `sharding` against `mesh` and the tensor type `type`: the mesh's
 /// axes exist, the rank matches, and static dims divide evenly. Errors are

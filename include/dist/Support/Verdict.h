@@ -1,0 +1,80 @@
+//===- Verdict.h - Whether a distributed result matches ---------*- C++ -*-===//
+//
+// The two ways dist-run judges a distributed result: elementwise against the
+// serial run (|d - s| <= atol + rtol * |s|), and against a reference
+// computed in higher precision, which models that a distributed program sums
+// in another order than the serial one (see judgeAgainstReference). Plain
+// C++ on HostArrays.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_SUPPORT_VERDICT_H
+#define DIST_SUPPORT_VERDICT_H
+
+#include "dist/Support/HostArray.h"
+
+namespace hostdata {
+
+struct Tolerance {
+  double rtol = 1e-4;
+  double atol = 1e-5;
+};
+
+/// |actual - expected| <= atol + rtol * |expected|; NaN matches NaN and an
+/// infinity the same infinity.
+bool withinTolerance(double expected, double actual, const Tolerance &tol);
+
+struct ElementwiseResult {
+  double maxAbs = 0, maxRel = 0;
+  /// Elements outside the tolerance.
+  int64_t mismatches = 0;
+};
+
+/// Compares `actual` with `expected` (same shape) element by element.
+ElementwiseResult compareElementwise(const HostArray &expected,
+                                     const HostArray &actual,
+                                     const Tolerance &tol);
+
+/// The reference rule. With `ref` the result of the program evaluated in
+/// higher precision, `s` the serial run's and `d` the distributed run's
+/// (every replica), over the elements where the serial run is finite:
+///
+///   serial error       E_s = max |s - ref|
+///   distributed error  E_d = max |d - ref|
+///   magnitude          M   = max |ref|
+///   PASS  iff  E_d <= max(serialFactor * E_s, roundoffFactor * u * M)
+///
+/// and the distributed run has NaN and infinities exactly where the serial
+/// run has them. u is the unit roundoff of the result's element type. The
+/// first term accepts a distributed result as accurate as the serial one up
+/// to a small factor: summing in another order changes which rounding errors
+/// are made, not their size. The second accepts the last bits of results
+/// that the serial run happens to compute exactly. A wrong value (a corrupted
+/// block, a missing reduction) is off by far more than either.
+struct ReferenceRule {
+  double serialFactor = 4;
+  double roundoffFactor = 32;
+};
+
+struct ReferenceResult {
+  double distributedError = 0;
+  double serialError = 0;
+  double magnitude = 0;
+  double allowed = 0;
+  /// Elements where the distributed run has a NaN or an infinity that the
+  /// serial run does not have, or the reverse.
+  int64_t specialMismatches = 0;
+  bool pass = false;
+};
+
+/// Judges `distributed` (one array per replica) against `reference`, with
+/// `serial` as the yardstick. All arrays have one shape; `serial` gives the
+/// element type whose unit roundoff is used.
+ReferenceResult judgeAgainstReference(const HostArray &reference,
+                                      const HostArray &serial,
+                                      const std::vector<HostArray> &distributed,
+                                      const ReferenceRule &rule = {});
+
+} // namespace hostdata
+
+#endif // DIST_SUPPORT_VERDICT_H

@@ -1,0 +1,61 @@
+//===- Execution.h - JIT-compile a program and call it ----------*- C++ -*-===//
+//
+// A program with dist-run's wrapper (Program.h), lowered with
+// dist-lower-to-llvm and JIT-compiled once, then called any number of times
+// on host arrays. Buffers are MLIR's owning memref descriptors
+// (mlir/ExecutionEngine/MemRefUtils.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_TOOLS_DISTRUN_EXECUTION_H
+#define DIST_TOOLS_DISTRUN_EXECUTION_H
+
+#include "dist/Tools/DistRun/Program.h"
+
+#include <memory>
+
+namespace mlir {
+class ExecutionEngine;
+namespace dist::run {
+
+struct CompileOptions {
+  /// Matmuls through a CBLAS (which must be among `sharedLibraries`).
+  bool blas = false;
+  /// MLIR's runtime verification of memref ops (bounds of loads, stores and
+  /// subviews): a violation prints the op and its location and aborts.
+  bool runtimeVerification = false;
+  /// Libraries the JIT loads (libmlir_c_runner_utils, a BLAS).
+  SmallVector<std::string> sharedLibraries;
+  /// Where to write the object file; empty for none.
+  std::string objectDump;
+};
+
+/// A value passed to or returned by the entry.
+struct HostValue {
+  hostdata::HostArray array;
+  bool isScalar = false;
+};
+
+class CompiledProgram {
+public:
+  ~CompiledProgram();
+
+  /// Lowers `module` (which has the run wrapper) to LLVM and JIT-compiles
+  /// it. Diagnostics go to the context's handler; JIT errors to `error`.
+  static FailureOr<std::unique_ptr<CompiledProgram>>
+  compile(ModuleOp module, const CompileOptions &options, std::string &error);
+
+  /// Calls the entry on `args` (in the argument types) and copies its results
+  /// into `results` (whose types and shapes are set).
+  LogicalResult call(ArrayRef<HostValue> args,
+                     MutableArrayRef<HostValue> results, std::string &error);
+
+private:
+  CompiledProgram() = default;
+  std::unique_ptr<ExecutionEngine> engine;
+};
+
+} // namespace dist::run
+} // namespace mlir
+
+#endif // DIST_TOOLS_DISTRUN_EXECUTION_H

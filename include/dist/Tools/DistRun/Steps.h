@@ -1,0 +1,53 @@
+//===- Steps.h - One run of a program over N steps --------------*- C++ -*-===//
+//
+// What each of dist-run's worker processes does with the program of its run
+// (the serial run, the reference run, or one rank of the partitioned run):
+// take its inputs from the work directory (a rank takes its block of every
+// global input, by the argument's `dist.partitioned_as` layout), compile the
+// program once, and call it `steps` times. After each step it writes its
+// results and feeds every result marked `dist.updates = I` into argument I
+// of the next step (a rank keeps its own block when the argument has the
+// result's layout, and otherwise the ranks exchange blocks through the work
+// directory); the other arguments get their inputs again.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_TOOLS_DISTRUN_STEPS_H
+#define DIST_TOOLS_DISTRUN_STEPS_H
+
+#include "dist/Tools/DistRun/Execution.h"
+#include "dist/Tools/DistRun/WorkDir.h"
+
+#include <functional>
+
+namespace mlir::dist::run {
+
+struct StepOptions {
+  int steps = 1;
+  CompileOptions compile;
+  /// Testing: rank `corruptRank` adds 1 to the first element of its first
+  /// result at step `corruptStep` (before feeding it back).
+  int corruptRank = -1;
+  int corruptStep = 1;
+};
+
+/// The layout of a boundary value of a partitioned function with attributes
+/// `attrs` (its `dist.partitioned_as`), or replicated; `rank` is the tensor's.
+meshmath::Layout getBoundaryLayout(ModuleOp module, DictionaryAttr attrs,
+                                   size_t rank);
+
+/// The mesh shape a program runs on: its first mesh's, or one axis of
+/// `ranks` devices.
+meshmath::Shape getRunMeshShape(ModuleOp module, int64_t ranks);
+
+/// Runs `module` (as written by dist-run, with its wrapper) as `run` of
+/// `dir` on a world of `worldSize` ranks; `barrier` returns when every rank
+/// called it (unused by the serial and reference runs). Diagnostics of the
+/// lowering go to the context's handler.
+llvm::Error runSteps(ModuleOp module, const WorkDir &dir, int run,
+                     int64_t worldSize, const StepOptions &options,
+                     const std::function<void()> &barrier);
+
+} // namespace mlir::dist::run
+
+#endif // DIST_TOOLS_DISTRUN_STEPS_H

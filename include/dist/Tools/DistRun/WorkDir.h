@@ -1,0 +1,59 @@
+//===- WorkDir.h - The files of a dist-run work directory -------*- C++ -*-===//
+//
+// dist-run's driver and its worker processes talk through one directory: the
+// programs (serial.mlir, reference.mlir, partitioned.mlir), the global
+// inputs (arg<I>.bin, arg<I>.reference.bin), every run's results after every
+// step (result<I>.step<S>.<run>.bin) and its per-step times
+// (times.<run>.txt). A run is the serial run, the reference run, or a rank.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_TOOLS_DISTRUN_WORKDIR_H
+#define DIST_TOOLS_DISTRUN_WORKDIR_H
+
+#include "dist/Support/HostArray.h"
+
+#include "mlir/Support/LLVM.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace mlir::dist::run {
+
+/// The serial run, the reference run, or rank N (N >= 0).
+constexpr int kSerialRun = -1;
+constexpr int kReferenceRun = -2;
+
+class WorkDir {
+public:
+  explicit WorkDir(StringRef path) : path(path.str()) {}
+
+  /// "serial", "reference" or "rank<N>".
+  static std::string runName(int run);
+
+  const std::string &str() const { return path; }
+  /// The program `run` runs: serial.mlir, reference.mlir, partitioned.mlir.
+  std::string program(int run) const;
+  /// Argument `index`'s global input; the reference's is widened.
+  std::string arg(int64_t index, bool reference) const;
+  /// Result `index` of `step` (1-based) of `run`.
+  std::string result(int64_t index, int step, int run) const;
+  /// The wall time of every step of `run`, in seconds, one per line.
+  std::string times(int run) const;
+
+private:
+  std::string path;
+};
+
+/// Writes the raw bytes of `array` to `path`.
+llvm::Error writeArray(StringRef path, const hostdata::HostArray &array);
+/// Reads `path` into `array`, whose type and shape give the expected size.
+llvm::Error readArray(StringRef path, hostdata::HostArray &array);
+llvm::Error writeTimes(StringRef path, ArrayRef<double> seconds);
+/// The times in `path`; empty if it cannot be read.
+std::vector<double> readTimes(StringRef path);
+
+} // namespace mlir::dist::run
+
+#endif // DIST_TOOLS_DISTRUN_WORKDIR_H

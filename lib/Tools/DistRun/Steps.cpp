@@ -1,0 +1,179 @@
+//===- Steps.cpp - One run of a program over N steps ----------------------===//
+
+#include "dist/Tools/DistRun/Steps.h"
+#include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/IR/ShardingUtils.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace mlir::dist;
+using namespace mlir::dist::run;
+using hostdata::HostArray;
+
+meshmath::Layout run::getBoundaryLayout(ModuleOp module, DictionaryAttr attrs,
+                                        size_t rank) {
+  auto sharding =
+      attrs ? attrs.getAs<ShardingAttr>(DistDialect::getPartitionedAsAttrName())
+            : ShardingAttr();
+  if (MeshOp mesh = sharding ? module.lookupSymbol<MeshOp>(sharding.getMesh())
+                             : MeshOp())
+    return getLayout(sharding, mesh);
+  meshmath::Layout layout;
+  layout.dims.resize(rank);
+  return layout;
+}
+
+meshmath::Shape run::getRunMeshShape(ModuleOp module, int64_t ranks) {
+  for (MeshOp mesh : module.getOps<MeshOp>())
+    return getMeshShape(mesh);
+  return {ranks};
+}
+
+namespace {
+/// One argument or result of the entry as a run sees it.
+struct Boundary {
+  HostValue value;
+  meshmath::Layout layout;
+  meshmath::Shape globalShape;
+};
+} // namespace
+
+/// The boundary value of type `type`, with its layout and global shape.
+static FailureOr<Boundary> describe(ModuleOp module, func::FuncOp entry,
+                                    Type type, DictionaryAttr attrs,
+                                    const meshmath::Shape &meshShape,
+                                    const Twine &what) {
+  FailureOr<BoundaryType> local =
+      describeBoundary(type, entry.getLoc(), what);
+  if (failed(local))
+    return failure();
+  Boundary boundary;
+  boundary.value = {local->makeArray(), local->isScalar};
+  boundary.layout = getBoundaryLayout(module, attrs, local->shape.size());
+  boundary.globalShape = local->shape;
+  for (auto [d, axes] : llvm::enumerate(boundary.layout.dims))
+    boundary.globalShape[d] *= meshmath::groupSize(meshShape, axes);
+  return boundary;
+}
+
+static llvm::Error failedAt(const Twine &what, std::string error) {
+  return llvm::createStringError(what + ": " + error);
+}
+
+llvm::Error run::runSteps(ModuleOp module, const WorkDir &dir, int run,
+                          int64_t worldSize, const StepOptions &options,
+                          const std::function<void()> &barrier) {
+  func::FuncOp entry = getWrappedEntry(module);
+  if (!entry)
+    return llvm::createStringError(
+        dir.program(run) + " has no @" + kWrapperName +
+        " calling the entry; --worker runs what dist-run wrote");
+  bool distributed = run >= 0;
+  // Everything the steps need is read before lowering rewrites the module.
+  SmallVector<int64_t> updates = getUpdatedArguments(entry);
+  meshmath::Shape meshShape =
+      getRunMeshShape(module, distributed ? worldSize : 1);
+  std::vector<Boundary> args, results;
+  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
+    FailureOr<Boundary> arg =
+        describe(module, entry, type, entry.getArgAttrDict(i), meshShape,
+                 "argument " + Twine(i));
+    if (failed(arg))
+      return llvm::createStringError("unsupported argument");
+    HostArray global(arg->value.array.dtype(), arg->globalShape);
+    if (llvm::Error error =
+            readArray(dir.arg(i, run == kReferenceRun), global))
+      return error;
+    std::string error;
+    std::optional<HostArray> block =
+        distributed
+            ? hostdata::shardBlock(global, arg->layout, meshShape, run, error)
+            : std::optional<HostArray>(std::move(global));
+    if (!block)
+      return failedAt("argument " + Twine(i), error);
+    arg->value.array = std::move(*block);
+    args.push_back(std::move(*arg));
+  }
+  // The results, from the wrapper's output buffers.
+  auto wrapper = module.lookupSymbol<func::FuncOp>(kWrapperName);
+  for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {
+    FailureOr<Boundary> result = describe(
+        module, entry, wrapper.getArgumentTypes()[entry.getNumArguments() + i],
+        entry.getResultAttrDict(i), meshShape, "result " + Twine(i));
+    if (failed(result))
+      return llvm::createStringError("unsupported result");
+    results.push_back(std::move(*result));
+  }
+  auto keepsBlock = [&](int64_t result, int64_t arg) {
+    return !distributed ||
+           (args[arg].layout == results[result].layout &&
+            args[arg].value.array.shape() == results[result].value.array.shape());
+  };
+  bool exchange = false;
+  for (auto [i, arg] : llvm::enumerate(updates))
+    exchange |= arg >= 0 && !keepsBlock(i, arg);
+
+  std::string error;
+  FailureOr<std::unique_ptr<CompiledProgram>> program =
+      CompiledProgram::compile(module, options.compile, error);
+  if (failed(program))
+    return llvm::createStringError(error);
+
+  // A call copies its arguments into buffers of its own, so an argument that
+  // no result updates keeps its input from step to step.
+  std::vector<HostValue> argValues, resultValues;
+  for (Boundary &arg : args)
+    argValues.push_back(arg.value);
+  for (Boundary &result : results)
+    resultValues.push_back(result.value);
+  std::vector<double> seconds;
+  for (int step = 1; step <= options.steps; ++step) {
+    auto start = std::chrono::steady_clock::now();
+    if (failed((*program)->call(argValues, resultValues, error)))
+      return llvm::createStringError(error);
+    seconds.push_back(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+    if (distributed && run == options.corruptRank &&
+        step == options.corruptStep && !resultValues.empty() &&
+        resultValues.front().array.numElements() > 0) {
+      HostArray &first = resultValues.front().array;
+      first.set(0, first.get(0) + 1.0);
+    }
+    for (auto [i, result] : llvm::enumerate(resultValues))
+      if (llvm::Error error = writeArray(dir.result(i, step, run), result.array))
+        return error;
+    if (step == options.steps)
+      break;
+    // Every rank's blocks of this step are written (files of later steps
+    // have other names, so nothing needs to wait for the reads).
+    if (exchange)
+      barrier();
+    for (auto [i, arg] : llvm::enumerate(updates)) {
+      if (arg < 0)
+        continue;
+      if (keepsBlock(i, arg)) {
+        argValues[arg].array = resultValues[i].array;
+        continue;
+      }
+      std::vector<HostArray> blocks;
+      for (int64_t r = 0, n = meshmath::numDevices(meshShape); r < n; ++r) {
+        blocks.push_back(resultValues[i].array);
+        if (llvm::Error error = readArray(dir.result(i, step, r), blocks.back()))
+          return error;
+      }
+      std::optional<std::vector<HostArray>> global = hostdata::assembleBlocks(
+          blocks, results[i].globalShape, results[i].layout, meshShape, error);
+      std::optional<HostArray> block;
+      if (global)
+        block = hostdata::shardBlock(global->front(), args[arg].layout,
+                                     meshShape, run, error);
+      if (!block)
+        return failedAt("result " + Twine(i) + " fed to argument " + Twine(arg),
+                        error);
+      argValues[arg].array = std::move(*block);
+    }
+  }
+  return writeTimes(dir.times(run), seconds);
+}

@@ -1,0 +1,93 @@
+//===- WorkDir.cpp - The files of a dist-run work directory ---------------===//
+
+#include "dist/Tools/DistRun/WorkDir.h"
+
+#include "mlir/Support/FileUtilities.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::dist;
+using namespace mlir::dist::run;
+
+std::string WorkDir::runName(int run) {
+  if (run == kSerialRun)
+    return "serial";
+  if (run == kReferenceRun)
+    return "reference";
+  return "rank" + std::to_string(run);
+}
+
+std::string WorkDir::program(int run) const {
+  return path + "/" + (run < 0 ? runName(run) : "partitioned") + ".mlir";
+}
+
+std::string WorkDir::arg(int64_t index, bool reference) const {
+  return path + "/arg" + std::to_string(index) +
+         (reference ? ".reference" : "") + ".bin";
+}
+
+std::string WorkDir::result(int64_t index, int step, int run) const {
+  return path + "/result" + std::to_string(index) + ".step" +
+         std::to_string(step) + "." + runName(run) + ".bin";
+}
+
+std::string WorkDir::times(int run) const {
+  return path + "/times." + runName(run) + ".txt";
+}
+
+static llvm::Error writeOutput(StringRef path,
+                               function_ref<void(raw_ostream &)> write) {
+  std::string message;
+  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &message);
+  if (!file)
+    return llvm::createStringError(message);
+  write(file->os());
+  file->keep();
+  return llvm::Error::success();
+}
+
+llvm::Error run::writeArray(StringRef path, const hostdata::HostArray &array) {
+  return writeOutput(path, [&](raw_ostream &os) {
+    os.write(array.data(), array.numBytes());
+  });
+}
+
+llvm::Error run::readArray(StringRef path, hostdata::HostArray &array) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buffer)
+    return llvm::createStringError("cannot read " + path + ": " +
+                                   buffer.getError().message());
+  if ((int64_t)(*buffer)->getBufferSize() != array.numBytes())
+    return llvm::createStringError(
+        path + " has " + Twine((*buffer)->getBufferSize()) +
+        " bytes, expected " + Twine(array.numBytes()));
+  std::memcpy(array.data(), (*buffer)->getBufferStart(), array.numBytes());
+  return llvm::Error::success();
+}
+
+llvm::Error run::writeTimes(StringRef path, ArrayRef<double> seconds) {
+  return writeOutput(path, [&](raw_ostream &os) {
+    for (double s : seconds)
+      os << llvm::formatv("{0:e9}\n", s);
+  });
+}
+
+std::vector<double> run::readTimes(StringRef path) {
+  std::vector<double> times;
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return times;
+  SmallVector<StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (StringRef line : lines) {
+    double value;
+    if (!line.trim().getAsDouble(value))
+      times.push_back(value);
+  }
+  return times;
+}

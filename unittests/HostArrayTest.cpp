@@ -1,0 +1,233 @@
+//===- HostArrayTest.cpp - Host arrays: sharding, assembly, verdicts ------===//
+
+#include "dist/Support/HostArray.h"
+#include "dist/Support/Verdict.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace hostdata;
+
+namespace {
+
+/// An array whose element i holds i (as its type holds it).
+HostArray iota(DType dtype, meshmath::Shape shape) {
+  HostArray array(dtype, std::move(shape));
+  for (int64_t i = 0, n = array.numElements(); i < n; ++i)
+    array.set(i, (double)i);
+  return array;
+}
+
+meshmath::Layout layout(std::vector<meshmath::AxisList> dims,
+                        meshmath::AxisList partial = {}, int kind = 0) {
+  meshmath::Layout result;
+  result.dims = std::move(dims);
+  result.partial = std::move(partial);
+  result.partialKind = kind;
+  return result;
+}
+
+// Tests the element widths and the 16-bit float conversions, including
+// rounding to nearest even, subnormals, overflow and NaN.
+TEST(HostArrayTest, ElementTypes) {
+  EXPECT_EQ(byteWidth(DType::I1), 1);
+  EXPECT_EQ(byteWidth(DType::BF16), 2);
+  EXPECT_EQ(byteWidth(DType::Index), 8);
+  EXPECT_EQ(halfToFloat(floatToHalf(1.0f)), 1.0f);
+  EXPECT_EQ(floatToHalf(1.0f), 0x3c00);
+  EXPECT_EQ(floatToHalf(-2.0f), 0xc000);
+  EXPECT_EQ(floatToHalf(65504.0f), 0x7bff);
+  EXPECT_EQ(floatToHalf(1e6f), 0x7c00);
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -24)), 0x0001);
+  EXPECT_EQ(halfToFloat(0x0001), std::ldexp(1.0f, -24));
+  // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties to even (1).
+  EXPECT_EQ(floatToHalf(1.0f + std::ldexp(1.0f, -11)), 0x3c00);
+  EXPECT_TRUE(std::isnan(halfToFloat(floatToHalf(NAN))));
+  EXPECT_EQ(floatToBfloat16(1.0f), 0x3f80);
+  EXPECT_EQ(bfloat16ToFloat(floatToBfloat16(3.0f)), 3.0f);
+  // 1 + 2^-8 ties to 1; 1 + 3 * 2^-9 rounds up to 1 + 2^-7.
+  EXPECT_EQ(bfloat16ToFloat(floatToBfloat16(1.0f + std::ldexp(1.0f, -8))),
+            1.0f);
+  EXPECT_EQ(
+      bfloat16ToFloat(floatToBfloat16(1.0f + 3 * std::ldexp(1.0f, -9))),
+      1.0f + std::ldexp(1.0f, -7));
+
+  HostArray bits(DType::I1, {3});
+  bits.set(0, 0);
+  bits.set(1, 5);
+  bits.setInt(2, 1);
+  EXPECT_EQ(bits.getInt(0), 0);
+  EXPECT_EQ(bits.getInt(1), 1);
+  EXPECT_EQ(bits.get(2), 1.0);
+  HostArray small(DType::I8, {2});
+  small.set(0, 300); // clamped
+  small.setInt(1, -128);
+  EXPECT_EQ(small.getInt(0), 127);
+  EXPECT_EQ(small.getInt(1), -128);
+  HostArray big(DType::I64, {1});
+  big.setInt(0, (int64_t(1) << 62) + 1); // exact, no double on the way
+  EXPECT_EQ(big.convertedTo(DType::Index).getInt(0), (int64_t(1) << 62) + 1);
+}
+
+// Tests the identities: every kind and type, integer extremes exactly.
+TEST(HostArrayTest, Identities) {
+  EXPECT_EQ(identity(Reduction::Sum, DType::F32), 0);
+  EXPECT_EQ(identity(Reduction::Prod, DType::BF16), 1);
+  EXPECT_EQ(identity(Reduction::Max, DType::F16), -INFINITY);
+  EXPECT_EQ(identity(Reduction::Min, DType::F64), INFINITY);
+  EXPECT_EQ(identityInt(Reduction::Max, DType::I8), -128);
+  EXPECT_EQ(identityInt(Reduction::Min, DType::I16), 32767);
+  EXPECT_EQ(identityInt(Reduction::Min, DType::I64),
+            std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(identityInt(Reduction::Max, DType::I1), 0);
+  EXPECT_EQ(identityInt(Reduction::Min, DType::I1), 1);
+  EXPECT_EQ(combine(Reduction::Max, 1, 2), 2);
+  EXPECT_TRUE(std::isnan(combine(Reduction::Min, NAN, 2)));
+  EXPECT_EQ(combineInt(Reduction::Prod, 3, -4), -12);
+}
+
+// Tests that shardBlock cuts a rank's block of a 2-D split on a 2x2 mesh
+// and that assembleBlocks puts the blocks back.
+TEST(HostArrayTest, ShardAndAssembleSplit) {
+  meshmath::Shape mesh = {2, 2};
+  HostArray global = iota(DType::F32, {4, 6});
+  meshmath::Layout split = layout({{0}, {1}});
+  std::string error;
+  std::vector<HostArray> blocks;
+  for (int64_t r = 0; r < 4; ++r) {
+    std::optional<HostArray> block = shardBlock(global, split, mesh, r, error);
+    ASSERT_TRUE(block) << error;
+    EXPECT_EQ(block->shape(), (meshmath::Shape{2, 3}));
+    blocks.push_back(*block);
+  }
+  // Rank 3 = (1, 1) holds rows 2-3, columns 3-5: its first element is
+  // global (2, 3) = 15.
+  EXPECT_EQ(blocks[3].get(0), 15);
+  EXPECT_EQ(blocks[1].get(5), 11); // (1, 5)
+  auto replicas = assembleBlocks(blocks, {4, 6}, split, mesh, error);
+  ASSERT_TRUE(replicas) << error;
+  ASSERT_EQ(replicas->size(), 1u);
+  for (int64_t i = 0; i < 24; ++i)
+    EXPECT_EQ(replicas->front().get(i), i);
+}
+
+// Tests replicas: axis 1 neither splits nor reduces, so two replicas come
+// back, and a corrupted one differs from the first.
+TEST(HostArrayTest, Replicas) {
+  meshmath::Shape mesh = {2, 2};
+  HostArray global = iota(DType::I32, {4});
+  meshmath::Layout rows = layout({{0}});
+  std::string error;
+  std::vector<HostArray> blocks;
+  for (int64_t r = 0; r < 4; ++r)
+    blocks.push_back(*shardBlock(global, rows, mesh, r, error));
+  blocks[3].setInt(0, 99); // rank (1, 1): replica 1, element 2
+  auto replicas = assembleBlocks(blocks, {4}, rows, mesh, error);
+  ASSERT_TRUE(replicas) << error;
+  ASSERT_EQ(replicas->size(), 2u);
+  EXPECT_EQ((*replicas)[0].getInt(2), 2);
+  EXPECT_EQ((*replicas)[1].getInt(2), 99);
+}
+
+// Tests partial layouts: sharding gives the group's first rank the value and
+// the others the identity, so assembling reduces back to the value, for every
+// kind; avg gives every rank the value and divides.
+TEST(HostArrayTest, PartialRoundTrip) {
+  meshmath::Shape mesh = {2, 2};
+  for (int kind = 0; kind <= 4; ++kind) {
+    for (DType dtype : {DType::F32, DType::I8, DType::I64, DType::BF16}) {
+      HostArray global = iota(dtype, {2, 4});
+      meshmath::Layout partial = layout({{0}, {}}, {1}, kind);
+      std::string error;
+      std::vector<HostArray> blocks;
+      for (int64_t r = 0; r < 4; ++r)
+        blocks.push_back(*shardBlock(global, partial, mesh, r, error));
+      if (kind != (int)Reduction::Avg)
+        EXPECT_EQ(blocks[1].get(0),
+                  isFloat(dtype)
+                      ? identity((Reduction)kind, dtype)
+                      : (double)identityInt((Reduction)kind, dtype));
+      auto replicas = assembleBlocks(blocks, {2, 4}, partial, mesh, error);
+      ASSERT_TRUE(replicas) << error;
+      for (int64_t i = 0; i < 8; ++i)
+        EXPECT_EQ(replicas->front().get(i), global.get(i))
+            << "kind " << kind << " type " << name(dtype) << " element " << i;
+    }
+  }
+}
+
+// Tests that a sum over a partial axis adds the ranks' blocks.
+TEST(HostArrayTest, PartialSum) {
+  meshmath::Shape mesh = {4};
+  std::vector<HostArray> blocks;
+  for (int r = 0; r < 4; ++r) {
+    HostArray block(DType::F64, {2});
+    block.set(0, r);
+    block.set(1, 10 * r);
+    blocks.push_back(block);
+  }
+  std::string error;
+  auto replicas = assembleBlocks(blocks, {2}, layout({{}}, {0}, 0), mesh, error);
+  ASSERT_TRUE(replicas) << error;
+  EXPECT_EQ(replicas->front().get(0), 6);
+  EXPECT_EQ(replicas->front().get(1), 60);
+}
+
+// Tests that layouts that do not fit are reported, not asserted.
+TEST(HostArrayTest, Errors) {
+  std::string error;
+  HostArray global = iota(DType::F32, {6});
+  EXPECT_FALSE(shardBlock(global, layout({{0}}), {4}, 0, error));
+  EXPECT_EQ(error, "a split dim does not divide evenly");
+  EXPECT_FALSE(shardBlock(global, layout({{0}, {}}), {2}, 0, error));
+  EXPECT_FALSE(shardBlock(global, layout({{3}}), {2}, 0, error));
+  EXPECT_FALSE(shardBlock(global, layout({{0}}), {2}, 2, error));
+  std::vector<HostArray> blocks(2, HostArray(DType::F32, {2}));
+  EXPECT_FALSE(assembleBlocks(blocks, {6}, layout({{0}}), {2}, error));
+}
+
+// Tests the reference rule: a result as accurate as the serial one passes,
+// even when it is not elementwise close to it; a corrupted element fails;
+// exact serial results allow a few units of roundoff; NaN must match.
+TEST(VerdictTest, ReferenceRule) {
+  HostArray reference(DType::F64, {3}), serial(DType::F32, {3});
+  HostArray distributed(DType::F32, {3});
+  for (int i = 0; i < 3; ++i) {
+    reference.set(i, 2000.0 + i);
+    serial.set(i, 2000.0 + i + 9e-4);
+    distributed.set(i, 2000.0 + i - 5e-4);
+  }
+  // The runs differ by 1.4e-3: beyond a tight elementwise tolerance.
+  Tolerance tight{1e-7, 1e-5};
+  EXPECT_EQ(compareElementwise(serial, distributed, tight).mismatches, 3);
+  ReferenceResult verdict =
+      judgeAgainstReference(reference, serial, {distributed});
+  EXPECT_TRUE(verdict.pass);
+  EXPECT_NEAR(verdict.serialError, 9e-4, 1e-4);
+  EXPECT_NEAR(verdict.distributedError, 5e-4, 1e-4);
+
+  HostArray corrupted = distributed;
+  corrupted.set(1, corrupted.get(1) + 1.0);
+  verdict = judgeAgainstReference(reference, serial, {distributed, corrupted});
+  EXPECT_FALSE(verdict.pass);
+  EXPECT_GT(verdict.distributedError, 0.9);
+
+  // The serial run is exact: one ulp off passes, 100 ulps fail.
+  HostArray exact(DType::F32, {1}), ref1(DType::F64, {1});
+  exact.set(0, 1.0);
+  ref1.set(0, 1.0);
+  HostArray ulp(DType::F32, {1}), far(DType::F32, {1});
+  ulp.set(0, 1.0 + std::ldexp(1.0, -23));
+  far.set(0, 1.0 + 100 * std::ldexp(1.0, -23));
+  EXPECT_TRUE(judgeAgainstReference(ref1, exact, {ulp}).pass);
+  EXPECT_FALSE(judgeAgainstReference(ref1, exact, {far}).pass);
+
+  HostArray nan(DType::F32, {1});
+  nan.set(0, NAN);
+  EXPECT_FALSE(judgeAgainstReference(ref1, exact, {nan}).pass);
+  EXPECT_EQ(judgeAgainstReference(ref1, exact, {nan}).specialMismatches, 1);
+  EXPECT_TRUE(judgeAgainstReference(ref1, nan, {nan}).pass);
+}
+
+} // namespace
