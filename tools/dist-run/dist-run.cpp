@@ -214,9 +214,9 @@ static SmallVector<std::string> jitLibraries() {
 /// Waits until every rank got here.
 static void barrier() {
   int64_t world = dist_world_size(), axis = 0;
-  dist_group_t *group = dist_get_group(&world, 1, &axis, 1);
+  dist_group_t *group = dist_get_group(&world, 1, &axis, 1, /*comm=*/0);
   int32_t token = 0;
-  dist_all_reduce(group, &token, 1, DIST_I32, DIST_SUM);
+  dist_all_reduce(group, &token, 1, DIST_I32, DIST_SUM, /*stream=*/nullptr);
 }
 
 /// Runs the program of the work directory: one rank of the partitioned
