@@ -1,9 +1,9 @@
-// dist-run --steps: the entry runs as a training loop. Results marked
-// `dist.updates = I` become argument I of the next step (the weights, and a
-// step counter that the partitioned program holds split by rows but returns
-// replicated, so the ranks exchange it between steps); the other arguments
-// are fed again as they were. Serial and distributed runs are compared after
-// every step.
+// dist-run --steps: the entry runs as a training loop. A result marked
+// `dist.updates = I` becomes argument I of the next step (the weights), and
+// so does a result that has the `dist.name` of an argument (a step counter
+// that the partitioned program holds split by rows but returns replicated,
+// so the ranks exchange it between steps); the other arguments are fed again
+// as they were. Serial and distributed runs are compared after every step.
 
 // RUN: dist-run %s --steps 4 --time | FileCheck %s
 // CHECK: dist-run: @sgd on 2 rank(s), mesh @mesh_2 [dp = 2], 4 steps
@@ -22,7 +22,7 @@
 
 // The counter starts at 5 (its input range holds only 5) and each step adds
 // one: the fourth step's result is 9 in the serial run and on every rank,
-// which proves that the state is fed back, also across layouts.
+// which proves that the state is fed back by name, also across layouts.
 // RUN: rm -rf %t && dist-run %s --steps 4 --keep --work-dir %t > /dev/null
 // RUN: od -An -td4 -w32 %t/result1.step4.serial.bin | FileCheck %s --check-prefix=COUNT
 // RUN: od -An -td4 -w32 %t/result1.step4.rank1.bin | FileCheck %s --check-prefix=COUNT
@@ -48,11 +48,11 @@ func.func @sgd(
     %x: tensor<8x4xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}, {}]>},
     %y: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}]>},
     %w: tensor<4xf32>,
-    %count: tensor<8xi32> {dist.input_range = array<i64: 5, 6>,
+    %count: tensor<8xi32> {dist.input_range = array<i64: 5, 6>, dist.name = "count",
                            dist.sharding = #dist.sharding<@mesh_2, [{dp}]>},
     %lr: f32)
     -> (tensor<4xf32> {dist.updates = 2 : i64},
-        tensor<8xi32> {dist.updates = 3 : i64,
+        tensor<8xi32> {dist.name = "count",
                        dist.sharding = #dist.sharding<@mesh_2, [{}]>},
         tensor<f32>) {
   %zero = arith.constant 0.0 : f32

@@ -86,8 +86,9 @@ static cl::opt<unsigned> seed("seed", cl::desc("Seed of the random inputs"),
 static cl::opt<int> numSteps(
     "steps",
     cl::desc("Run the entry N times, feeding each result marked "
-             "dist.updates = I back into argument I (the others get their "
-             "inputs again); compare after every step"),
+             "dist.updates = I back into argument I (or into the argument of "
+             "its dist.name; the others get their inputs again); compare "
+             "after every step"),
     cl::init(1), cl::cat(category));
 static cl::opt<bool> showTime(
     "time",

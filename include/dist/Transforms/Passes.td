@@ -466,8 +466,8 @@ def DistStripAnnotations : Pass<"dist-strip-annotations", "::mlir::ModuleOp"> {
     replaced by its operand, `dist.sharding` on function arguments and
     results and `dist.shardings` on ops are removed, and the `dist.mesh`
     ops, which nothing refers to any more, are erased. What does not
-    describe a layout stays: `dist.role`, `dist.input_range` and
-    `dist.updates`. `dist-run` builds its serial program with this pass
+    describe a layout stays: `dist.role`, `dist.input_range`,
+    `dist.updates` and `dist.name`. `dist-run` builds its serial program with this pass
     (after `dist-import-shard`).
 
     ```mlir

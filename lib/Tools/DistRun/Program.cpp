@@ -2,6 +2,7 @@
 
 #include "dist/Tools/DistRun/Program.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/IR/StepState.h"
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -159,9 +160,8 @@ LogicalResult run::buildSerialProgram(ModuleOp module) {
 SmallVector<int64_t> run::getUpdatedArguments(func::FuncOp fn) {
   SmallVector<int64_t> updated;
   for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i) {
-    auto index = fn.getResultAttrOfType<IntegerAttr>(
-        i, DistDialect::getUpdatesAttrName());
-    updated.push_back(index ? index.getValue().getSExtValue() : -1);
+    std::optional<unsigned> arg = getUpdatedArgument(fn, i);
+    updated.push_back(arg ? (int64_t)*arg : -1);
   }
   return updated;
 }

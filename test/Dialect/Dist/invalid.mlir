@@ -1436,3 +1436,40 @@ func.func private @f(tensor<8xf32>)
 // Tests that dist.updates is a result attribute, not an argument attribute.
 // expected-error@+1 {{'func.func' op argument 0: unknown dist attribute 'dist.updates'}}
 func.func private @f(tensor<8xf32> {dist.updates = 0 : i64}) -> tensor<8xf32>
+
+// -----
+
+// Tests that dist.name is a non-empty string.
+// expected-error@+1 {{'func.func' op argument 0: 'dist.name' must be a non-empty string, got ""}}
+func.func private @f(tensor<8xf32> {dist.name = ""}) -> tensor<8xf32>
+
+// -----
+
+// expected-error@+1 {{'func.func' op result 0: 'dist.name' must be a non-empty string, got 3 : i64}}
+func.func private @f(tensor<8xf32>) -> (tensor<8xf32> {dist.name = 3 : i64})
+
+// -----
+
+// Tests that argument names are unique.
+// expected-error@+1 {{'func.func' op argument 1 is named "w", as argument 0 is}}
+func.func private @f(tensor<8xf32> {dist.name = "w"}, tensor<8xf32> {dist.name = "w"})
+
+// -----
+
+// Tests that a result named like an argument has the argument's type.
+// expected-error@+1 {{'func.func' op result 0 of type 'tensor<4xf32>' updates argument 0 of type 'tensor<8xf32>'; the new value must have the argument's type}}
+func.func private @f(tensor<8xf32> {dist.name = "w"}) -> (tensor<4xf32> {dist.name = "w"})
+
+// -----
+
+// Tests that dist.updates and dist.name agree.
+// expected-error@+1 {{'func.func' op result 0 updates argument 0 ('dist.updates') but is named "m" like argument 1}}
+func.func private @f(tensor<8xf32> {dist.name = "w"}, tensor<8xf32> {dist.name = "m"})
+    -> (tensor<8xf32> {dist.updates = 0 : i64, dist.name = "m"})
+
+// -----
+
+// Tests that a name and an index cannot both update one argument.
+// expected-error@+1 {{'func.func' op result 1 updates argument 0, which result 0 already updates}}
+func.func private @f(tensor<8xf32> {dist.name = "w"})
+    -> (tensor<8xf32> {dist.updates = 0 : i64}, tensor<8xf32> {dist.name = "w"})

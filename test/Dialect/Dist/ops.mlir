@@ -446,3 +446,10 @@ func.func private @updates_partitioned(
     memref<2x4xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{mp}, {}]>})
     -> (tensor<8x1xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{}, {mp}]>,
                          dist.updates = 0 : i64})
+
+// Tests the state marking by name: a result named like an argument.
+// CHECK-LABEL: func.func private @named_state
+// CHECK-SAME: (tensor<8xf32> {dist.name = "w"}, f32 {dist.name = "lr"})
+// CHECK-SAME: -> (tensor<8xf32> {dist.name = "w"}, f32 {dist.name = "loss"})
+func.func private @named_state(tensor<8xf32> {dist.name = "w"}, f32 {dist.name = "lr"})
+    -> (tensor<8xf32> {dist.name = "w"}, f32 {dist.name = "loss"})

@@ -74,8 +74,8 @@ LogicalResult buildSerialProgram(ModuleOp module);
 /// constants, or a rewritten module that does not verify.
 FailureOr<bool> widenFloatsToF64(ModuleOp module, std::string &reason);
 
-/// The `dist.updates` marking of `fn`: for each result, the argument it
-/// updates, or -1.
+/// The state marking of `fn` (`dist.updates`, or `dist.name` shared by a
+/// result and an argument): for each result, the argument it updates, or -1.
 SmallVector<int64_t> getUpdatedArguments(func::FuncOp fn);
 
 /// Prints `module` with its locations (so that re-parsing it keeps the

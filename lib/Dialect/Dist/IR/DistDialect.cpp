@@ -3,6 +3,7 @@
 #include "dist/Dialect/Dist/IR/DistDialect.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/ShardingUtils.h"
+#include "dist/Dialect/Dist/IR/StepState.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -82,21 +83,6 @@ static LogicalResult verifyInputRange(Operation *op, NamedAttribute attr,
   return success();
 }
 
-LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
-                                                    unsigned regionIndex,
-                                                    unsigned argIndex,
-                                                    NamedAttribute attr) {
-  Type type;
-  if (auto func = dyn_cast<FunctionOpInterface>(op))
-    type = func.getArgumentTypes()[argIndex];
-  else
-    type = op->getRegion(regionIndex).getArgument(argIndex).getType();
-  if (attr.getName() == getInputRangeAttrName())
-    return verifyInputRange(op, attr, type, argIndex);
-  return verifyBoundarySharding(op, attr, type,
-                                "argument " + Twine(argIndex));
-}
-
 /// The global tensor type of a function boundary value of type `type` with
 /// attributes `attrs`: a buffer is seen as a tensor, and a local type of a
 /// partitioned function (dist.partitioned_as) as its global type.
@@ -120,9 +106,45 @@ static Type getBoundaryGlobalType(Operation *op, Type type,
   return getGlobalType(tensorType, sharding, mesh);
 }
 
-/// `dist.updates = <argument index> : i64` on result `resultIndex` of `func`:
-/// the result is the next value of that argument, so it has its (global)
-/// type, and no other result updates the same argument.
+/// The state marking of result `resultIndex`: the argument it updates
+/// (by `dist.updates` or by `dist.name`) has its (global) type, the two
+/// markings agree, and no other result updates the same argument.
+static LogicalResult verifyStateResult(FunctionOpInterface func,
+                                       unsigned resultIndex) {
+  Operation *op = func;
+  std::optional<unsigned> arg = getUpdatedArgument(func, resultIndex);
+  if (!arg)
+    return success();
+  auto name = func.getResultAttrOfType<StringAttr>(
+      resultIndex, DistDialect::getNameAttrName());
+  if (name && func.getResultAttr(resultIndex, DistDialect::getUpdatesAttrName()))
+    for (unsigned other = 0, e = func.getNumArguments(); other < e; ++other)
+      if (other != *arg && func.getArgAttrOfType<StringAttr>(
+                               other, DistDialect::getNameAttrName()) == name)
+        return op->emitOpError()
+               << "result " << resultIndex << " updates argument " << *arg
+               << " ('" << DistDialect::getUpdatesAttrName()
+               << "') but is named " << name << " like argument " << other;
+  Type argType = getBoundaryGlobalType(op, func.getArgumentTypes()[*arg],
+                                       func.getArgAttrDict(*arg));
+  Type resultType =
+      getBoundaryGlobalType(op, func.getResultTypes()[resultIndex],
+                            func.getResultAttrDict(resultIndex));
+  if (argType != resultType)
+    return op->emitOpError()
+           << "result " << resultIndex << " of type " << resultType
+           << " updates argument " << *arg << " of type " << argType
+           << "; the new value must have the argument's type";
+  for (unsigned other = 0; other < resultIndex; ++other)
+    if (getUpdatedArgument(func, other) == arg)
+      return op->emitOpError()
+             << "result " << resultIndex << " updates argument " << *arg
+             << ", which result " << other << " already updates";
+  return success();
+}
+
+/// `dist.updates = <argument index> : i64` on result `resultIndex`: the
+/// result is the next value of that argument.
 static LogicalResult verifyUpdates(FunctionOpInterface func,
                                    NamedAttribute attr, unsigned resultIndex) {
   Operation *op = func;
@@ -140,24 +162,47 @@ static LogicalResult verifyUpdates(FunctionOpInterface func,
            << "result " << resultIndex << ": '" << attr.getName().getValue()
            << "' names argument " << arg << " but the function has "
            << numArgs << " argument(s)";
-  Type argType = getBoundaryGlobalType(op, func.getArgumentTypes()[arg],
-                                       func.getArgAttrDict(arg));
-  Type resultType = getBoundaryGlobalType(
-      op, func.getResultTypes()[resultIndex], func.getResultAttrDict(resultIndex));
-  if (argType != resultType)
-    return op->emitOpError()
-           << "result " << resultIndex << " of type " << resultType
-           << " updates argument " << arg << " of type " << argType
-           << "; the new value must have the argument's type";
-  for (unsigned other = 0; other < resultIndex; ++other) {
-    auto otherIndex = func.getResultAttrOfType<IntegerAttr>(
-        other, DistDialect::getUpdatesAttrName());
-    if (otherIndex && otherIndex.getValue().getSExtValue() == arg)
-      return op->emitOpError()
-             << "result " << resultIndex << " updates argument " << arg
-             << ", which result " << other << " already updates";
-  }
+  return verifyStateResult(func, resultIndex);
+}
+
+/// `dist.name = "..."` on an argument (`isResult` false) or a result of a
+/// function: a non-empty string; argument names are unique.
+static LogicalResult verifyName(Operation *op, NamedAttribute attr,
+                                unsigned index, bool isResult) {
+  const char *what = isResult ? "result " : "argument ";
+  auto name = dyn_cast<StringAttr>(attr.getValue());
+  if (!name || name.getValue().empty())
+    return op->emitOpError() << what << index << ": '"
+                             << attr.getName().getValue()
+                             << "' must be a non-empty string, got "
+                             << attr.getValue();
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (!func)
+    return success();
+  if (isResult)
+    return verifyStateResult(func, index);
+  for (unsigned other = 0; other < index; ++other)
+    if (func.getArgAttrOfType<StringAttr>(other, attr.getName()) == name)
+      return op->emitOpError() << "argument " << index << " is named " << name
+                               << ", as argument " << other << " is";
   return success();
+}
+
+LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  Type type;
+  if (auto func = dyn_cast<FunctionOpInterface>(op))
+    type = func.getArgumentTypes()[argIndex];
+  else
+    type = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  if (attr.getName() == getInputRangeAttrName())
+    return verifyInputRange(op, attr, type, argIndex);
+  if (attr.getName() == getNameAttrName())
+    return verifyName(op, attr, argIndex, /*isResult=*/false);
+  return verifyBoundarySharding(op, attr, type,
+                                "argument " + Twine(argIndex));
 }
 
 LogicalResult DistDialect::verifyRegionResultAttribute(Operation *op,
@@ -170,6 +215,8 @@ LogicalResult DistDialect::verifyRegionResultAttribute(Operation *op,
                              << "' on a result of an op that is no function";
   if (attr.getName() == getUpdatesAttrName())
     return verifyUpdates(func, attr, resultIndex);
+  if (attr.getName() == getNameAttrName())
+    return verifyName(op, attr, resultIndex, /*isResult=*/true);
   return verifyBoundarySharding(op, attr, func.getResultTypes()[resultIndex],
                                 "result " + Twine(resultIndex));
 }

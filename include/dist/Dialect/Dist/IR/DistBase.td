@@ -77,6 +77,13 @@ def Dist_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getUpdatesAttrName() {
       return "dist.updates";
     }
+    /// Name of the argument/result attribute that names a value of a step
+    /// function (a string): a result and an argument with the same name are
+    /// the next and the current value of one piece of state, as with
+    /// dist.updates.
+    static constexpr ::llvm::StringLiteral getNameAttrName() {
+      return "dist.name";
+    }
   }];
 }
 
