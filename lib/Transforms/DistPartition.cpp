@@ -146,12 +146,7 @@ ArrayAttr FunctionPartitioner::axisNames(const meshmath::AxisList &axes) {
 }
 
 meshmath::Layout FunctionPartitioner::toLayout(ShardingAttr sharding) {
-  meshmath::Layout layout;
-  layout.dims = getDimAxisIndices(sharding, mesh);
-  for (StringAttr axis : sharding.getPartialAxes())
-    layout.partial.push_back(*mesh.getAxisIndex(axis));
-  layout.partialKind = static_cast<int>(sharding.getPartialKind());
-  return layout;
+  return getLayout(sharding, mesh);
 }
 
 /// The identity of `kind` as a splat of `type` (what ranks other than the
