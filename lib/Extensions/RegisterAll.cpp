@@ -6,4 +6,5 @@ void mlir::dist::registerAllDistExtensions(DialectRegistry &registry) {
   registerElementwiseShardingRules(registry);
   registerLinalgShardingRules(registry);
   registerTensorShardingRules(registry);
+  registerDataFlowShardingModels(registry);
 }

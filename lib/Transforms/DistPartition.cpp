@@ -2,6 +2,7 @@
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/ShardingUtils.h"
+#include "dist/Interfaces/DataFlowSharding.h"
 #include "dist/Interfaces/ShardingRuleInterface.h"
 #include "dist/Support/ReshardPlan.h"
 #include "dist/Support/AddressOrderKeys.h"
@@ -12,7 +13,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -35,9 +35,10 @@ namespace {
 class FunctionPartitioner {
 public:
   FunctionPartitioner(func::FuncOp func, MeshOp mesh,
-                      ShardingRuleCache &ruleCache)
+                      ShardingRuleCache &ruleCache,
+                      SymbolTableCollection &symbolTables)
       : func(func), mesh(mesh), builder(func.getContext()),
-        ruleCache(ruleCache),
+        ruleCache(ruleCache), symbolTables(symbolTables),
         shardingsName(StringAttr::get(func.getContext(),
                                       DistDialect::getShardingsAttrName())) {}
 
@@ -47,12 +48,26 @@ private:
   /// The local value of global `value`, resharded to `target` (null:
   /// replicated). Emits the collectives before the builder's insertion point.
   FailureOr<Value> reshard(Value value, ShardingAttr target, Operation *user);
-  LogicalResult partitionOp(Operation *op);
+  /// Partitions `op`, whose local form is built at the builder's insertion
+  /// point; an op that does not become its own local form is erased at the
+  /// end.
+  LogicalResult partitionOp(Operation *op) {
+    if (failed(buildLocalForm(op)))
+      return failure();
+    if (!inPlace.contains(op))
+      replaced.push_back(op);
+    return success();
+  }
+  LogicalResult buildLocalForm(Operation *op);
   LogicalResult partitionWithRule(Operation *op, const ShardingRule &rule,
                                   ArrayAttr recorded);
   LogicalResult partitionReplicated(Operation *op);
   LogicalResult partitionReturn(func::ReturnOp op);
-  LogicalResult partitionLoop(scf::ForOp loop);
+  /// A data-flow op (scf.for, scf.if, func.call, ...), in place: the values
+  /// flowing into each edge are resharded to the edge's layout, the values
+  /// it defines take their local types, and its regions' ops are
+  /// partitioned where they are.
+  LogicalResult partitionDataFlow(DataFlowShardingOpInterface dataFlow);
   /// Consumers of `result` expect the layout propagation recorded for it:
   /// reshards its local value there if it was made in another (null: keep).
   LogicalResult ensureRecordedLayout(Value result, ShardingAttr expected,
@@ -66,19 +81,6 @@ private:
     globals[result].layout = expected;
     return success();
   }
-  /// Maps the results of `from` to those of `to`, with the layouts recorded
-  /// on `from`.
-  void mapRecordedResults(Operation *from, Operation *to);
-  LogicalResult partitionBranch(scf::IfOp branch);
-  LogicalResult partitionCall(func::CallOp call);
-  /// The local types of `op`'s results laid out as `layoutOf(i)` says
-  /// (unchanged where it gives none).
-  FailureOr<SmallVector<Type>>
-  getLocalResultTypes(Operation *op, function_ref<ShardingAttr(unsigned)> layoutOf);
-  /// Partitions the ops of `from` (but its terminator) into the end of `to`,
-  /// then yields the terminator's operands resharded to `layouts`.
-  LogicalResult partitionRegionBody(Block *from, Block *to,
-                                    function_ref<ShardingAttr(unsigned)> layouts);
   /// Rewrites the values `op`'s regions capture (read inside, defined
   /// outside) to their local values; captured tensors become whole local
   /// copies, as the body indexes them globally.
@@ -115,10 +117,13 @@ private:
   ValueMap<GlobalInfo> globals;
   /// Each op's rule, read on the global program before any type changes.
   ShardingRuleCache &ruleCache;
+  SymbolTableCollection &symbolTables;
   StringAttr shardingsName;
   /// Ops that became their own local form (the others are erased at the
   /// end).
   OpSet inPlace;
+  /// The others, in program order.
+  SmallVector<Operation *> replaced;
   /// The record of `value`, with its own type as the global one unless the
   /// record says otherwise.
   GlobalInfo infoOf(Value value) {
@@ -519,169 +524,113 @@ LogicalResult FunctionPartitioner::partitionReturn(func::ReturnOp op) {
       return failure();
     operands.push_back(*local);
   }
-  func::ReturnOp::create(builder, op.getLoc(), operands);
+  op->setOperands(operands);
+  keepInPlace(op);
   return success();
 }
 
-void FunctionPartitioner::mapRecordedResults(Operation *from, Operation *to) {
-  for (auto [i, pair] :
-       llvm::enumerate(llvm::zip(from->getResults(), to->getResults()))) {
-    auto [oldResult, newResult] = pair;
-    locals.map(oldResult, newResult);
-    if (ShardingAttr layout = getRecordedLayout(from, i))
-      globals[oldResult].layout = layout;
-  }
-}
-
-LogicalResult FunctionPartitioner::partitionLoop(scf::ForOp loop) {
-  auto carriedLayout = [&](unsigned i) { return getRecordedLayout(loop, i); };
-  // Each carried value has the loop's recorded layout on entry, in every
-  // iteration and on exit.
-  SmallVector<Value> inits;
-  for (auto [i, init] : llvm::enumerate(loop.getInitArgs())) {
-    FailureOr<Value> local = reshard(init, carriedLayout(i), loop);
-    if (failed(local))
-      return failure();
-    inits.push_back(*local);
-  }
-  auto newLoop = scf::ForOp::create(
-      builder, loop.getLoc(), locals.lookup(loop.getLowerBound()),
-      locals.lookup(loop.getUpperBound()), locals.lookup(loop.getStep()), inits);
-  Block *oldBody = loop.getBody(), *newBody = newLoop.getBody();
-  // A loop that carries nothing gets an empty yield from the builder; the
-  // partitioned body brings its own.
-  if (!newBody->empty())
-    newBody->getTerminator()->erase();
-  locals.map(loop.getInductionVar(), newLoop.getInductionVar());
-  for (auto [i, pair] : llvm::enumerate(
-           llvm::zip(loop.getRegionIterArgs(), newLoop.getRegionIterArgs()))) {
-    auto [oldArg, newArg] = pair;
-    locals.map(oldArg, newArg);
-    if (ShardingAttr layout = carriedLayout(i))
-      globals[oldArg].layout = layout;
-  }
-
-  if (failed(partitionRegionBody(oldBody, newBody, carriedLayout)))
+LogicalResult
+FunctionPartitioner::partitionDataFlow(DataFlowShardingOpInterface dataFlow) {
+  Operation *op = dataFlow;
+  SmallVector<DataFlowEdge> edges;
+  if (failed(dataFlow.getDataFlowEdges(&symbolTables, edges)))
     return failure();
-  mapRecordedResults(loop, newLoop);
-  return success();
-}
-
-LogicalResult FunctionPartitioner::partitionRegionBody(
-    Block *from, Block *to, function_ref<ShardingAttr(unsigned)> layoutOf) {
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToEnd(to);
-  // Ops kept in place move to `to` as they go.
-  for (Operation &bodyOp : llvm::make_early_inc_range(from->without_terminator()))
-    if (failed(partitionOp(&bodyOp)))
-      return failure();
-  SmallVector<Value> yielded;
-  Operation *yield = from->getTerminator();
-  for (auto [i, value] : llvm::enumerate(yield->getOperands())) {
-    FailureOr<Value> local = reshard(value, layoutOf(i), yield);
-    if (failed(local))
-      return failure();
-    yielded.push_back(*local);
+  // Each edge's layout: the fixed one, or the one propagation recorded.
+  ArrayAttr recorded = op->getAttrOfType<ArrayAttr>(shardingsName);
+  auto edgeRecords =
+      op->getAttrOfType<ArrayAttr>(DistDialect::getEdgeShardingsAttrName());
+  unsigned unowned = 0;
+  SmallVector<ShardingAttr> layouts;
+  DenseMap<OpOperand *, ShardingAttr> sourceLayouts;
+  for (const DataFlowEdge &edge : edges) {
+    ShardingAttr layout;
+    if (edge.isFixed)
+      layout = edge.fixedLayout;
+    else if (edge.result)
+      layout = getRecordedLayout(op, *edge.result);
+    else if (edgeRecords && unowned < edgeRecords.size())
+      layout = dyn_cast<ShardingAttr>(edgeRecords[unowned++]);
+    layouts.push_back(layout);
+    for (OpOperand *source : edge.sources)
+      sourceLayouts[source] = layout;
   }
-  scf::YieldOp::create(builder, yield->getLoc(), yielded);
-  return success();
-}
-
-FailureOr<SmallVector<Type>> FunctionPartitioner::getLocalResultTypes(
-    Operation *op, function_ref<ShardingAttr(unsigned)> layoutOf) {
-  SmallVector<Type> types;
-  for (auto [i, result] : llvm::enumerate(op->getResults())) {
-    auto type = dyn_cast<RankedTensorType>(result.getType());
-    ShardingAttr layout = layoutOf(i);
-    if (!type || !layout) {
-      types.push_back(result.getType());
-      continue;
-    }
-    FailureOr<RankedTensorType> local = getLocalType(type, layout, mesh);
-    if (failed(local))
-      return op->emitOpError() << "result " << i << " of type " << type
-                               << " cannot be laid out as " << layout;
-    types.push_back(*local);
-  }
-  return types;
-}
-
-LogicalResult FunctionPartitioner::partitionBranch(scf::IfOp branch) {
-  auto layoutOf = [&](unsigned i) { return getRecordedLayout(branch, i); };
-  FailureOr<SmallVector<Type>> resultTypes = getLocalResultTypes(branch, layoutOf);
-  if (failed(resultTypes))
-    return failure();
-  bool hasElse = !branch.getElseRegion().empty();
-  auto newBranch = scf::IfOp::create(builder, branch.getLoc(), *resultTypes,
-                                     locals.lookup(branch.getCondition()),
-                                     hasElse);
-  // The builder may have added empty yields; the partitioned bodies bring
-  // their own.
-  for (Region &region : newBranch->getRegions())
-    if (!region.empty() && !region.front().empty())
-      region.front().getTerminator()->erase();
-  if (failed(partitionRegionBody(branch.thenBlock(), newBranch.thenBlock(),
-                                 layoutOf)))
-    return failure();
-  if (hasElse && failed(partitionRegionBody(branch.elseBlock(),
-                                            newBranch.elseBlock(), layoutOf)))
-    return failure();
-  mapRecordedResults(branch, newBranch);
-  return success();
-}
-
-/// The layout of argument/result `index` of `callee`: its `dist.sharding`,
-/// or, once it is partitioned, its `dist.partitioned_as`.
-static ShardingAttr getCalleeLayout(DictionaryAttr attrs) {
-  if (!attrs)
-    return {};
-  if (auto s = dyn_cast_or_null<ShardingAttr>(
-          attrs.get(DistDialect::getShardingAttrName())))
-    return s;
-  return dyn_cast_or_null<ShardingAttr>(
-      attrs.get(DistDialect::getPartitionedAsAttrName()));
-}
-
-LogicalResult FunctionPartitioner::partitionCall(func::CallOp call) {
-  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-      call, call.getCalleeAttr());
-  if (!callee)
-    return partitionReplicated(call);
-  // One layout per callee: operands go in as its arguments are laid out,
-  // results come out as its results are.
+  // Values flowing in from outside take the edge's layout; other operands
+  // (bounds, conditions) are whole.
   SmallVector<Value> operands;
-  for (auto [i, operand] : llvm::enumerate(call.getOperands())) {
+  for (OpOperand &operand : op->getOpOperands()) {
     FailureOr<Value> local =
-        reshard(operand, getCalleeLayout(callee.getArgAttrDict(i)), call);
+        reshard(operand.get(), sourceLayouts.lookup(&operand), op);
     if (failed(local))
       return failure();
     operands.push_back(*local);
   }
-  auto calleeLayout = [&](unsigned i) {
-    return getCalleeLayout(callee.getResultAttrDict(i));
-  };
-  FailureOr<SmallVector<Type>> resultTypes = getLocalResultTypes(call, calleeLayout);
-  if (failed(resultTypes))
-    return failure();
-  auto newCall = func::CallOp::create(builder, call.getLoc(),
-                                      call.getCalleeAttr(), *resultTypes, operands);
-  for (auto [i, result] : llvm::enumerate(call.getResults())) {
-    locals.map(result, newCall.getResult(i));
-    if (ShardingAttr layout = calleeLayout(i))
-      globals[result].layout = layout;
-    if (failed(ensureRecordedLayout(result, getRecordedLayout(call, i), call)))
+  // Values the edges define take their local types.
+  for (auto [edge, layout] : llvm::zip(edges, layouts))
+    for (Value target : edge.targets) {
+      auto type = dyn_cast<RankedTensorType>(target.getType());
+      if (!type || !layout)
+        continue;
+      FailureOr<RankedTensorType> local = getLocalType(type, layout, mesh);
+      if (failed(local)) {
+        InFlightDiagnostic diag = op->emitOpError();
+        if (auto result = dyn_cast<OpResult>(target))
+          diag << "result " << result.getResultNumber();
+        else
+          diag << "region argument "
+               << cast<BlockArgument>(target).getArgNumber();
+        return diag << " of type " << type << " cannot be laid out as "
+                    << layout;
+      }
+      globals[target] = {layout, type};
+      target.setType(*local);
+    }
+  // The regions, op by op where they are; terminators forward the local
+  // values in their edges' layouts.
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    for (Region &region : op->getRegions())
+      for (Block &block : region) {
+        for (BlockArgument arg : block.getArguments())
+          locals.map(arg, arg);
+        for (Operation &inner :
+             llvm::make_early_inc_range(block.without_terminator())) {
+          builder.setInsertionPoint(&inner);
+          if (failed(partitionOp(&inner)))
+            return failure();
+        }
+        Operation *terminator = block.getTerminator();
+        builder.setInsertionPoint(terminator);
+        SmallVector<Value> forwarded;
+        for (OpOperand &operand : terminator->getOpOperands()) {
+          FailureOr<Value> local = reshard(
+              operand.get(), sourceLayouts.lookup(&operand), terminator);
+          if (failed(local))
+            return failure();
+          forwarded.push_back(*local);
+        }
+        terminator->setOperands(forwarded);
+      }
+  }
+  op->setOperands(operands);
+  op->removeAttr(shardingsName);
+  op->removeAttr(DistDialect::getEdgeShardingsAttrName());
+  keepInPlace(op);
+  // Users expect the layouts propagation recorded (a callee's partial
+  // result is reduced here).
+  for (OpResult result : op->getResults()) {
+    locals.map(result, result);
+    ShardingAttr expected =
+        recorded ? dyn_cast<ShardingAttr>(recorded[result.getResultNumber()])
+                 : ShardingAttr();
+    if (failed(ensureRecordedLayout(result, expected, op)))
       return failure();
   }
   return success();
 }
 
-LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
-  if (auto call = dyn_cast<func::CallOp>(op))
-    return partitionCall(call);
-  if (auto loop = dyn_cast<scf::ForOp>(op))
-    return partitionLoop(loop);
-  if (auto branch = dyn_cast<scf::IfOp>(op))
-    return partitionBranch(branch);
+LogicalResult FunctionPartitioner::buildLocalForm(Operation *op) {
+  if (auto dataFlow = dyn_cast<DataFlowShardingOpInterface>(op))
+    return partitionDataFlow(dataFlow);
   if (auto annotate = dyn_cast<AnnotateOp>(op)) {
     FailureOr<Value> local = reshard(annotate.getInput(), annotate.getSharding(), op);
     if (failed(local))
@@ -788,8 +737,8 @@ LogicalResult FunctionPartitioner::run() {
     WalkResult walk = op.walk<WalkOrder::PreOrder>([&](Operation *nested) {
       if (failed(ruleCache.lookup(nested)))
         return WalkResult::interrupt();
-      return isa<scf::ForOp, scf::IfOp>(nested) ? WalkResult::advance()
-                                                 : WalkResult::skip();
+      return isa<DataFlowShardingOpInterface>(nested) ? WalkResult::advance()
+                                                      : WalkResult::skip();
     });
     if (walk.wasInterrupted())
       return failure();
@@ -823,9 +772,7 @@ LogicalResult FunctionPartitioner::run() {
     if (failed(partitionOp(op)))
       return failure();
   }
-  for (Operation *op : llvm::reverse(oldOps)) {
-    if (inPlace.contains(op))
-      continue;
+  for (Operation *op : llvm::reverse(replaced)) {
     op->dropAllUses();
     op->erase();
   }
@@ -853,6 +800,7 @@ static FailureOr<MeshOp> getFunctionMesh(func::FuncOp func,
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     consider(getBoundarySharding(func.getResultAttrDict(i)));
   // The first sharding found names the mesh: stop there.
+  bool failedEdges = false;
   func.walk([&](Operation *op) {
     if (name)
       return WalkResult::interrupt();
@@ -862,19 +810,22 @@ static FailureOr<MeshOp> getFunctionMesh(func::FuncOp func,
                    DistDialect::getShardingsAttrName())) {
       for (Attribute entry : recorded)
         consider(dyn_cast<ShardingAttr>(entry));
-    } else if (auto call = dyn_cast<func::CallOp>(op)) {
-      // Calling a partitioned function makes the caller a per-rank program.
-      auto callee = symbolTables.lookupNearestSymbolFrom<func::FuncOp>(
-          call, call.getCalleeAttr());
-      if (!callee)
-        return WalkResult::advance();
-      for (unsigned i = 0; i < callee.getNumArguments(); ++i)
-        consider(getCalleeLayout(callee.getArgAttrDict(i)));
-      for (unsigned i = 0; i < callee.getNumResults(); ++i)
-        consider(getCalleeLayout(callee.getResultAttrDict(i)));
+    } else if (auto dataFlow = dyn_cast<DataFlowShardingOpInterface>(op)) {
+      // Layouts fixed by an op (calling a partitioned function) make the
+      // caller a per-rank program.
+      SmallVector<DataFlowEdge> edges;
+      if (failed(dataFlow.getDataFlowEdges(&symbolTables, edges))) {
+        failedEdges = true;
+        return WalkResult::interrupt();
+      }
+      for (const DataFlowEdge &edge : edges)
+        if (edge.isFixed)
+          consider(edge.fixedLayout);
     }
     return WalkResult::advance();
   });
+  if (failedEdges)
+    return failure();
   if (!name)
     return MeshOp();
   MeshOp mesh = lookupMesh(func, name, &symbolTables);
@@ -906,7 +857,7 @@ struct DistPartitionPass
                               "one block (structured control flow)";
         return signalPassFailure();
       }
-      FunctionPartitioner partitioner(func, *mesh, ruleCache);
+      FunctionPartitioner partitioner(func, *mesh, ruleCache, symbolTables);
       if (failed(partitioner.run()))
         return signalPassFailure();
     }

@@ -2,6 +2,7 @@
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/ShardingUtils.h"
+#include "dist/Interfaces/DataFlowSharding.h"
 #include "dist/Interfaces/ShardingRuleInterface.h"
 #include "dist/Support/AddressOrderKeys.h"
 #include "dist/Transforms/FactorAssignment.h"
@@ -10,8 +11,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 
 #include <deque>
@@ -26,16 +27,23 @@ namespace mlir::dist {
 using namespace mlir;
 using namespace mlir::dist;
 
-/// Calls `fn` on every op of `func`'s body and of the bodies of the region
-/// ops propagation sees through (scf.for), in program order; the scalar
-/// bodies of other ops (linalg) are not entered.
+/// Calls `fn` on every op of `func`'s body and of the regions of the
+/// data-flow ops propagation sees through (scf.for, scf.if, ...), in program
+/// order; the scalar bodies of other ops (linalg) are not entered.
 static void forEachPropagatedOp(func::FuncOp func,
                                 function_ref<void(Operation *)> fn) {
   func.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
     fn(op);
-    return isa<scf::ForOp, scf::IfOp>(op) ? WalkResult::advance()
-                                           : WalkResult::skip();
+    return isa<DataFlowShardingOpInterface>(op) ? WalkResult::advance()
+                                                : WalkResult::skip();
   });
+}
+
+/// True if `op` ends a region of a data-flow op (its operands are edge
+/// sources of the parent).
+static bool isDataFlowTerminator(Operation *op) {
+  return op->hasTrait<OpTrait::IsTerminator>() &&
+         isa_and_nonnull<DataFlowShardingOpInterface>(op->getParentOp());
 }
 
 namespace {
@@ -66,17 +74,18 @@ private:
     return lastMesh;
   }
   void writeBack();
-  /// scf.for: the init, iter arg, yielded value and result of each carried
-  /// value share one layout.
-  void processLoop(scf::ForOp loop);
-  /// scf.if: each result and the values both branches yield for it share one
-  /// layout.
-  void processBranch(scf::IfOp branch);
-  /// The function `call` calls, if it is defined in this module.
-  func::FuncOp getCallee(func::CallOp call) {
-    return symbolTables.lookupNearestSymbolFrom<func::FuncOp>(
-        call, call.getCalleeAttr());
+  /// The edges of data-flow op `op` (failure was reported when the op was
+  /// first seen).
+  SmallVector<DataFlowEdge> getEdges(Operation *op) {
+    SmallVector<DataFlowEdge> edges;
+    if (failed(cast<DataFlowShardingOpInterface>(op).getDataFlowEdges(
+            &symbolTables, edges)))
+      edges.clear();
+    return edges;
   }
+  /// A data-flow op: the values of each edge share one layout; a fixed
+  /// edge's layout is a good start for its sources.
+  void processDataFlow(Operation *op);
 
   func::FuncOp func;
   SymbolTableCollection &symbolTables;
@@ -87,6 +96,9 @@ private:
   MeshOp lastMesh;
   ValueMap<ShardingAttr> shardings;
   ValueSet fixed;
+  /// Block arguments that may carry a pending reduction (a loop's
+  /// accumulator): their edge has a source inside the op.
+  ValueSet mayCarryPartial;
   std::deque<Operation *> worklist;
   OpSet queued;
 };
@@ -117,18 +129,16 @@ LogicalResult FunctionPropagation::initialize() {
       defaultMesh = op.getSharding().getMesh();
       return WalkResult::interrupt();
     });
-  // A function that calls annotated functions works on their mesh.
+  // A function that calls annotated functions works on their mesh (the
+  // layouts fixed by data-flow ops).
   if (!defaultMesh)
-    func.walk([&](func::CallOp call) {
-      func::FuncOp callee = getCallee(call);
-      if (!callee)
-        return WalkResult::advance();
-      for (unsigned i = 0; i < callee.getNumArguments() && !defaultMesh; ++i)
-        if (ShardingAttr s = getArgSharding(callee, i))
-          defaultMesh = s.getMesh();
-      for (unsigned i = 0; i < callee.getNumResults() && !defaultMesh; ++i)
-        if (ShardingAttr s = getResultSharding(callee, i))
-          defaultMesh = s.getMesh();
+    func.walk([&](DataFlowShardingOpInterface op) {
+      SmallVector<DataFlowEdge> edges;
+      if (failed(op.getDataFlowEdges(&symbolTables, edges)))
+        return WalkResult::interrupt();
+      for (const DataFlowEdge &edge : edges)
+        if (edge.isFixed && edge.fixedLayout && !defaultMesh)
+          defaultMesh = edge.fixedLayout.getMesh();
       return defaultMesh ? WalkResult::interrupt() : WalkResult::advance();
     });
   if (!defaultMesh)
@@ -170,27 +180,48 @@ LogicalResult FunctionPropagation::initialize() {
     if (auto annotate = dyn_cast<AnnotateOp>(op)) {
       shardings[annotate.getResult()] = annotate.getSharding();
       fixed.insert(annotate.getResult());
-    } else if (auto call = dyn_cast<func::CallOp>(op)) {
-      // One layout per callee: the call's results have the callee's result
-      // layouts (replicated where it declares none).
-      func::FuncOp callee = getCallee(call);
-      for (auto [i, value] : llvm::enumerate(call.getResults())) {
-        auto type = dyn_cast<RankedTensorType>(value.getType());
-        if (!type)
+    } else if (auto dataFlow = dyn_cast<DataFlowShardingOpInterface>(op)) {
+      SmallVector<DataFlowEdge> edges;
+      if (failed(dataFlow.getDataFlowEdges(&symbolTables, edges))) {
+        result = failure();
+        return;
+      }
+      for (const DataFlowEdge &edge : edges) {
+        if (!edge.isFixed) {
+          bool fromInside = llvm::any_of(edge.sources, [&](OpOperand *source) {
+            return edge.isInnerSource(source, op);
+          });
+          for (Value target : edge.targets)
+            if (fromInside && isa<BlockArgument>(target))
+              mayCarryPartial.insert(target);
           continue;
-        ShardingAttr s = callee ? getResultSharding(callee, i) : ShardingAttr();
+        }
+        // A fixed layout (a callee's boundary) holds for the values the op
+        // defines (replicated where none is given); a pending reduction
+        // there is done on the spot.
+        ShardingAttr s = edge.fixedLayout;
         if (s && s.getMesh() != defaultMesh) {
-          call.emitOpError() << "calls " << call.getCalleeAttr()
-                             << ", whose results are laid out on mesh "
-                             << s.getMesh() << ", from a function on "
-                             << defaultMesh << "; one function must use one mesh";
+          InFlightDiagnostic diag = op->emitOpError();
+          if (edge.result)
+            diag << "result " << *edge.result;
+          else
+            diag << "operand " << edge.sources.front()->getOperandNumber();
+          diag << " is laid out on mesh " << s.getMesh()
+               << " in a function on " << defaultMesh
+               << "; one function must use one mesh";
+          if (edge.fixedAt)
+            diag.attachNote(*edge.fixedAt) << "layout given here";
           result = failure();
           return;
         }
-        shardings[value] = s ? dropPartial(s) : getReplicated(defaultMesh, type.getRank());
-        fixed.insert(value);
+        for (Value target : edge.targets)
+          if (auto type = dyn_cast<RankedTensorType>(target.getType())) {
+            shardings[target] =
+                s ? dropPartial(s) : getReplicated(defaultMesh, type.getRank());
+            fixed.insert(target);
+          }
       }
-    } else if (!isa<func::ReturnOp, scf::ForOp, scf::IfOp, scf::YieldOp>(op)) {
+    } else if (!isa<func::ReturnOp>(op) && !isDataFlowTerminator(op)) {
       FailureOr<const ShardingRule *> rule = ruleCache.lookup(op);
       if (failed(rule)) {
         result = failure();
@@ -223,9 +254,7 @@ TensorInfo FunctionPropagation::getInfo(Value value) {
   info.isTensor = true;
   info.sharding = shardings.lookup(value);
   info.isUserFixed = fixed.contains(value);
-  if (auto arg = dyn_cast<BlockArgument>(value))
-    info.mayBecomePartial =
-        isa<scf::ForOp>(arg.getOwner()->getParentOp()) && arg.getArgNumber() > 0;
+  info.mayBecomePartial = mayCarryPartial.contains(value);
   info.numElements = type.hasStaticShape() ? type.getNumElements() : 0;
   return info;
 }
@@ -240,69 +269,65 @@ void FunctionPropagation::update(Value value, ShardingAttr proposed) {
   if (!isRefinement(current, proposed))
     return;
   current = proposed;
-  // The ops that read or make the value; a loop stands for its iter args
-  // and its yield.
+  // The ops that read or make the value; a data-flow op stands for its
+  // block arguments and its regions' terminators.
   auto neighbour = [](Operation *op) {
-    return isa<scf::YieldOp>(op) ? op->getParentOp() : op;
+    return isDataFlowTerminator(op) ? op->getParentOp() : op;
   };
   if (Operation *def = value.getDefiningOp())
     enqueue(def);
   else if (auto arg = dyn_cast<BlockArgument>(value))
-    if (isa<scf::ForOp>(arg.getOwner()->getParentOp()))
+    if (isa_and_nonnull<DataFlowShardingOpInterface>(
+            arg.getOwner()->getParentOp()))
       enqueue(arg.getOwner()->getParentOp());
-  // A branch's results are made by its yields.
-  if (auto branch = value.getDefiningOp<scf::IfOp>())
-    enqueue(branch);
   for (Operation *user : value.getUsers())
     enqueue(neighbour(user));
 }
 
-void FunctionPropagation::processBranch(scf::IfOp branch) {
-  if (branch.getNumResults() == 0)
-    return;
-  SmallVector<Operation *> yields = {branch.thenYield()};
-  if (!branch.getElseRegion().empty())
-    yields.push_back(branch.elseYield());
-  for (auto [i, result] : llvm::enumerate(branch.getResults())) {
-    if (!isa<RankedTensorType>(result.getType()))
+void FunctionPropagation::processDataFlow(Operation *op) {
+  for (const DataFlowEdge &edge : getEdges(op)) {
+    if (edge.isFixed) {
+      // Operands go in as the fixed layout says (a callee's arguments).
+      if (ShardingAttr s = edge.fixedLayout; s && s.getMesh() == defaultMesh)
+        for (OpOperand *source : edge.sources)
+          update(source->get(), dropPartial(s));
       continue;
-    SmallVector<Value> yielded;
-    for (Operation *yield : yields)
-      yielded.push_back(yield->getOperand(i));
-    // The result takes whatever a branch makes (a partial yield makes it
-    // partial; the other branch is masked); the yields take only the layout.
-    yielded.push_back(result);
-    ArrayRef<Value> carried(yielded);
-    for (Value from : carried) {
-      ShardingAttr s = shardings.lookup(from);
-      if (!s)
-        continue;
-      update(result, s);
-      for (Value to : carried.drop_back())
-        update(to, dropPartial(s));
     }
-  }
-}
-
-void FunctionPropagation::processLoop(scf::ForOp loop) {
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  for (auto [init, arg, yielded, result] :
-       llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs(),
-                 yield.getOperands(), loop.getResults())) {
-    if (!isa<RankedTensorType>(result.getType()))
+    // The values of an edge share one layout. A pending reduction may be
+    // carried (a loop accumulating partial gradients; a branch making a
+    // partial value, the other branch masked): whether it is partial is
+    // decided inside the op, so partial state travels only from the values
+    // the op's regions yield to the values the edge defines; everything else
+    // shares the layout only. Order: values from outside, block arguments,
+    // values from inside, results.
+    SmallVector<Value, 8> values;
+    SmallVector<bool, 8> isInner, isTarget;
+    auto add = [&](Value value, bool inner, bool target) {
+      values.push_back(value);
+      isInner.push_back(inner);
+      isTarget.push_back(target);
+    };
+    for (OpOperand *source : edge.sources)
+      if (!edge.isInnerSource(source, op))
+        add(source->get(), false, false);
+    for (Value target : edge.targets)
+      if (isa<BlockArgument>(target))
+        add(target, false, true);
+    for (OpOperand *source : edge.sources)
+      if (edge.isInnerSource(source, op))
+        add(source->get(), true, false);
+    for (Value target : edge.targets)
+      if (!isa<BlockArgument>(target))
+        add(target, false, true);
+    if (!isa<RankedTensorType>(values.front().getType()))
       continue;
-    // A carried value has one layout. A pending reduction may be carried
-    // (accumulating partial gradients): whether it is partial is decided by
-    // what the body yields, so partial state travels from the yield to the
-    // iter arg and the result; everything else shares the layout only.
-    Value carried[] = {init, arg, yielded, result};
-    for (Value from : carried) {
+    for (auto [from, fromInner] : llvm::zip(values, isInner)) {
       ShardingAttr s = shardings.lookup(from);
       if (!s)
         continue;
-      for (Value to : carried)
+      for (auto [to, toTarget] : llvm::zip(values, isTarget))
         if (to != from)
-          update(to, from == yielded && to != init ? s : dropPartial(s));
+          update(to, fromInner && toTarget ? s : dropPartial(s));
     }
   }
 }
@@ -313,21 +338,8 @@ void FunctionPropagation::process(Operation *op) {
     update(annotate.getInput(), annotate.getSharding());
     return;
   }
-  if (auto loop = dyn_cast<scf::ForOp>(op)) {
-    processLoop(loop);
-    return;
-  }
-  if (auto branch = dyn_cast<scf::IfOp>(op)) {
-    processBranch(branch);
-    return;
-  }
-  if (auto call = dyn_cast<func::CallOp>(op)) {
-    // The callee's argument layouts are a good start for the operands.
-    if (func::FuncOp callee = getCallee(call))
-      for (auto [i, operand] : llvm::enumerate(call.getOperands()))
-        if (ShardingAttr s = getArgSharding(callee, i))
-          if (s.getMesh() == defaultMesh)
-            update(operand, dropPartial(s));
+  if (isa<DataFlowShardingOpInterface>(op)) {
+    processDataFlow(op);
     return;
   }
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
@@ -397,6 +409,23 @@ void FunctionPropagation::writeBack() {
                              : Attribute(UnitAttr::get(context)));
     }
     op->setAttr(shardingsName, ArrayAttr::get(context, entries));
+  });
+  // Edges that no result records (an scf.while's `before` arguments).
+  forEachPropagatedOp(func, [&](Operation *op) {
+    if (!isa<DataFlowShardingOpInterface>(op))
+      return;
+    SmallVector<Attribute> entries;
+    for (const DataFlowEdge &edge : getEdges(op)) {
+      if (edge.result || edge.isFixed || edge.targets.empty())
+        continue;
+      Value target = edge.targets.front();
+      auto type = dyn_cast<RankedTensorType>(target.getType());
+      entries.push_back(type ? Attribute(shardingOrReplicated(target, type))
+                             : Attribute(UnitAttr::get(context)));
+    }
+    if (!entries.empty())
+      op->setAttr(DistDialect::getEdgeShardingsAttrName(),
+                  ArrayAttr::get(context, entries));
   });
   // Undeclared results get the returned value's layout, reduced: handing a
   // pending reduction to the caller must be asked for explicitly.
@@ -500,9 +529,9 @@ struct DistPropagatePass
                << "is called recursively; dist-propagate needs an acyclic "
                   "call graph";
       mark = 1;
-      WalkResult walk = func.walk([&](func::CallOp call) {
-        auto callee = symbolTables.lookupNearestSymbolFrom<func::FuncOp>(
-            call, call.getCalleeAttr());
+      WalkResult walk = func.walk([&](CallOpInterface call) {
+        auto callee = dyn_cast_or_null<func::FuncOp>(
+            call.resolveCallableInTable(&symbolTables));
         if (callee && !callee.isExternal() && failed(visit(callee)))
           return WalkResult::interrupt();
         return WalkResult::advance();

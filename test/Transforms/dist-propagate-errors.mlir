@@ -46,11 +46,12 @@ func.func @rec(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}]
 // Tests that a call into a function on another mesh is rejected.
 dist.mesh @mesh_2 [dp = 2]
 dist.mesh @mesh_4 [mp = 4]
+// expected-note@+1 {{layout given here}}
 func.func @other(%x: tensor<8xf32>) -> (tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}]>}) {
   return %x : tensor<8xf32>
 }
 func.func @caller(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}]>}) -> tensor<8xf32> {
-  // expected-error@+1 {{'func.call' op calls @other, whose results are laid out on mesh @mesh_4, from a function on @mesh_2; one function must use one mesh}}
+  // expected-error@+1 {{'func.call' op operand 0 is laid out on mesh @mesh_4 in a function on @mesh_2; one function must use one mesh}}
   %r = func.call @other(%x) : (tensor<8xf32>) -> tensor<8xf32>
   return %r : tensor<8xf32>
 }

@@ -1,7 +1,8 @@
 //===- ShardingRules.h - Sharding rules for upstream dialects ---*- C++ -*-===//
 //
 // One registration function per dialect attaches ShardingRuleOpInterface
-// external models to that dialect's ops. registerAllDistExtensions calls
+// (or, for region ops and calls, DataFlowShardingOpInterface) external models
+// to that dialect's ops. registerAllDistExtensions calls
 // them all.
 //
 //===----------------------------------------------------------------------===//
@@ -19,6 +20,9 @@ void registerLinalgShardingRules(DialectRegistry &registry);
 void registerElementwiseShardingRules(DialectRegistry &registry);
 /// tensor dialect ops.
 void registerTensorShardingRules(DialectRegistry &registry);
+/// DataFlowShardingOpInterface for scf.for, scf.if, scf.while,
+/// scf.index_switch and func.call.
+void registerDataFlowShardingModels(DialectRegistry &registry);
 
 /// All of the above.
 void registerAllDistExtensions(DialectRegistry &registry);

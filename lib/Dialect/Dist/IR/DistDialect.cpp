@@ -275,6 +275,22 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getShardingsAttrName())
     return verifyResultShardings(op, attr.getValue());
+  if (attr.getName() == getEdgeShardingsAttrName()) {
+    // Which edges exist is the op's interface's business (dist-propagate
+    // writes the list); here only the form is checked.
+    auto entries = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!entries || !llvm::all_of(entries, [](Attribute entry) {
+          return isa<ShardingAttr, UnitAttr>(entry);
+        }))
+      return op->emitOpError() << "'" << getEdgeShardingsAttrName()
+                               << "' must be an array of #dist.sharding or "
+                                  "unit, got "
+                               << attr.getValue();
+    if (op->getNumRegions() == 0)
+      return op->emitOpError() << "'" << getEdgeShardingsAttrName()
+                               << "' belongs on ops with regions";
+    return success();
+  }
   if (attr.getName() == getShardingAttrName())
     return op->emitOpError()
            << "'" << getShardingAttrName()

@@ -53,6 +53,13 @@ def Dist_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getShardingsAttrName() {
       return "dist.shardings";
     }
+    /// Name of the op attribute of a data-flow op (scf.while) that holds the
+    /// completed layout of each edge that no result records (the edges of
+    /// block arguments only): a #dist.sharding per tensor edge, unit
+    /// otherwise, in the order DataFlowShardingOpInterface lists them.
+    static constexpr ::llvm::StringLiteral getEdgeShardingsAttrName() {
+      return "dist.edge_shardings";
+    }
     /// Name of the argument/result attribute of a partitioned (per-rank)
     /// function: the local tensor is the shard of a global tensor laid out as
     /// the #dist.sharding says.
