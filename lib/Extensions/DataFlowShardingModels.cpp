@@ -96,6 +96,8 @@ void dist::registerDataFlowShardingModels(DialectRegistry &registry) {
         *context);
     scf::IndexSwitchOp::attachInterface<
         RegionBranchDataFlowModel<scf::IndexSwitchOp>>(*context);
+    scf::ExecuteRegionOp::attachInterface<
+        RegionBranchDataFlowModel<scf::ExecuteRegionOp>>(*context);
   });
   registry.addExtension(+[](MLIRContext *context, func::FuncDialect *) {
     func::CallOp::attachInterface<CallDataFlowModel>(*context);

@@ -23,13 +23,14 @@ func.func @dynamic(%x: tensor<?x8xf32> {dist.sharding = #dist.sharding<@mesh_4, 
 
 // -----
 
-// Tests that an op with regions and no sharding rule is rejected.
+// Tests that an op with regions and neither a sharding rule nor a data-flow
+// model is rejected.
 dist.mesh @mesh_4 [mp = 4]
 func.func @region(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}]>}) -> tensor<8xf32> {
-  // expected-error@+1 {{'scf.execute_region' op has regions but no sharding rule; partitioning it is not supported yet}}
-  %r = scf.execute_region -> tensor<8xf32> {
-    %n = arith.addf %x, %x : tensor<8xf32>
-    scf.yield %n : tensor<8xf32>
+  // expected-error@+1 {{'scf.forall' op has regions but no sharding rule; partitioning it is not supported yet}}
+  %r = scf.forall (%i) in (2) shared_outs(%o = %x) -> (tensor<8xf32>) {
+    scf.forall.in_parallel {
+    }
   } {dist.shardings = [#dist.sharding<@mesh_4, [{}]>]}
   return %r : tensor<8xf32>
 }

@@ -976,3 +976,66 @@ func.func @roles(
   return %new : tensor<16x4xf32>
 }
 
+
+// -----
+
+// Tests an scf.while rewritten in place: the init (not zero) is masked on
+// all ranks but the group's first, the loop carries the partial sum on local
+// types, and one all_reduce follows the loop.
+dist.mesh @mesh_2 [dp = 2]
+// CHECK-LABEL: func.func @while_accumulate
+// CHECK-SAME: %[[INIT:[^:]+]]: tensor<8x4xf32> {dist.partitioned_as = #dist.sharding<@mesh_2, [{}, {}]>}
+// CHECK: %[[MASKED:.+]] = arith.select %{{.*}}, %[[INIT]], %{{.*}} : tensor<8x4xf32>
+// CHECK: %[[LOOP:.+]]:2 = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %[[MASKED]]) : (index, tensor<8x4xf32>) -> (index, tensor<8x4xf32>)
+// CHECK: scf.condition
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x8xf32>, tensor<8x4xf32>)
+// CHECK-NOT: dist.
+// CHECK: scf.yield
+// CHECK: %[[R:.+]] = dist.all_reduce %[[LOOP]]#1 on @mesh_2 [dp] sum {origin = #dist.origin<partial>} : tensor<8x4xf32>
+// CHECK: return %[[R]]
+func.func @while_accumulate(%a: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2, [{}, {dp}]>},
+                            %b: tensor<16x4xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}, {}]>},
+                            %init: tensor<8x4xf32>, %n: index) -> tensor<8x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %r:2 = scf.while (%i = %c0, %acc = %init) : (index, tensor<8x4xf32>) -> (index, tensor<8x4xf32>) {
+    %go = arith.cmpi slt, %i, %n : index
+    scf.condition(%go) %i, %acc : index, tensor<8x4xf32>
+  } do {
+  ^bb0(%j: index, %cur: tensor<8x4xf32>):
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+    %g = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%z : tensor<8x4xf32>) -> tensor<8x4xf32>
+    %next = arith.addf %cur, %g : tensor<8x4xf32>
+    %j1 = arith.addi %j, %c1 : index
+    scf.yield %j1, %next : index, tensor<8x4xf32>
+  }
+  return %r#1 : tensor<8x4xf32>
+}
+
+// -----
+
+// Tests an scf.index_switch on local types: every case yields the local
+// block, and a case that needs its value reshaped reshards inside the case.
+dist.mesh @mesh_2 [dp = 2]
+// CHECK-LABEL: func.func @switch
+// CHECK: scf.index_switch %{{.*}} -> tensor<4x4xf32>
+// CHECK: case 0 {
+// CHECK: math.exp %{{.*}} : tensor<4x4xf32>
+// CHECK: default {
+// CHECK: tensor.extract_slice %{{.*}} : tensor<8x4xf32> to tensor<4x4xf32>
+func.func @switch(%x: tensor<8x4xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}, {}]>},
+                  %w: tensor<8x4xf32> {dist.sharding = #dist.sharding<@mesh_2, [{}, {}]>},
+                  %k: index) -> tensor<8x4xf32> {
+  %s = scf.index_switch %k -> tensor<8x4xf32>
+  case 0 {
+    %y = math.exp %x : tensor<8x4xf32>
+    scf.yield %y : tensor<8x4xf32>
+  }
+  default {
+    %y = dist.annotate %w as <@mesh_2, [{}, {}]> : tensor<8x4xf32>
+    scf.yield %y : tensor<8x4xf32>
+  }
+  return %s : tensor<8x4xf32>
+}

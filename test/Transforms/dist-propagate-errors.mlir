@@ -66,3 +66,18 @@ func.func @broken_rule(%x: tensor<8x4xf32> {dist.sharding = #dist.sharding<@mesh
   %y = "test_dist.rule_with_missing_dim"(%x) : (tensor<8x4xf32>) -> tensor<8x4xf32>
   return %y : tensor<8x4xf32>
 }
+
+// -----
+
+// Tests that a region op whose region has several blocks is refused with the
+// reason (edges through branches inside a region are not modelled).
+dist.mesh @mesh_2 [dp = 2]
+func.func @multi_block_region(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}]>}) -> tensor<8xf32> {
+  // expected-error@+1 {{'scf.execute_region' op has a region with 2 blocks; dist partitions region ops whose regions have one block}}
+  %r = scf.execute_region -> tensor<8xf32> {
+    cf.br ^bb1(%x : tensor<8xf32>)
+  ^bb1(%y: tensor<8xf32>):
+    scf.yield %y : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}

@@ -223,3 +223,59 @@ func.func @shared_accumulator(
   %x = linalg.exp ins(%a : tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
   return %r, %c, %x : tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>
 }
+
+// -----
+
+// Tests that an scf.while carries a pending reduction: the `after` region
+// accumulates a partial matmul, so the loop's state is partial on its
+// `before` arguments (recorded in dist.edge_shardings, as no result records
+// them), its `after` arguments and its results. The counter has no layout.
+dist.mesh @mesh_2 [dp = 2]
+// CHECK-LABEL: func.func @while_accumulate
+// CHECK: scf.while
+// CHECK: scf.condition
+// CHECK: linalg.matmul {dist.shardings = [#dist.sharding<@mesh_2, [{}, {}], partial = sum{dp}>]}
+// CHECK: arith.addf {{.*}}{dist.shardings = [#dist.sharding<@mesh_2, [{}, {}], partial = sum{dp}>]}
+// CHECK: attributes {dist.edge_shardings = [unit, #dist.sharding<@mesh_2, [{}, {}], partial = sum{dp}>], dist.shardings = [unit, #dist.sharding<@mesh_2, [{}, {}], partial = sum{dp}>]}
+func.func @while_accumulate(%a: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2, [{}, {dp}]>},
+                            %b: tensor<16x4xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}, {}]>},
+                            %n: index) -> tensor<8x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %r:2 = scf.while (%i = %c0, %acc = %acc0) : (index, tensor<8x4xf32>) -> (index, tensor<8x4xf32>) {
+    %go = arith.cmpi slt, %i, %n : index
+    scf.condition(%go) %i, %acc : index, tensor<8x4xf32>
+  } do {
+  ^bb0(%j: index, %cur: tensor<8x4xf32>):
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+    %g = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%z : tensor<8x4xf32>) -> tensor<8x4xf32>
+    %next = arith.addf %cur, %g : tensor<8x4xf32>
+    %j1 = arith.addi %j, %c1 : index
+    scf.yield %j1, %next : index, tensor<8x4xf32>
+  }
+  return %r#1 : tensor<8x4xf32>
+}
+
+// -----
+
+// Tests that the cases of an scf.index_switch and its result share a layout.
+dist.mesh @mesh_2 [dp = 2]
+// CHECK-LABEL: func.func @switch
+// CHECK: scf.index_switch %{{.*}} {dist.shardings = [#dist.sharding<@mesh_2, [{dp}, {}]>]}
+// CHECK: math.exp %{{.*}} {dist.shardings = [#dist.sharding<@mesh_2, [{dp}, {}]>]}
+// CHECK: tensor.empty() {dist.shardings = [#dist.sharding<@mesh_2, [{dp}, {}]>]}
+func.func @switch(%x: tensor<8x4xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}, {}]>}, %k: index) -> tensor<8x4xf32> {
+  %s = scf.index_switch %k -> tensor<8x4xf32>
+  case 0 {
+    %y = math.exp %x : tensor<8x4xf32>
+    scf.yield %y : tensor<8x4xf32>
+  }
+  default {
+    %y = tensor.empty() : tensor<8x4xf32>
+    scf.yield %y : tensor<8x4xf32>
+  }
+  return %s : tensor<8x4xf32>
+}

@@ -21,7 +21,7 @@ void registerElementwiseShardingRules(DialectRegistry &registry);
 /// tensor dialect ops.
 void registerTensorShardingRules(DialectRegistry &registry);
 /// DataFlowShardingOpInterface for scf.for, scf.if, scf.while,
-/// scf.index_switch and func.call.
+/// scf.index_switch, scf.execute_region (one block) and func.call.
 void registerDataFlowShardingModels(DialectRegistry &registry);
 
 /// All of the above.
