@@ -34,6 +34,17 @@ static std::optional<ReductionKind> getCombiner(linalg::LinalgOp op,
     return ReductionKind::sum;
   if (isa<arith::MulFOp, arith::MulIOp>(combiner))
     return ReductionKind::prod;
+  // On i1 the collectives' max is `or` and min `and` (unsigned), sum `xor`
+  // and prod `and`; signed, true is -1, so maxsi is `and` and minsi `or`.
+  if (combiner->getResult(0).getType().isInteger(1)) {
+    if (isa<arith::MaxUIOp, arith::OrIOp, arith::MinSIOp>(combiner))
+      return ReductionKind::max;
+    if (isa<arith::MinUIOp, arith::AndIOp, arith::MaxSIOp>(combiner))
+      return ReductionKind::min;
+    if (isa<arith::XOrIOp>(combiner))
+      return ReductionKind::sum;
+    return std::nullopt;
+  }
   // Unsigned max/min are not the (signed) max/min of the collectives.
   if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(combiner))
     return ReductionKind::max;

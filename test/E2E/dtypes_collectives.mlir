@@ -7,8 +7,7 @@
 //   - i16: all_gathers along dim 0 and along the inner dim, a signed min
 //     (all_reduce min) and, on the 2-D mesh, a gather over both axes;
 //   - i1: a partial max input (all_reduce max, an or on bytes), a split value
-//     gathered, and an or over a split dim (no collective kind is an or, so
-//     the input is gathered);
+//     gathered, and an or over a split dim (all_reduce max: max on i1 is or);
 //   - f16 and bf16: matmuls whose reduction dim is split (all_reduce sum of
 //     16-bit floats; on the 2-D mesh one of them ends split, a reduce_scatter)
 //     and split values gathered;
@@ -72,7 +71,7 @@
 // IR-DAG: dist.all_reduce {{.*}} on @mesh [a] min {{.*}}: tensor<4xi16>
 // IR-DAG: dist.all_reduce {{.*}} on @mesh [a] max {{.*}}: tensor<8xi1>
 // IR-DAG: dist.all_gather {{.*}} on @mesh [a] dim = 0 {{.*}}: tensor<8xi1> -> tensor<16xi1>
-// IR-DAG: dist.all_gather {{.*}} on @mesh [a] dim = 1 {{.*}}: tensor<4x8xi1> -> tensor<4x16xi1>
+// IR-DAG: dist.all_reduce {{.*}} on @mesh [a] max {{.*}}: tensor<4xi1>
 // IR-DAG: dist.all_reduce {{.*}} on @mesh [a] sum {{.*}}: tensor<8x16xf16>
 // IR-DAG: dist.all_reduce {{.*}} on @mesh [a] sum {{.*}}: tensor<8x16xbf16>
 // IR-DAG: dist.all_gather {{.*}} on @mesh [a] dim = 0 {{.*}}: tensor<8x4xf16> -> tensor<16x4xf16>
@@ -182,8 +181,8 @@ func.func @dtypes_collectives(
   // a split one is negated and gathered.
   %true = arith.constant dense<true> : tensor<16xi1>
   %q1n = arith.xori %q1, %true : tensor<16xi1>
-  // An or over the split dim of i1: no reduction kind of the collectives is
-  // an 'or' of the body's arith.ori, so the input is gathered (dim 1).
+  // An or over the split dim of i1: the collectives' max on i1 is an or, so
+  // the partial results are combined by an all_reduce max.
   %f1 = arith.constant false
   %e41 = tensor.empty() : tensor<4xi1>
   %f41 = linalg.fill ins(%f1 : i1) outs(%e41 : tensor<4xi1>) -> tensor<4xi1>

@@ -138,8 +138,12 @@ llvm::Error run::runSteps(ModuleOp module, const WorkDir &dir, int run,
     if (distributed && run == options.corruptRank &&
         step == options.corruptStep && !resultValues.empty() &&
         resultValues.front().array.numElements() > 0) {
+      // Adding 1 is lost on a true i1 or a saturated integer: then subtract.
       HostArray &first = resultValues.front().array;
-      first.set(0, first.get(0) + 1.0);
+      double before = first.get(0);
+      first.set(0, before + 1.0);
+      if (first.get(0) == before)
+        first.set(0, before - 1.0);
     }
     for (auto [i, result] : llvm::enumerate(resultValues))
       if (llvm::Error error = writeArray(dir.result(i, step, run), result.array))
