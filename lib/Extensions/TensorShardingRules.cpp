@@ -98,6 +98,27 @@ struct EmptyShardingRule
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     return ShardingRule::getElementwise(op);
   }
+
+  /// The local type on the same size operands: a dynamic dim's operand is a
+  /// size (global or local, which the op does not say), so that dim must
+  /// stay whole.
+  FailureOr<Operation *> buildLocalOp(Operation *op, OpBuilder &,
+                                      IRMapping &, ValueRange operands,
+                                      TypeRange resultTypes,
+                                      const FactorSplits &splits) const {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d) && splits.isSplit(d)) {
+        InFlightDiagnostic diag = op->emitOpError()
+                                  << "cannot split dynamic dim " << d << " of "
+                                  << type << " over mesh axes [";
+        llvm::interleaveComma(splits.axes[d], diag,
+                              [&](StringAttr axis) { diag << axis.getValue(); });
+        return diag << "] (its size operand does not say whether it is the "
+                       "global or the local size)";
+      }
+    return rewriteInPlace(op, operands, resultTypes);
+  }
 };
 
 /// tensor.extract_slice: fully kept dims are factors; a rank-reducing slice
@@ -160,7 +181,10 @@ struct InsertSliceShardingRule
     std::optional<llvm::SmallDenseSet<unsigned>> droppedSet =
         computeRankReductionMask(insert.getStaticSizes(), globalSource.getShape());
     if (!droppedSet)
-      return failure();
+      return op->emitOpError()
+             << "cannot be rebuilt on local types: its sizes do not say which "
+                "dims of source type "
+             << globalSource << " it drops";
     llvm::SmallBitVector dropped(insert.getStaticSizes().size());
     for (unsigned d : *droppedSet)
       dropped.set(d);

@@ -4,7 +4,7 @@
 #include "dist/Dialect/Dist/IR/ShardingUtils.h"
 #include "dist/Transforms/Passes.h"
 
-#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -69,12 +69,13 @@ static std::optional<int64_t> fitOrFlag(__int128 value, bool &tooLarge) {
 }
 
 /// How often `op` runs per execution of its function: the product of the
-/// constant trip counts of the scf.for loops around it (std::nullopt for a
-/// trip count that is not constant; `tooLarge` when the product overflows).
+/// constant trip counts of the loops around it (std::nullopt for a trip
+/// count that is not constant, as a while loop's; `tooLarge` when the
+/// product overflows).
 static std::optional<int64_t> getExecutions(Operation *op, bool &tooLarge) {
   int64_t executions = 1;
-  for (auto loop = op->getParentOfType<scf::ForOp>(); loop;
-       loop = loop->getParentOfType<scf::ForOp>()) {
+  for (auto loop = op->getParentOfType<LoopLikeOpInterface>(); loop;
+       loop = loop->getParentOfType<LoopLikeOpInterface>()) {
     std::optional<APInt> trips = loop.getStaticTripCount();
     if (!trips)
       return std::nullopt;

@@ -443,15 +443,6 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
     if (failed(localType))
       return op->emitOpError() << "result " << i << " of type " << type
                                << " cannot be laid out as " << made.back();
-    // tensor.empty's dynamic sizes are global values: a split one would
-    // need dividing.
-    if (isa<tensor::EmptyOp>(op) && made.back())
-      for (int64_t d = 0; d < type.getRank(); ++d)
-        if (type.isDynamicDim(d) && d < made.back().getRank() &&
-            !made.back().getDimAxes(d).empty())
-          return op->emitOpError()
-                 << "cannot split dynamic dim " << d << " of " << type
-                 << " (laid out as " << made.back() << ")";
     localTypes.push_back(*localType);
   }
   if (failed(localizeCapturedValues(op)))
@@ -471,7 +462,7 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
   FailureOr<Operation *> local = cast<ShardingRuleOpInterface>(op).buildLocalOp(
       builder, locals, newOperands, localTypes, splits);
   if (failed(local))
-    return op->emitOpError() << "cannot be rebuilt on local types";
+    return failure(); // the rule's model said why
   (*local)->removeAttr(shardingsName);
   // A rebuilt op keeps its role in the training step.
   if (Attribute role = op->getDiscardableAttr(DistDialect::getRoleAttrName()))

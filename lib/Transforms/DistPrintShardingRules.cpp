@@ -4,7 +4,7 @@
 #include "dist/Interfaces/ShardingRuleInterface.h"
 #include "dist/Transforms/Passes.h"
 
-#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "dist/Interfaces/DataFlowSharding.h"
 #include "llvm/Support/raw_ostream.h"
 
 #define DEBUG_TYPE "dist-print-sharding-rules"
@@ -23,12 +23,11 @@ struct DistPrintShardingRulesPass
   void runOnOperation() override {
     bool failedRule = false;
     getOperation()->walk([&](Operation *op) {
-      // Terminators, structured control flow (whose results share the
-      // layouts of their yields) and dist's own ops are handled by the
-      // passes directly.
+      // Terminators, data-flow ops (whose values share the layouts of their
+      // edges) and dist's own ops are handled by the passes directly.
       if (op == getOperation() || isa<DistDialect>(op->getDialect()) ||
           op->hasTrait<OpTrait::IsTerminator>() ||
-          isa<scf::ForOp, scf::IfOp>(op))
+          isa<DataFlowShardingOpInterface>(op))
         return;
       auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op);
       bool onTensors =

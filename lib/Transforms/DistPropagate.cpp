@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 
 #include <deque>
@@ -463,7 +464,33 @@ LogicalResult FunctionPropagation::run() {
   return success();
 }
 
-namespace {
+/// True if `op` makes a value that is free to recreate: a side-effect-free
+/// op with one tensor result whose tensor operands its rule says it only
+/// overwrites, each made by such an op too (`tensor.empty`, a `linalg.fill`
+/// of one).
+static bool isFreeToRecreate(Operation *op, ShardingRuleCache &ruleCache,
+                             DenseMap<Operation *, bool> &known) {
+  auto [it, inserted] = known.try_emplace(op, false);
+  if (!inserted)
+    return it->second;
+  if (op->getNumResults() != 1 ||
+      !isa<RankedTensorType>(op->getResult(0).getType()) ||
+      !isMemoryEffectFree(op))
+    return false;
+  FailureOr<const ShardingRule *> rule = ruleCache.lookup(op);
+  if (failed(rule) || !*rule)
+    return false;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<RankedTensorType>(operand.get().getType()))
+      continue;
+    Operation *def = operand.get().getDefiningOp();
+    if (!(*rule)->operandIsInitOnly[operand.getOperandNumber()] || !def ||
+        !isFreeToRecreate(def, ruleCache, known))
+      return false;
+  }
+  return known[op] = true;
+}
+
 /// Gives each use of `op`'s result but the first its own copy of `op`.
 static void cloneForEachUse(Operation *op) {
   SmallVector<OpOperand *> uses = llvm::map_to_vector(
@@ -474,42 +501,27 @@ static void cloneForEachUse(Operation *op) {
     use->set(builder.clone(*op)->getResult(0));
 }
 
-/// A `tensor.empty`, or a `linalg.fill` of one, read by several ops would tie
-/// those ops' layouts together although its value is free to recreate (a
-/// zero accumulator shared by a column- and a row-parallel matmul, after CSE
-/// for example). Each use gets its own copy, so each takes the layout its
-/// user wants and no reshard is made for it.
-static void splitSharedInits(func::FuncOp func) {
-  // One walk finds both (a walk of a long op list is a cache miss per op).
-  SmallVector<Operation *> fills, empties;
-  auto isShared = [](Operation *op) {
-    return !op->use_empty() && !op->getResult(0).hasOneUse();
-  };
+/// A value free to recreate (a zero accumulator) read by several ops would
+/// tie those ops' layouts together (a column- and a row-parallel matmul
+/// sharing one zero fill after CSE, say). Each use gets its own copy, so each
+/// takes the layout its user wants and no reshard is made for it.
+static void splitSharedInits(func::FuncOp func,
+                             ShardingRuleCache &ruleCache) {
+  // Users before producers: the copies of a fill share its empty, which is
+  // then split in turn.
+  SmallVector<Operation *> shared;
   func.walk([&](Operation *op) {
-    if (op->getNumResults() != 1)
-      return;
-    if (auto fill = dyn_cast<linalg::FillOp>(op)) {
-      if (isShared(op) && fill.hasPureTensorSemantics() &&
-          fill.getOutputs().front().getDefiningOp<tensor::EmptyOp>())
-        fills.push_back(op);
-    } else if (isa<tensor::EmptyOp>(op) && isShared(op)) {
-      empties.push_back(op);
-    }
+    if (op->getNumResults() == 1 && !op->use_empty() &&
+        !op->getResult(0).hasOneUse())
+      shared.push_back(op);
   });
-  // The copies of a fill share its empty, which then needs copies too.
-  llvm::SmallPtrSet<Operation *, 16> listed(empties.begin(), empties.end());
-  for (Operation *fill : fills) {
-    cloneForEachUse(fill);
-    Operation *empty =
-        cast<linalg::FillOp>(fill).getOutputs().front().getDefiningOp();
-    if (listed.insert(empty).second)
-      empties.push_back(empty);
-  }
-  for (Operation *empty : empties)
-    if (isShared(empty))
-      cloneForEachUse(empty);
+  DenseMap<Operation *, bool> known;
+  for (Operation *op : llvm::reverse(shared))
+    if (!op->getResult(0).hasOneUse() && isFreeToRecreate(op, ruleCache, known))
+      cloneForEachUse(op);
 }
 
+namespace {
 struct DistPropagatePass
     : public dist::impl::DistPropagateBase<DistPropagatePass> {
   void runOnOperation() override {
@@ -546,7 +558,7 @@ struct DistPropagatePass
       if (failed(visit(func)))
         return signalPassFailure();
     for (func::FuncOp func : order) {
-      splitSharedInits(func);
+      splitSharedInits(func, ruleCache);
       FunctionPropagation propagation(func, symbolTables, ruleCache);
       if (failed(propagation.run()))
         return signalPassFailure();

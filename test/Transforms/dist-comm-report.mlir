@@ -61,8 +61,20 @@ func.func @in_loops(%x: tensor<8x16xf32>, %n: index) {
     // CHECK: remark: dist.all_reduce over [dp] (2 ranks): 128 x f32 = 512 B, in a loop without a constant trip count: bytes unknown
     %r = dist.all_reduce %x on @mesh_2x4 [dp] sum : tensor<8x16xf32>
   }
+  // Any loop (LoopLikeOpInterface) counts: a while loop has no static trip
+  // count.
+  %last = scf.while (%i = %c0) : (index) -> index {
+    %go = arith.cmpi slt, %i, %n : index
+    scf.condition(%go) %i : index
+  } do {
+  ^bb0(%i: index):
+    // CHECK: remark: dist.all_reduce over [dp] (2 ranks): 128 x f32 = 512 B, in a loop without a constant trip count: bytes unknown
+    %r = dist.all_reduce %x on @mesh_2x4 [dp] sum : tensor<8x16xf32>
+    %next = arith.addi %i, %c1 : index
+    scf.yield %next : index
+  }
   return
 }
 
 // The totals: the loop's 12 executions count, the unknown ones are flagged.
-// CHECK: remark: dist-comm-report: 10 collectives; each rank sends 12368 B plus unknown (dynamic shapes or trip counts, or counts over 2^63); [mp]: 5 collectives, 11912 B; [dp, mp]: 1 collective, 448 B; [dp]: 4 collectives, 8 B
+// CHECK: remark: dist-comm-report: 11 collectives; each rank sends 12368 B plus unknown (dynamic shapes or trip counts, or counts over 2^63); [mp]: 5 collectives, 11912 B; [dp, mp]: 1 collective, 448 B; [dp]: 5 collectives, 8 B

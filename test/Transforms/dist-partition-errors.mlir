@@ -60,11 +60,11 @@ func.func @complex(%x: tensor<4xcomplex<f32>> {dist.sharding = #dist.sharding<@m
 
 // -----
 
-// Tests that tensor.empty refuses to split a dynamic dim: its size operand
-// is the global size.
+// Tests that tensor.empty refuses to split a dynamic dim (its model's
+// buildLocalOp): its size operand may be the global or the local size.
 dist.mesh @mesh_2 [dp = 2]
 func.func @empty_split_dynamic(%n: index) -> (tensor<?x8xf32> {dist.sharding = #dist.sharding<@mesh_2, [{dp}, {}]>}) {
-  // expected-error@+1 {{'tensor.empty' op cannot split dynamic dim 0 of 'tensor<?x8xf32>' (laid out as #dist.sharding<@mesh_2, [{dp}, {}]>)}}
+  // expected-error@+1 {{'tensor.empty' op cannot split dynamic dim 0 of 'tensor<?x8xf32>' over mesh axes [dp] (its size operand does not say whether it is the global or the local size)}}
   %e = tensor.empty(%n) {dist.shardings = [#dist.sharding<@mesh_2, [{dp}, {}]>]} : tensor<?x8xf32>
   return %e : tensor<?x8xf32>
 }

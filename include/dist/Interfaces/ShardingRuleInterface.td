@@ -35,7 +35,8 @@ def Dist_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
         local result types, `splits` the mesh axes of each factor, `mapping`
         the partitioner's global -> local value map. Returns the op itself
         when it was updated in place, or a new op built at `builder`'s
-        insertion point (the partitioner then erases the original).
+        insertion point (the partitioner then erases the original). On
+        failure the model has emitted an error saying why.
 
         The default updates the op in place: it sets the operands and the
         result types, which is right for ops whose shapes come from their
