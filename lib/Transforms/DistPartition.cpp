@@ -728,8 +728,10 @@ LogicalResult FunctionPartitioner::run() {
     WalkResult walk = op.walk<WalkOrder::PreOrder>([&](Operation *nested) {
       if (failed(ruleCache.lookup(nested)))
         return WalkResult::interrupt();
-      return isa<DataFlowShardingOpInterface>(nested) ? WalkResult::advance()
-                                                      : WalkResult::skip();
+      return nested->getNumRegions() != 0 &&
+                     isa<DataFlowShardingOpInterface>(nested)
+                 ? WalkResult::advance()
+                 : WalkResult::skip();
     });
     if (walk.wasInterrupted())
       return failure();

@@ -35,8 +35,9 @@ static void forEachPropagatedOp(func::FuncOp func,
                                 function_ref<void(Operation *)> fn) {
   func.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
     fn(op);
-    return isa<DataFlowShardingOpInterface>(op) ? WalkResult::advance()
-                                                : WalkResult::skip();
+    return op->getNumRegions() != 0 && isa<DataFlowShardingOpInterface>(op)
+               ? WalkResult::advance()
+               : WalkResult::skip();
   });
 }
 
@@ -399,7 +400,24 @@ void FunctionPropagation::writeBack() {
     argAttrs.push_back(attrs);
   }
   func.setAllArgAttrs(argAttrs);
+  auto edgeShardingsName =
+      StringAttr::get(context, DistDialect::getEdgeShardingsAttrName());
   forEachPropagatedOp(func, [&](Operation *op) {
+    // Edges that no result records (an scf.while's `before` arguments).
+    if (op->getNumRegions() != 0 && isa<DataFlowShardingOpInterface>(op)) {
+      SmallVector<Attribute> entries;
+      for (const DataFlowEdge &edge : getEdges(op)) {
+        if (edge.result || edge.isFixed)
+          continue;
+        Value target = edge.targets.empty() ? Value() : edge.targets.front();
+        auto type = target ? dyn_cast<RankedTensorType>(target.getType())
+                           : RankedTensorType();
+        entries.push_back(type ? Attribute(shardingOrReplicated(target, type))
+                               : Attribute(UnitAttr::get(context)));
+      }
+      if (!entries.empty())
+        op->setAttr(edgeShardingsName, ArrayAttr::get(context, entries));
+    }
     if (isa<AnnotateOp>(op) || op->getNumResults() == 0 ||
         llvm::none_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>))
       return;
@@ -410,23 +428,6 @@ void FunctionPropagation::writeBack() {
                              : Attribute(UnitAttr::get(context)));
     }
     op->setAttr(shardingsName, ArrayAttr::get(context, entries));
-  });
-  // Edges that no result records (an scf.while's `before` arguments).
-  forEachPropagatedOp(func, [&](Operation *op) {
-    if (!isa<DataFlowShardingOpInterface>(op))
-      return;
-    SmallVector<Attribute> entries;
-    for (const DataFlowEdge &edge : getEdges(op)) {
-      if (edge.result || edge.isFixed || edge.targets.empty())
-        continue;
-      Value target = edge.targets.front();
-      auto type = dyn_cast<RankedTensorType>(target.getType());
-      entries.push_back(type ? Attribute(shardingOrReplicated(target, type))
-                             : Attribute(UnitAttr::get(context)));
-    }
-    if (!entries.empty())
-      op->setAttr(DistDialect::getEdgeShardingsAttrName(),
-                  ArrayAttr::get(context, entries));
   });
   // Undeclared results get the returned value's layout, reduced: handing a
   // pending reduction to the caller must be asked for explicitly.
