@@ -13,9 +13,11 @@ linalg named ops and generics (elementwise, transposed and broadcast operands,
 `linalg.index`, reductions), matmul and batch_matmul, `linalg.reduce`,
 transpose, broadcast, softmax, tensor slices, reshapes, concat, pad, gathers
 whose indices are arguments with a `dist.input_range`, `tensor.extract` plus
-`tensor.splat`, `scf.for` accumulators, `scf.if` and `func.call`, on f32,
-f64 or i32. Arguments and results get random `dist.sharding`s and values get
-random `dist.annotate` reshards, with partial states of every kind.
+`tensor.splat`, `scf.for` and `scf.while` accumulators, `scf.if`,
+`scf.index_switch` (on an index argument with a `dist.input_range`, a cast
+integer argument or a constant) and `func.call`, on f32, f64 or i32.
+Arguments and results get random `dist.sharding`s and values get random
+`dist.annotate` reshards, with partial states of every kind.
 
 The generator keeps every program valid (types, divisibility of sharded dims)
 and numerically meaningful when run by `dist-run` (inputs uniform in [-1, 1)
@@ -428,6 +430,11 @@ class Generator:
             ops.append((2, self.op_if))
         if allow_calls and self.helpers and f.depth == 0:
             ops.append((3, self.op_call))
+        if f.depth < 2:
+            # Last, with weights that keep every total below 64: a draw that
+            # picked another op before still picks it.
+            ops.append((1, self.op_while))
+            ops.append((1, self.op_switch))
         return rng.weighted(ops)
 
     # Helpers that emit common pieces.
@@ -1301,6 +1308,336 @@ class Generator:
         res.bound = max(bounds)
         res.exact = exact
         f.pool.append(res)
+        return True
+
+    def op_while(self, f):
+        """scf.while with an index counter (a constant trip count of 1 to 4)
+        and one or two tensors carried. The `after` region works like
+        op_for's body: it slices a loop-indexed row of a tensor and combines
+        it into the first tensor, or adds a matmul to it (micro-batches:
+        partial accumulators); the second tensor, when there is one, is
+        carried unchanged or accumulates a value of its shape. The `before`
+        region computes the condition from the counter alone, in one of a few
+        ways, and sometimes transforms the first tensor before forwarding it
+        (the loop's result is then that transform of the last value)."""
+        rng = self.rng
+        elem = self.elem
+        flt = is_float(elem)
+        mode = rng.pick(["add", "max", "tanh_add", "insert", "matmul", "matmul_row"])
+        if not flt and mode == "tanh_add":
+            mode = "add"
+        src = weight = None
+        if mode == "matmul":
+            # Every iteration adds t @ b, t of a's shape (a, or a value the
+            # body computed from it).
+            src = f.any_tensor(elem, lambda v: len(v.shape) == 2 and v.shape[1] <= 16)
+            if src is None:
+                return False
+            weight = f.find((src.shape[1], rng.pick(DIMS[:3])), elem)
+            if weight is None:
+                return False
+            trips = rng.below(4) + 1
+            row_shape = src.shape
+            acc_shape = (src.shape[0], weight.shape[1])
+        else:
+            src = f.any_tensor(elem, lambda v: len(v.shape) >= 2 and v.shape[0] >= 2)
+            if src is None:
+                return False
+            trips = rng.below(min(4, src.shape[0])) + 1
+            row_shape = tuple(src.shape[1:])
+            if mode == "matmul_row":
+                if len(row_shape) == 2 and row_shape[1] <= 16:
+                    weight = f.find((row_shape[1], rng.pick(DIMS[:3])), elem)
+                if weight is None:
+                    mode = "add"
+            if mode == "insert":
+                acc_shape = src.shape
+            elif mode == "matmul_row":
+                acc_shape = (row_shape[0], weight.shape[1])
+            else:
+                acc_shape = row_shape
+        sliced = mode != "matmul"
+        # The first carried tensor.
+        if rng.chance(0.5):
+            init = self.filled(f, acc_shape, elem, identity_literal("sum", elem))
+            init_bound, init_exact = 1.0, True
+        else:
+            iv = f.find(acc_shape, elem)
+            if iv is None:
+                return False
+            init, init_bound, init_exact = iv.name, iv.bound, iv.exact
+            f.use(iv)
+        # The second one, sometimes.
+        second = None
+        if rng.chance(0.4):
+            v2 = f.any_tensor(elem)
+            if v2 is not None:
+                second = (v2, rng.pick(["keep", "add", "max"]))
+                f.use(v2)
+        down = rng.chance(0.35)
+        c0 = self.index_const(f, 0)
+        c1 = self.index_const(f, 1)
+        cn = self.index_const(f, trips)
+        counter_last = rng.chance(0.3)
+        # Before-region transform of the first tensor.
+        pre = None
+        if rng.chance(0.25):
+            pre = rng.pick(["negf", "tanh", "annotate"] if flt else ["annotate"])
+        acc_type = ttype(acc_shape, elem)
+        i = self.fresh("i")
+        acc = self.fresh("acc")
+        before = [(i, "index", cn if down else c0), (acc, acc_type, init)]
+        if second is not None:
+            acc2 = self.fresh("acc")
+            before.append((acc2, second[0].type, second[0].name))
+        if counter_last:
+            before = before[1:] + before[:1]
+        res_i = self.fresh("wi")
+        res = f.define(acc_shape, elem, 0.0, False, prefix="w")
+        f.pool.pop()  # defined after the loop
+        res2 = None
+        if second is not None:
+            res2 = f.define(second[0].shape, elem, 0.0, False, prefix="w")
+            f.pool.pop()
+        results = {i: res_i, acc: res.name}
+        if second is not None:
+            results[acc2] = res2.name
+        types = ", ".join(t for _, t, _ in before)
+        f.emit("%s = scf.while (%s) : (%s) -> (%s) {" %
+               (", ".join(results[n] for n, _, _ in before),
+                ", ".join("%s = %s" % (n, v) for n, _, v in before), types, types))
+        f.indent += 1
+        # The condition, from the counter alone.
+        go = self.fresh("go")
+        how = rng.below(3)
+        if not down:
+            if how == 0:
+                f.emit("%s = arith.cmpi slt, %s, %s : index" % (go, i, cn))
+            elif how == 1:
+                i1 = self.fresh("i")
+                f.emit("%s = arith.addi %s, %s : index" % (i1, i, c1))
+                f.emit("%s = arith.cmpi sle, %s, %s : index" % (go, i1, cn))
+            else:
+                ii = self.fresh("i")
+                n64 = self.fresh("c")
+                f.emit("%s = arith.index_cast %s : index to i64" % (ii, i))
+                f.emit("%s = arith.constant %d : i64" % (n64, trips))
+                f.emit("%s = arith.cmpi sgt, %s, %s : i64" % (go, n64, ii))
+        else:
+            if how == 0:
+                f.emit("%s = arith.cmpi sgt, %s, %s : index" % (go, i, c0))
+            elif how == 1:
+                f.emit("%s = arith.cmpi ne, %s, %s : index" % (go, i, c0))
+            else:
+                ii = self.fresh("i")
+                one = self.fresh("c")
+                f.emit("%s = arith.index_cast %s : index to i32" % (ii, i))
+                f.emit("%s = arith.constant 1 : i32" % one)
+                f.emit("%s = arith.cmpi sge, %s, %s : i32" % (go, ii, one))
+        fwd = acc
+        pre_partial = False
+        if pre is not None:
+            fwd = self.fresh("p")
+            if pre == "negf":
+                f.emit("%s = arith.negf %s : %s" % (fwd, acc, acc_type))
+            elif pre == "tanh":
+                f.emit("%s = math.tanh %s : %s" % (fwd, acc, acc_type))
+            else:
+                s = self.random_sharding(acc_shape, elem, partial_p=0.3)
+                pre_partial = "partial = sum" in s or "partial = avg" in s
+                f.emit("%s = dist.annotate %s as <%s> : %s" % (fwd, acc, s, acc_type))
+        fwd_names = {i: i, acc: fwd}
+        if second is not None:
+            fwd_names[acc2] = acc2
+        f.emit("scf.condition(%s) %s : %s" %
+               (go, ", ".join(fwd_names[n] for n, _, _ in before), types))
+        f.indent -= 1
+        f.emit("} do {")
+        # The after region.
+        j = self.fresh("j")
+        cur = self.fresh("cur")
+        cur2 = self.fresh("cur") if second is not None else None
+        after_names = {i: j, acc: cur}
+        if second is not None:
+            after_names[acc2] = cur2
+        f.emit("^bb0(%s):" % ", ".join("%s: %s" % (after_names[n], t) for n, t, _ in before))
+        f.depth += 1
+        f.indent += 1
+        mark = len(f.pool)
+        if down:
+            k = self.fresh("k")
+            f.emit("%s = arith.subi %s, %s : index" % (k, j, c1))
+        else:
+            k = j
+        if sliced:
+            row = f.define(row_shape, elem, src.bound, src.exact, prefix="s")
+            sizes = [1] + list(row_shape)
+            zeros = ", ".join(["0"] * len(row_shape))
+            f.emit("%s = tensor.extract_slice %s[%s, %s] [%s] [%s] : %s to %s" %
+                   (row.name, src.name, k, zeros, ", ".join(map(str, sizes)),
+                    ", ".join(["1"] * len(sizes)), src.type, row.type))
+        else:
+            row = src
+        f.use(src)
+        self.body(f, rng.below(3) + 1, allow_calls=False)
+        mine = [v for v in f.pool[mark:] if v.shape == row_shape and v.elem == elem]
+        t = mine[-1] if mine and rng.chance(0.8) else row
+        f.use(t)
+        nxt = self.fresh("n")
+        add = "arith.addf" if flt else "arith.addi"
+        if mode in ("matmul", "matmul_row"):
+            z = self.filled(f, acc_shape, elem, identity_literal("sum", elem))
+            mm = self.fresh("mm")
+            f.emit("%s = linalg.matmul ins(%s, %s : %s, %s) outs(%s : %s) -> %s" %
+                   (mm, t.name, weight.name, t.type, weight.type, z, acc_type, acc_type))
+            f.emit("%s = %s %s, %s : %s" % (nxt, add, cur, mm, acc_type))
+            f.use(weight)
+            bound = init_bound + trips * t.shape[1] * t.bound * weight.bound
+        elif mode == "insert":
+            f.emit("%s = tensor.insert_slice %s into %s[%s, %s] [%s] [%s] : %s into %s" %
+                   (nxt, t.name, cur, k, zeros, ", ".join(map(str, sizes)),
+                    ", ".join(["1"] * len(sizes)), t.type, acc_type))
+            bound = max(init_bound, t.bound)
+        elif mode == "add":
+            f.emit("%s = %s %s, %s : %s" % (nxt, add, cur, t.name, acc_type))
+            bound = init_bound + trips * t.bound
+        elif mode == "max":
+            op = "arith.maximumf" if flt else "arith.maxsi"
+            f.emit("%s = %s %s, %s : %s" % (nxt, op, cur, t.name, acc_type))
+            bound = max(init_bound, t.bound)
+        else:  # tanh_add
+            th = self.fresh("th")
+            f.emit("%s = math.tanh %s : %s" % (th, cur, acc_type))
+            f.emit("%s = arith.addf %s, %s : %s" % (nxt, th, t.name, acc_type))
+            bound = max(init_bound, 1.0 + t.bound)
+        exact = not flt and src.exact and init_exact and t.exact and \
+            (weight is None or weight.exact)
+        if rng.chance(0.25):
+            s = self.random_sharding(acc_shape, elem, partial_p=0.3)
+            ann = self.fresh("y")
+            f.emit("%s = dist.annotate %s as <%s> : %s" % (ann, nxt, s, acc_type))
+            nxt = ann
+        if pre == "tanh":
+            bound = 1.0
+        elif pre == "annotate" and pre_partial:
+            exact = False
+        nxt_names = {i: k if down else self.fresh("i"), acc: nxt}
+        if not down:
+            f.emit("%s = arith.addi %s, %s : index" % (nxt_names[i], j, c1))
+        if second is not None:
+            v2, how2 = second
+            if how2 == "keep":
+                nxt_names[acc2] = cur2
+                bound2, exact2 = v2.bound, v2.exact
+            else:
+                cands = [v for v in f.pool[mark:] if v.shape == v2.shape and v.elem == elem]
+                u = cands[-1] if cands and rng.chance(0.8) else f.find(v2.shape, elem)
+                if u is None:
+                    nxt_names[acc2] = cur2
+                    bound2, exact2 = v2.bound, v2.exact
+                else:
+                    f.use(u)
+                    n2 = self.fresh("n")
+                    if how2 == "add":
+                        f.emit("%s = %s %s, %s : %s" % (n2, add, cur2, u.name, v2.type))
+                        bound2 = v2.bound + trips * u.bound
+                    else:
+                        op = "arith.maximumf" if flt else "arith.maxsi"
+                        f.emit("%s = %s %s, %s : %s" % (n2, op, cur2, u.name, v2.type))
+                        bound2 = max(v2.bound, u.bound)
+                    exact2 = v2.exact and u.exact and (not flt or how2 == "max")
+                    nxt_names[acc2] = n2
+            res2.bound, res2.exact = bound2, exact2
+        f.emit("scf.yield %s : %s" % (", ".join(nxt_names[n] for n, _, _ in before), types))
+        self.close_region(f, mark)
+        f.emit("}")
+        res.bound = bound
+        res.exact = exact
+        f.pool.append(res)
+        if res2 is not None:
+            f.pool.append(res2)
+        self.features.add("while-" + mode)
+        if second is not None:
+            self.features.add("while-2")
+        if pre is not None:
+            self.features.add("while-before")
+        self.normalize(f, res)
+        if res2 is not None:
+            self.normalize(f, res2)
+        return True
+
+    def switch_index(self, f, hi):
+        """An index for scf.index_switch: an index argument, or an i32 or i64
+        argument cast to index (each with a `dist.input_range` of [0, hi) or
+        [-1, hi): -1 takes the default), or a constant. Returns (name, kind)."""
+        rng = self.rng
+        kind = rng.pick(["index", "int", "int", "const"])
+        if kind != "const" and f.can_add_args and len(f.args) < f.max_args:
+            lo = -1 if kind == "int" and rng.chance(0.3) else 0
+            if kind == "index":
+                a = f.new_arg(None, "index", lo, hi)
+                return a.name, kind
+            a = f.new_arg(None, rng.pick(["i32", "i64"]), lo, hi)
+            k = self.fresh("k")
+            f.emit("%s = arith.index_cast %s : %s to index" % (k, a.name, a.elem))
+            return k, kind
+        return self.index_const(f, rng.below(hi)), "const"
+
+    def op_switch(self, f):
+        """scf.index_switch with 1 to 3 cases and a default, each yielding a
+        tensor of one shape, computed differently (like op_if's branches)."""
+        rng = self.rng
+        elem = self.elem
+        target = f.any_tensor(elem)
+        if target is None:
+            return False
+        cases = sorted(rng.subset(range(4), rng.below(3) + 1))
+        sel, kind = self.switch_index(f, cases[-1] + 2)
+        res = Value(self.fresh("v"), None, elem, 0.0, False, f.depth)
+        head = len(f.lines)
+        f.emit("")  # the scf.index_switch line, once its type is known
+        bounds = []
+        exact = True
+        labels = ["case %d {" % c for c in cases] + ["default {"]
+        for r, label in enumerate(labels):
+            f.emit(label)
+            mark, inner = self.region_body(f, rng.below(3) + 1)
+            if r == 0:
+                # Yield what the first case computed, most of the time.
+                mine = [v for v in inner if v.is_tensor and v.elem == elem]
+                if mine and rng.chance(0.8):
+                    target = mine[-1]
+                y = target
+                res.shape = target.shape
+            else:
+                mine = [v for v in inner if v.shape == res.shape and v.elem == elem]
+                if mine and rng.chance(0.8):
+                    y = mine[-1]
+                else:
+                    # Other cases' values are out of scope here.
+                    y = f.find(res.shape, elem, prefer_new=0.0)
+                    if y is None:
+                        z = self.filled(f, res.shape, elem, "1" if elem == "i32" else "0.5")
+                        y = Value(z, res.shape, elem, 1.0, True, f.depth)
+            f.use(y)
+            bounds.append(y.bound)
+            exact = exact and y.exact
+            name = y.name
+            if rng.chance(0.25):
+                s = self.random_sharding(y.shape, elem, partial_p=0.3)
+                name = self.fresh("y")
+                f.emit("%s = dist.annotate %s as <%s> : %s" % (name, y.name, s, y.type))
+                if "partial = sum" in s or "partial = avg" in s:
+                    exact = False
+            f.emit("scf.yield %s : %s" % (name, y.type))
+            self.close_region(f, mark)
+            f.emit("}")
+        f.lines[head] = "  " * f.indent + "%s = scf.index_switch %s -> %s" % (
+            res.name, sel, res.type)
+        res.bound = max(bounds)
+        res.exact = exact
+        f.pool.append(res)
+        self.features.add("switch-" + kind)
         return True
 
     def op_call(self, f):
