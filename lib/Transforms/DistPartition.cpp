@@ -484,11 +484,24 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
   return success();
 }
 
+/// True if no op in `op`'s regions makes a tensor: its regions compute on
+/// scalars (a linalg body), so the op run whole on whole operands (captured
+/// tensors included) computes the global result.
+static bool hasScalarRegions(Operation *op) {
+  WalkResult walk = op->walk([&](Operation *nested) {
+    if (nested != op &&
+        llvm::any_of(nested->getResultTypes(), llvm::IsaPred<TensorType>))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
+}
+
 LogicalResult FunctionPartitioner::partitionReplicated(Operation *op) {
-  if (op->getNumRegions() != 0 && !isa<linalg::LinalgOp>(op))
+  if (op->getNumRegions() != 0 && !hasScalarRegions(op))
     return op->emitOpError()
-           << "has regions but no sharding rule; partitioning it is not "
-              "supported yet";
+           << "has regions that make tensors but neither a sharding rule nor "
+              "a data-flow model; partitioning it is not supported yet";
   SmallVector<Value> newOperands;
   for (Value operand : op->getOperands()) {
     FailureOr<Value> local = reshard(operand, ShardingAttr(), op);

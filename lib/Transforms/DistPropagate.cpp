@@ -256,7 +256,8 @@ TensorInfo FunctionPropagation::getInfo(Value value) {
   info.isTensor = true;
   info.sharding = shardings.lookup(value);
   info.isUserFixed = fixed.contains(value);
-  info.mayBecomePartial = mayCarryPartial.contains(value);
+  info.mayBecomePartial =
+      isa<BlockArgument>(value) && mayCarryPartial.contains(value);
   info.numElements = type.hasStaticShape() ? type.getNumElements() : 0;
   return info;
 }

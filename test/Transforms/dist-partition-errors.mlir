@@ -23,13 +23,15 @@ func.func @dynamic(%x: tensor<?x8xf32> {dist.sharding = #dist.sharding<@mesh_4, 
 
 // -----
 
-// Tests that an op with regions and neither a sharding rule nor a data-flow
-// model is rejected.
+// Tests that an op whose regions make tensors and that has neither a sharding
+// rule nor a data-flow model is rejected (scalar bodies run whole).
 dist.mesh @mesh_4 [mp = 4]
 func.func @region(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_4, [{mp}]>}) -> tensor<8xf32> {
-  // expected-error@+1 {{'scf.forall' op has regions but no sharding rule; partitioning it is not supported yet}}
+  // expected-error@+1 {{'scf.forall' op has regions that make tensors but neither a sharding rule nor a data-flow model; partitioning it is not supported yet}}
   %r = scf.forall (%i) in (2) shared_outs(%o = %x) -> (tensor<8xf32>) {
+    %s = tensor.extract_slice %o[%i] [4] [1] : tensor<8xf32> to tensor<4xf32>
     scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %o[%i] [4] [1] : tensor<4xf32> into tensor<8xf32>
     }
   } {dist.shardings = [#dist.sharding<@mesh_4, [{}]>]}
   return %r : tensor<8xf32>
