@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/SmallBitVector.h"
 
@@ -90,6 +91,48 @@ static void getLocalSliceParams(SliceOp slice, const llvm::SmallBitVector &dropp
   }
 }
 
+/// True if a slice with these local `sizes` may be read as dropping other
+/// unit dims than `dropped`: a kept dim split down to one element (or of
+/// unknown size) next to dropped unit dims. A rank-reducing slice's dropped
+/// dims are inferred from its sizes (and, for memrefs, from strides), so the
+/// local op must not leave a choice.
+static bool isDropAmbiguous(ArrayRef<OpFoldResult> sizes,
+                            const llvm::SmallBitVector &dropped) {
+  if (dropped.none())
+    return false;
+  for (auto [d, size] : llvm::enumerate(sizes))
+    if (!dropped.test(d) && getConstantIntValue(size).value_or(1) == 1)
+      return true;
+  return false;
+}
+
+/// The full-rank type of a slice of `sizes` (dropped dims kept as 1).
+static RankedTensorType getFullRankSliceType(ArrayRef<OpFoldResult> sizes,
+                                             Type element) {
+  SmallVector<int64_t> shape = llvm::map_to_vector(sizes, [](OpFoldResult size) {
+    return getConstantIntValue(size).value_or(ShapedType::kDynamic);
+  });
+  return RankedTensorType::get(shape, element);
+}
+
+/// Groups the dims of a full-rank slice so that each dropped unit dim joins a
+/// kept one: the reassociation between it and the rank-reduced slice.
+static SmallVector<ReassociationIndices>
+groupDroppedDims(const llvm::SmallBitVector &dropped) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  for (int64_t d = 0, e = dropped.size(); d < e; ++d) {
+    pending.push_back(d);
+    if (!dropped.test(d)) {
+      groups.push_back(pending);
+      pending.clear();
+    }
+  }
+  if (!groups.empty())
+    groups.back().append(pending.begin(), pending.end());
+  return groups;
+}
+
 namespace {
 /// tensor.empty: one parallel factor per result dim.
 struct EmptyShardingRule
@@ -144,10 +187,21 @@ struct ExtractSliceShardingRule
     SmallVector<OpFoldResult> offsets, sizes, strides;
     auto slice = cast<tensor::ExtractSliceOp>(op);
     // From the result type, which is still the global one.
-    getLocalSliceParams(slice, slice.getDroppedDims(), localType, builder,
-                        mapping, offsets, sizes, strides);
-    return tensor::ExtractSliceOp::create(builder, op->getLoc(), localType,
-                                          operands[0], offsets, sizes, strides)
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    getLocalSliceParams(slice, dropped, localType, builder, mapping, offsets,
+                        sizes, strides);
+    if (!isDropAmbiguous(sizes, dropped))
+      return tensor::ExtractSliceOp::create(builder, op->getLoc(), localType,
+                                            operands[0], offsets, sizes,
+                                            strides)
+          .getOperation();
+    // Say which dims go: a full-rank slice, then a collapse.
+    Value full = tensor::ExtractSliceOp::create(
+        builder, op->getLoc(),
+        getFullRankSliceType(sizes, localType.getElementType()), operands[0],
+        offsets, sizes, strides);
+    return tensor::CollapseShapeOp::create(builder, op->getLoc(), localType,
+                                           full, groupDroppedDims(dropped))
         .getOperation();
   }
 };
@@ -189,10 +243,17 @@ struct InsertSliceShardingRule
     for (unsigned d : *droppedSet)
       dropped.set(d);
     SmallVector<OpFoldResult> offsets, sizes, strides;
-    getLocalSliceParams(insert, dropped,
-                        cast<RankedTensorType>(operands[0].getType()), builder,
-                        mapping, offsets, sizes, strides);
-    return tensor::InsertSliceOp::create(builder, op->getLoc(), operands[0],
+    auto localSource = cast<RankedTensorType>(operands[0].getType());
+    getLocalSliceParams(insert, dropped, localSource, builder, mapping, offsets,
+                        sizes, strides);
+    Value source = operands[0];
+    // Say which dims the source lacks: expand it to full rank first.
+    if (isDropAmbiguous(sizes, dropped))
+      source = tensor::ExpandShapeOp::create(
+          builder, op->getLoc(),
+          getFullRankSliceType(sizes, localSource.getElementType()), source,
+          groupDroppedDims(dropped));
+    return tensor::InsertSliceOp::create(builder, op->getLoc(), source,
                                          operands[1], offsets, sizes, strides)
         .getOperation();
   }
