@@ -1256,26 +1256,21 @@ class Generator:
             f.emit("%s = arith.cmpi slt, %s, %s : %s" % (cond, sname, zero, elem))
         return cond
 
-    def op_if(self, f):
+    def branch_regions(self, f, res, target, elem, openers, closers):
+        """The regions of a branch op (scf.if, scf.index_switch): each region
+        computes values of its own and yields one of `res`'s type; the first
+        yields what it computed (or `target`) and so fixes the shape. Each
+        region is preceded by its opener line and followed by its closer (None:
+        no line). Returns the yields' bounds and whether all are exact."""
         rng = self.rng
-        elem = self.elem
-        target = f.any_tensor(elem)
-        if target is None:
-            return False
-        cond = self.condition(f)
-        if cond is None:
-            return False
-        res = Value(self.fresh("v"), None, elem, 0.0, False, f.depth)
-        head = len(f.lines)
-        f.emit("")  # the scf.if line, once its type is known
         bounds = []
         exact = True
-        for branch in range(2):
-            if branch == 1:
-                f.emit("} else {")
+        for r, (opener, closer) in enumerate(zip(openers, closers)):
+            if opener:
+                f.emit(opener)
             mark, inner = self.region_body(f, rng.below(3) + 1)
-            if branch == 0:
-                # Yield what the branch computed, most of the time.
+            if r == 0:
+                # Yield what the region computed, most of the time.
                 mine = [v for v in inner if v.is_tensor and v.elem == elem]
                 if mine and rng.chance(0.8):
                     target = mine[-1]
@@ -1286,7 +1281,7 @@ class Generator:
                 if mine and rng.chance(0.8):
                     y = mine[-1]
                 else:
-                    # Branch 0's values are out of scope here.
+                    # The other regions' values are out of scope here.
                     y = f.find(res.shape, elem, prefer_new=0.0)
                     if y is None:
                         z = self.filled(f, res.shape, elem, "1" if elem == "i32" else "0.5")
@@ -1303,7 +1298,24 @@ class Generator:
                     exact = False
             f.emit("scf.yield %s : %s" % (name, y.type))
             self.close_region(f, mark)
-        f.emit("}")
+            if closer:
+                f.emit(closer)
+        return bounds, exact
+
+    def op_if(self, f):
+        rng = self.rng
+        elem = self.elem
+        target = f.any_tensor(elem)
+        if target is None:
+            return False
+        cond = self.condition(f)
+        if cond is None:
+            return False
+        res = Value(self.fresh("v"), None, elem, 0.0, False, f.depth)
+        head = len(f.lines)
+        f.emit("")  # the scf.if line, once its type is known
+        bounds, exact = self.branch_regions(f, res, target, elem,
+                                            [None, "} else {"], [None, "}"])
         f.lines[head] = "  " * f.indent + "%s = scf.if %s -> (%s) {" % (res.name, cond, res.type)
         res.bound = max(bounds)
         res.exact = exact
@@ -1596,42 +1608,9 @@ class Generator:
         res = Value(self.fresh("v"), None, elem, 0.0, False, f.depth)
         head = len(f.lines)
         f.emit("")  # the scf.index_switch line, once its type is known
-        bounds = []
-        exact = True
         labels = ["case %d {" % c for c in cases] + ["default {"]
-        for r, label in enumerate(labels):
-            f.emit(label)
-            mark, inner = self.region_body(f, rng.below(3) + 1)
-            if r == 0:
-                # Yield what the first case computed, most of the time.
-                mine = [v for v in inner if v.is_tensor and v.elem == elem]
-                if mine and rng.chance(0.8):
-                    target = mine[-1]
-                y = target
-                res.shape = target.shape
-            else:
-                mine = [v for v in inner if v.shape == res.shape and v.elem == elem]
-                if mine and rng.chance(0.8):
-                    y = mine[-1]
-                else:
-                    # Other cases' values are out of scope here.
-                    y = f.find(res.shape, elem, prefer_new=0.0)
-                    if y is None:
-                        z = self.filled(f, res.shape, elem, "1" if elem == "i32" else "0.5")
-                        y = Value(z, res.shape, elem, 1.0, True, f.depth)
-            f.use(y)
-            bounds.append(y.bound)
-            exact = exact and y.exact
-            name = y.name
-            if rng.chance(0.25):
-                s = self.random_sharding(y.shape, elem, partial_p=0.3)
-                name = self.fresh("y")
-                f.emit("%s = dist.annotate %s as <%s> : %s" % (name, y.name, s, y.type))
-                if "partial = sum" in s or "partial = avg" in s:
-                    exact = False
-            f.emit("scf.yield %s : %s" % (name, y.type))
-            self.close_region(f, mark)
-            f.emit("}")
+        bounds, exact = self.branch_regions(f, res, target, elem, labels,
+                                            ["}"] * len(labels))
         f.lines[head] = "  " * f.indent + "%s = scf.index_switch %s -> %s" % (
             res.name, sel, res.type)
         res.bound = max(bounds)
