@@ -2,7 +2,9 @@
 
 #include "dist/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
@@ -72,6 +74,55 @@ static FailureOr<Value> decomposeGather(RewriterBase &rewriter,
   return generic.getResult(0);
 }
 
+/// scf.index_switch as a chain of scf.if, one per case, the default last.
+/// MLIR 22's one-shot bufferization of scf.index_switch lets an op write in
+/// place into a buffer a case yields although that buffer is read later (a
+/// wrong result); scf.if's is right.
+static void decomposeIndexSwitch(RewriterBase &rewriter,
+                                 scf::IndexSwitchOp switchOp) {
+  Location loc = switchOp.getLoc();
+  TypeRange types = switchOp.getResultTypes();
+  // Moves `region`'s block into `into` (an scf.if region, emptied first).
+  auto takeRegion = [&](Region &region, Region &into) {
+    into.getBlocks().clear();
+    rewriter.inlineRegionBefore(region, into, into.end());
+  };
+  // Builds the chain from case `i` on at the rewriter's insertion point.
+  std::function<SmallVector<Value>(unsigned)> build =
+      [&](unsigned i) -> SmallVector<Value> {
+    Value index = arith::ConstantIndexOp::create(rewriter, loc,
+                                                 switchOp.getCases()[i]);
+    Value matches = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, switchOp.getArg(), index);
+    auto ifOp = scf::IfOp::create(rewriter, loc, types, matches,
+                                  /*withElseRegion=*/true);
+    takeRegion(switchOp.getCaseRegions()[i], ifOp.getThenRegion());
+    if (i + 1 == switchOp.getNumCases()) {
+      takeRegion(switchOp.getDefaultRegion(), ifOp.getElseRegion());
+    } else {
+      OpBuilder::InsertionGuard guard(rewriter);
+      Region &elseRegion = ifOp.getElseRegion();
+      elseRegion.getBlocks().clear();
+      rewriter.setInsertionPointToEnd(rewriter.createBlock(&elseRegion));
+      SmallVector<Value> rest = build(i + 1);
+      scf::YieldOp::create(rewriter, loc, rest);
+    }
+    return SmallVector<Value>(ifOp.getResults());
+  };
+  rewriter.setInsertionPoint(switchOp);
+  if (switchOp.getNumCases() == 0) {
+    // Only the default: its body, inline.
+    Block &body = switchOp.getDefaultBlock();
+    Operation *yield = body.getTerminator();
+    SmallVector<Value> results(yield->getOperands());
+    rewriter.inlineBlockBefore(&body, switchOp);
+    rewriter.eraseOp(yield);
+    rewriter.replaceOp(switchOp, results);
+    return;
+  }
+  rewriter.replaceOp(switchOp, build(0));
+}
+
 struct DistDecomposeAggregatesPass
     : public dist::impl::DistDecomposeAggregatesBase<
           DistDecomposeAggregatesPass> {
@@ -105,6 +156,10 @@ struct DistDecomposeAggregatesPass
         return signalPassFailure();
       rewriter.replaceOp(op, *result);
     }
+    SmallVector<scf::IndexSwitchOp> switches;
+    getOperation()->walk([&](scf::IndexSwitchOp op) { switches.push_back(op); });
+    for (scf::IndexSwitchOp op : switches)
+      decomposeIndexSwitch(rewriter, op);
   }
 };
 } // namespace

@@ -1,6 +1,7 @@
 //===- DistVerify.cpp - Check a program at a phase boundary ---------------===//
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/IR/StepState.h"
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -110,6 +111,81 @@ static std::string count(int64_t n, StringRef singular, StringRef plural) {
   return std::to_string(n) + " " + (n == 1 ? singular : plural).str();
 }
 
+/// The markings of a training step hold together: every `dist.grad_of` and
+/// `dist.state_of` names a parameter argument (`dist.param`); a state result
+/// updates an argument that is state of the same parameter; a result that
+/// updates a parameter has that parameter's gradient in the function.
+static LogicalResult checkTrainingMarkings(FunctionOpInterface func) {
+  Operation *funcOp = func;
+  unsigned numArgs = func.getNumArguments();
+  auto isParam = [&](int64_t arg) {
+    return arg >= 0 && arg < (int64_t)numArgs &&
+           func.getArgAttr(arg, DistDialect::getParamAttrName());
+  };
+  auto stateOf = [](DictionaryAttr attrs) -> std::optional<int64_t> {
+    if (auto index = dyn_cast_or_null<IntegerAttr>(
+            attrs ? attrs.get(DistDialect::getStateOfAttrName()) : Attribute()))
+      return index.getInt();
+    return std::nullopt;
+  };
+  auto notParam = [&](InFlightDiagnostic &&diag, int64_t arg) -> LogicalResult {
+    if (arg >= (int64_t)numArgs)
+      return diag << " argument " << arg << ", but the function has "
+                  << numArgs << " argument(s)";
+    return diag << " argument " << arg << ", which is not a parameter ('"
+                << DistDialect::getParamAttrName() << "')";
+  };
+  // The parameters whose gradient some op makes.
+  llvm::SmallDenseSet<int64_t> withGradient;
+  WalkResult walk = func->walk([&](Operation *op) {
+    auto grad = op->getAttrOfType<IntegerAttr>(DistDialect::getGradOfAttrName());
+    if (!grad)
+      return WalkResult::advance();
+    if (!isParam(grad.getInt())) {
+      (void)notParam(op->emitOpError() << "is marked the gradient of",
+                     grad.getInt());
+      return WalkResult::interrupt();
+    }
+    withGradient.insert(grad.getInt());
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  for (unsigned i = 0; i < numArgs; ++i)
+    if (std::optional<int64_t> param = stateOf(func.getArgAttrDict(i));
+        param && !isParam(*param))
+      return notParam(funcOp->emitOpError()
+                          << "argument " << i << " is optimizer state of",
+                      *param);
+  for (unsigned r = 0, e = func.getNumResults(); r < e; ++r) {
+    std::optional<unsigned> updated = getUpdatedArgument(func, r);
+    if (std::optional<int64_t> param = stateOf(func.getResultAttrDict(r))) {
+      if (!isParam(*param))
+        return notParam(funcOp->emitOpError()
+                            << "result " << r << " is optimizer state of",
+                        *param);
+      if (!updated)
+        return funcOp->emitOpError()
+               << "result " << r << " is optimizer state of argument "
+               << *param << " but updates no argument ('"
+               << DistDialect::getUpdatesAttrName() << "' or '"
+               << DistDialect::getNameAttrName() << "')";
+      if (stateOf(func.getArgAttrDict(*updated)) != param)
+        return funcOp->emitOpError()
+               << "result " << r << " is optimizer state of argument "
+               << *param << " but updates argument " << *updated
+               << ", which is not ('" << DistDialect::getStateOfAttrName()
+               << " = " << *param << "')";
+    }
+    if (updated && isParam(*updated) && !withGradient.contains(*updated))
+      return funcOp->emitOpError()
+             << "result " << r << " updates parameter argument " << *updated
+             << ", but no op computes its gradient ('"
+             << DistDialect::getGradOfAttrName() << " = " << *updated << "')";
+  }
+  return success();
+}
+
 void DistVerifyPass::runOnOperation() {
   numMeshes = numAnnotations = numShardedBoundaryValues = numCollectives = 0;
   bool failedCheck = false;
@@ -163,6 +239,8 @@ void DistVerifyPass::runOnOperation() {
         checkBoundary(bool(func.getArgAttr(i, name)), "argument", i);
       for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
         checkBoundary(bool(func.getResultAttr(i, name)), "result", i);
+      if (!func.isExternal() && failed(checkTrainingMarkings(func)))
+        failedCheck = true;
     }
   });
   if (failedCheck)

@@ -59,3 +59,53 @@ func.func @gather_keep_dims(%s: tensor<4x6x3xf32>, %i: tensor<5x2xindex>) -> ten
   %g = tensor.gather %s[%i] gather_dims([0, 1]) : (tensor<4x6x3xf32>, tensor<5x2xindex>) -> tensor<5x1x1x3xf32>
   return %g : tensor<5x1x1x3xf32>
 }
+
+// -----
+
+// Tests that scf.index_switch becomes a chain of scf.if, the default last
+// (MLIR 22 bufferizes scf.index_switch wrongly: test/E2E/index_switch_in_place.mlir).
+// CHECK-LABEL: func.func @index_switch
+// CHECK-SAME: (%[[K:[^:]+]]: index, %[[X:[^:]+]]: tensor<4xf32>)
+// CHECK: %[[C1:.+]] = arith.constant 1 : index
+// CHECK: %[[IS1:.+]] = arith.cmpi eq, %[[K]], %[[C1]] : index
+// CHECK: %[[R:.+]] = scf.if %[[IS1]] -> (tensor<4xf32>) {
+// CHECK: math.exp %[[X]]
+// CHECK: } else {
+// CHECK: %[[C3:.+]] = arith.constant 3 : index
+// CHECK: %[[IS3:.+]] = arith.cmpi eq, %[[K]], %[[C3]] : index
+// CHECK: scf.if %[[IS3]] -> (tensor<4xf32>) {
+// CHECK: math.tanh %[[X]]
+// CHECK: } else {
+// CHECK: scf.yield %[[X]]
+// CHECK-NOT: scf.index_switch
+// CHECK: return %[[R]]
+func.func @index_switch(%k: index, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = scf.index_switch %k -> tensor<4xf32>
+  case 1 {
+    %y = math.exp %x : tensor<4xf32>
+    scf.yield %y : tensor<4xf32>
+  }
+  case 3 {
+    %y = math.tanh %x : tensor<4xf32>
+    scf.yield %y : tensor<4xf32>
+  }
+  default {
+    scf.yield %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Tests a switch with only a default: its body, inline.
+// CHECK-LABEL: func.func @default_only
+// CHECK-NEXT: %[[Y:.+]] = math.exp
+// CHECK-NEXT: return %[[Y]]
+func.func @default_only(%k: index, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = scf.index_switch %k -> tensor<4xf32>
+  default {
+    %y = math.exp %x : tensor<4xf32>
+    scf.yield %y : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}

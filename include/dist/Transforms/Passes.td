@@ -360,7 +360,7 @@ def DistLowerToRuntime : Pass<"dist-lower-to-runtime", "::mlir::ModuleOp"> {
 }
 
 def DistDecomposeAggregates : Pass<"dist-decompose-aggregates"> {
-  let summary = "Decomposes softmax and tensor.gather into linalg.generic ops";
+  let summary = "Decomposes softmax, tensor.gather and scf.index_switch for the lowering";
   let description = [{
     Ops such as `linalg.softmax` have no loop form of their own, and
     `tensor.gather` has no bufferization; this pass replaces every op
@@ -368,7 +368,10 @@ def DistDecomposeAggregates : Pass<"dist-decompose-aggregates"> {
     (reductions, elementwise ops), and every `tensor.gather` with a
     `linalg.generic` over its result that extracts the indices and then the
     source element, so that the rest of the lowering sees only structured
-    ops. It runs first in `dist-lower-to-llvm`.
+    ops. Every `scf.index_switch` becomes a chain of `scf.if` (one per case,
+    the default last): MLIR 22's one-shot bufferization of `scf.index_switch`
+    lets an op write in place into a buffer that a case yields although the
+    buffer is read later. It runs first in `dist-lower-to-llvm`.
 
     ```mlir
     %s = linalg.softmax dimension(1) ins(%x : tensor<2x16xf32>)
@@ -378,7 +381,8 @@ def DistDecomposeAggregates : Pass<"dist-decompose-aggregates"> {
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::arith::ArithDialect",
-    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::scf::SCFDialect"
   ];
 }
 

@@ -188,6 +188,28 @@ static LogicalResult verifyName(Operation *op, NamedAttribute attr,
   return success();
 }
 
+/// `dist.param` (unit) and `dist.state_of` / `dist.grad_of` (an argument
+/// index, i64): their form. Whether the index names a parameter is a
+/// property of the whole step, checked by dist-verify.
+static LogicalResult verifyTrainingMarking(Operation *op, NamedAttribute attr,
+                                          const Twine &where) {
+  if (attr.getName() == DistDialect::getParamAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError() << where << ": '" << attr.getName().getValue()
+                               << "' is a unit attribute, got "
+                               << attr.getValue();
+    return success();
+  }
+  auto index = dyn_cast<IntegerAttr>(attr.getValue());
+  if (!index || !index.getType().isSignlessInteger() ||
+      index.getValue().isNegative())
+    return op->emitOpError() << where << ": '" << attr.getName().getValue()
+                             << "' must be the index of an argument (an "
+                                "integer such as 0 : i64), got "
+                             << attr.getValue();
+  return success();
+}
+
 LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
@@ -201,6 +223,9 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
     return verifyInputRange(op, attr, type, argIndex);
   if (attr.getName() == getNameAttrName())
     return verifyName(op, attr, argIndex, /*isResult=*/false);
+  if (attr.getName() == getParamAttrName() ||
+      attr.getName() == getStateOfAttrName())
+    return verifyTrainingMarking(op, attr, "argument " + Twine(argIndex));
   return verifyBoundarySharding(op, attr, type,
                                 "argument " + Twine(argIndex));
 }
@@ -217,6 +242,8 @@ LogicalResult DistDialect::verifyRegionResultAttribute(Operation *op,
     return verifyUpdates(func, attr, resultIndex);
   if (attr.getName() == getNameAttrName())
     return verifyName(op, attr, resultIndex, /*isResult=*/true);
+  if (attr.getName() == getStateOfAttrName())
+    return verifyTrainingMarking(op, attr, "result " + Twine(resultIndex));
   return verifyBoundarySharding(op, attr, func.getResultTypes()[resultIndex],
                                 "result " + Twine(resultIndex));
 }
@@ -275,6 +302,14 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getShardingsAttrName())
     return verifyResultShardings(op, attr.getValue());
+  if (attr.getName() == getGradOfAttrName()) {
+    if (op->getNumResults() != 1)
+      return op->emitOpError() << "'" << getGradOfAttrName()
+                               << "' marks the result of a one-result op; "
+                                  "this op has "
+                               << op->getNumResults();
+    return verifyTrainingMarking(op, attr, "its result");
+  }
   if (attr.getName() == getEdgeShardingsAttrName()) {
     // Which edges exist is the op's interface's business (dist-propagate
     // writes the list); here only the form is checked.

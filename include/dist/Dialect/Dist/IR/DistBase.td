@@ -91,6 +91,23 @@ def Dist_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getNameAttrName() {
       return "dist.name";
     }
+    /// Name of the unit argument attribute of a training step that marks a
+    /// trainable parameter.
+    static constexpr ::llvm::StringLiteral getParamAttrName() {
+      return "dist.param";
+    }
+    /// Name of the argument/result attribute `<argument index> : i64` that
+    /// marks optimizer state (Adam's moments, a momentum buffer) of the
+    /// parameter argument with that index.
+    static constexpr ::llvm::StringLiteral getStateOfAttrName() {
+      return "dist.state_of";
+    }
+    /// Name of the op attribute `<argument index> : i64` on a one-result op:
+    /// its result is the gradient of the parameter argument with that index
+    /// (the seeds' op_role_var).
+    static constexpr ::llvm::StringLiteral getGradOfAttrName() {
+      return "dist.grad_of";
+    }
   }];
 }
 

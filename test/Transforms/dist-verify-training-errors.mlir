@@ -1,0 +1,84 @@
+// RUN: dist-opt %s -split-input-file -verify-diagnostics --dist-verify
+
+// Tests that a gradient of an argument that is no parameter is rejected.
+func.func @grad_of_data(%w: tensor<4xf32> {dist.param}, %x: tensor<4xf32>) -> (tensor<4xf32> {dist.updates = 0 : i64}) {
+  // expected-error@+1 {{'arith.mulf' op is marked the gradient of argument 1, which is not a parameter ('dist.param')}}
+  %g = arith.mulf %x, %x {dist.grad_of = 1 : i64} : tensor<4xf32>
+  %w2 = arith.subf %w, %g : tensor<4xf32>
+  return %w2 : tensor<4xf32>
+}
+
+// -----
+
+// Tests that a gradient of an argument that does not exist is rejected.
+func.func @grad_of_missing(%w: tensor<4xf32> {dist.param}) -> (tensor<4xf32> {dist.updates = 0 : i64}) {
+  // expected-error@+1 {{'arith.mulf' op is marked the gradient of argument 3, but the function has 1 argument(s)}}
+  %g = arith.mulf %w, %w {dist.grad_of = 3 : i64} : tensor<4xf32>
+  %w2 = arith.subf %w, %g : tensor<4xf32>
+  return %w2 : tensor<4xf32>
+}
+
+// -----
+
+// Tests that an update of a parameter without its gradient is rejected.
+// expected-error@+1 {{'func.func' op result 0 updates parameter argument 0, but no op computes its gradient ('dist.grad_of = 0')}}
+func.func @update_without_gradient(%w: tensor<4xf32> {dist.param, dist.name = "w"}) -> (tensor<4xf32> {dist.name = "w"}) {
+  %w2 = arith.mulf %w, %w : tensor<4xf32>
+  return %w2 : tensor<4xf32>
+}
+
+// -----
+
+// Tests that a state result that updates no argument is rejected.
+// expected-error@+1 {{'func.func' op result 1 is optimizer state of argument 0 but updates no argument ('dist.updates' or 'dist.name')}}
+func.func @state_without_argument(%w: tensor<4xf32> {dist.param}) -> (tensor<4xf32> {dist.updates = 0 : i64}, tensor<4xf32> {dist.state_of = 0 : i64}) {
+  %g = arith.mulf %w, %w {dist.grad_of = 0 : i64} : tensor<4xf32>
+  %w2 = arith.subf %w, %g : tensor<4xf32>
+  return %w2, %g : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Tests that a state result that updates another argument than state of
+// its parameter is rejected.
+// expected-error@+1 {{'func.func' op result 1 is optimizer state of argument 0 but updates argument 2, which is not ('dist.state_of = 0')}}
+func.func @state_updates_other(%w: tensor<4xf32> {dist.param}, %m: tensor<4xf32> {dist.state_of = 0 : i64}, %x: tensor<4xf32>)
+    -> (tensor<4xf32> {dist.updates = 0 : i64}, tensor<4xf32> {dist.state_of = 0 : i64, dist.updates = 2 : i64}) {
+  %g = arith.mulf %w, %x {dist.grad_of = 0 : i64} : tensor<4xf32>
+  %m2 = arith.addf %m, %g : tensor<4xf32>
+  %w2 = arith.subf %w, %m2 : tensor<4xf32>
+  return %w2, %m2 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Tests that optimizer state of an argument that is no parameter is
+// rejected.
+// expected-error@+1 {{'func.func' op argument 1 is optimizer state of argument 0, which is not a parameter ('dist.param')}}
+func.func @state_of_data(%x: tensor<4xf32>, %m: tensor<4xf32> {dist.state_of = 0 : i64}) -> tensor<4xf32> {
+  return %m : tensor<4xf32>
+}
+
+// -----
+
+// Tests the form of the markings (the dialect's verifier).
+// expected-error@+1 {{'func.func' op argument 0: 'dist.param' is a unit attribute, got 1 : i64}}
+func.func @param_not_unit(%w: tensor<4xf32> {dist.param = 1 : i64}) -> tensor<4xf32> {
+  return %w : tensor<4xf32>
+}
+
+// -----
+
+func.func private @sink(tensor<4xf32>)
+func.func @grad_of_no_result(%w: tensor<4xf32> {dist.param}) -> tensor<4xf32> {
+  // expected-error@+1 {{'func.call' op 'dist.grad_of' marks the result of a one-result op; this op has 0}}
+  func.call @sink(%w) {dist.grad_of = 0 : i64} : (tensor<4xf32>) -> ()
+  return %w : tensor<4xf32>
+}
+
+// -----
+
+// expected-error@+1 {{'func.func' op argument 1: 'dist.state_of' must be the index of an argument (an integer such as 0 : i64), got "w"}}
+func.func @state_of_string(%w: tensor<4xf32> {dist.param}, %m: tensor<4xf32> {dist.state_of = "w"}) -> tensor<4xf32> {
+  return %w : tensor<4xf32>
+}
