@@ -22,6 +22,11 @@ def DistVerify : Pass<"dist-verify", "::mlir::ModuleOp"> {
       (dist-partition renames them `dist.partitioned_as`). `dist-lower-to-llvm`
       runs this check first.
 
+    In either phase, the markings of a training step hold together: every
+    `dist.grad_of` and `dist.state_of` names a `dist.param` argument, a state
+    result updates state of the same parameter, and a result that updates a
+    parameter has that parameter's gradient (`dist.grad_of`) in the function.
+
     With `summary=true` it reports, as a remark on the module, what the
     program holds: `dist-verify: global program: 1 mesh, 0 annotations,
     1 sharded function boundary value, 0 collectives`.
