@@ -1104,6 +1104,23 @@ class Generator:
         f.depth -= 1
         f.indent -= 1
 
+    def row_accumulator(self, f, mode, matmul_mode, src, row_shape, elem):
+        """The accumulator of a loop that combines rows of `src`: for
+        `matmul_mode`, row @ weight (micro-batches: partial accumulators), or
+        "add" when no weight fits; for "insert", rows put back into `src`'s
+        shape; otherwise the row shape. Returns (mode, weight, shape)."""
+        weight = None
+        if mode == matmul_mode:
+            if len(row_shape) == 2 and row_shape[1] <= 16:
+                weight = f.find((row_shape[1], self.rng.pick(DIMS[:3])), elem)
+            if weight is None:
+                mode = "add"
+        if mode == "insert":
+            return mode, weight, src.shape
+        if mode == matmul_mode:
+            return mode, weight, (row_shape[0], weight.shape[1])
+        return mode, weight, row_shape
+
     def op_for(self, f):
         """scf.for with a tensor accumulator; the body slices a loop-indexed
         row of a tensor and combines it into the accumulator."""
@@ -1125,19 +1142,8 @@ class Generator:
         mode = rng.pick(["add", "max", "mul", "tanh_add", "insert", "matmul"])
         if is_float(elem) is False and mode in ("tanh_add",):
             mode = "add"
-        weight = None
-        if mode == "matmul":
-            # Accumulate row @ weight (micro-batches): partial accumulators.
-            if len(row_shape) == 2 and row_shape[1] <= 16:
-                weight = f.find((row_shape[1], rng.pick(DIMS[:3])), elem)
-            if weight is None:
-                mode = "add"
-        if mode == "insert":
-            acc_shape = src.shape
-        elif mode == "matmul":
-            acc_shape = (row_shape[0], weight.shape[1])
-        else:
-            acc_shape = row_shape
+        mode, weight, acc_shape = self.row_accumulator(f, mode, "matmul", src,
+                                                       row_shape, elem)
         if rng.chance(0.5):
             init = self.filled(f, acc_shape, elem,
                                identity_literal("prod" if mode == "mul" else "sum", elem))
@@ -1357,17 +1363,8 @@ class Generator:
                 return False
             trips = rng.below(min(4, src.shape[0])) + 1
             row_shape = tuple(src.shape[1:])
-            if mode == "matmul_row":
-                if len(row_shape) == 2 and row_shape[1] <= 16:
-                    weight = f.find((row_shape[1], rng.pick(DIMS[:3])), elem)
-                if weight is None:
-                    mode = "add"
-            if mode == "insert":
-                acc_shape = src.shape
-            elif mode == "matmul_row":
-                acc_shape = (row_shape[0], weight.shape[1])
-            else:
-                acc_shape = row_shape
+            mode, weight, acc_shape = self.row_accumulator(
+                f, mode, "matmul_row", src, row_shape, elem)
         sliced = mode != "matmul"
         # The first carried tensor.
         if rng.chance(0.5):
