@@ -303,7 +303,12 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == getShardingsAttrName())
     return verifyResultShardings(op, attr.getValue());
   if (attr.getName() == getGradOfAttrName()) {
-    if (op->getNumResults() != 1)
+    // After bufferization the op has no result: it writes the gradient into
+    // its output buffer.
+    bool bufferized = op->getNumResults() == 0 &&
+                      llvm::any_of(op->getOperandTypes(),
+                                   llvm::IsaPred<MemRefType>);
+    if (op->getNumResults() != 1 && !bufferized)
       return op->emitOpError() << "'" << getGradOfAttrName()
                                << "' marks the result of a one-result op; "
                                   "this op has "

@@ -1,0 +1,91 @@
+//===- DistGen.h - Training steps of real model shapes ----------*- C++ -*-===//
+//
+// dist-gen's library: builds one training step (forward, loss, backward,
+// optional gradient clipping, optimizer update) of an MLP or a GPT-style
+// decoder as a func.func on tensors, with the training-step markings
+// (dist.param, dist.grad_of, dist.state_of, dist.role, dist.name/updates)
+// and, optionally, the shardings of data and/or Megatron tensor parallelism
+// on a declared mesh. The backward pass is written out op by op (no
+// autodiff); the numerics are those of PyTorch autograd + torch.optim.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_TOOLS_DISTGEN_DISTGEN_H
+#define DIST_TOOLS_DISTGEN_DISTGEN_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace mlir::dist::gen {
+
+enum class OptimizerKind { SGD, Momentum, Adam };
+
+/// Element types of a step. `F32`/`F64`: parameters and compute in that type.
+/// `BF16`: f32 master parameters and optimizer state, forward and backward in
+/// bf16 (matmuls accumulate in f32).
+enum class Precision { F32, F64, BF16 };
+
+/// What the model, the optimizer and the parallelism have in common.
+struct StepOptions {
+  OptimizerKind optimizer = OptimizerKind::Adam;
+  Precision precision = Precision::F32;
+  /// Learning rate; 0 picks the optimizer's usual default (SGD/momentum 0.01,
+  /// Adam 1e-3).
+  double learningRate = 0;
+  double momentum = 0.9;
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
+  /// Global-norm gradient clipping (torch.nn.utils.clip_grad_norm_).
+  std::optional<double> clipGradNorm;
+  /// The mesh: name and axes (name, size), major first. Empty: no mesh.
+  std::string meshName = "mesh";
+  llvm::SmallVector<std::pair<std::string, int64_t>> meshAxes;
+  /// Annotations: the batch split over `dataAxis` and/or Megatron tensor
+  /// parallelism over `modelAxis` (empty: not used).
+  std::string dataAxis, modelAxis;
+  /// Also return every gradient (after clipping), named "grad.<param>".
+  bool returnGradients = false;
+  std::string functionName = "train_step";
+};
+
+struct MLPOptions {
+  /// Input width, hidden widths, number of classes (at least two entries).
+  llvm::SmallVector<int64_t> widths;
+  int64_t batch = 32;
+};
+
+struct GPTOptions {
+  int64_t layers = 2, hidden = 64, heads = 4, seq = 16, vocab = 128,
+          batch = 2;
+  /// The output head is the token embedding (transposed), as in GPT-2.
+  bool tiedHead = false;
+};
+
+/// Parses a mesh written `dp=4` or `dp=2,mp=2` into `options.meshAxes`.
+LogicalResult parseMesh(llvm::StringRef text, StepOptions &options,
+                        std::string &error);
+
+/// Checks the options against each other and the model (axes on the mesh,
+/// divisibility, sizes); the message says what is wrong.
+LogicalResult verifyOptions(const StepOptions &options,
+                            const MLPOptions &model, std::string &error);
+LogicalResult verifyOptions(const StepOptions &options,
+                            const GPTOptions &model, std::string &error);
+
+/// The module with the mesh (if any) and the step function. The options must
+/// have passed verifyOptions.
+OwningOpRef<ModuleOp> buildMLPStep(MLIRContext *context,
+                                   const StepOptions &options,
+                                   const MLPOptions &model);
+OwningOpRef<ModuleOp> buildGPTStep(MLIRContext *context,
+                                   const StepOptions &options,
+                                   const GPTOptions &model);
+
+} // namespace mlir::dist::gen
+
+#endif // DIST_TOOLS_DISTGEN_DISTGEN_H

@@ -1,0 +1,378 @@
+//===- TrainingStep.cpp - Signature, gradients and optimizer of a step ----===//
+
+#include "StepBuilder.h"
+
+#include "dist/Dialect/Dist/IR/DistOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+using namespace mlir::dist::gen;
+
+static Type masterTypeOf(MLIRContext *context, Precision precision) {
+  if (precision == Precision::F64)
+    return Float64Type::get(context);
+  return Float32Type::get(context);
+}
+
+static Type computeTypeOf(MLIRContext *context, Precision precision) {
+  if (precision == Precision::BF16)
+    return BFloat16Type::get(context);
+  return masterTypeOf(context, precision);
+}
+
+static double learningRateOf(const StepOptions &options) {
+  if (options.learningRate > 0)
+    return options.learningRate;
+  return options.optimizer == OptimizerKind::Adam ? 1e-3 : 1e-2;
+}
+
+TrainingStep::TrainingStep(ModuleOp module, const StepOptions &options)
+    : module(module), options(options),
+      computeType(computeTypeOf(module.getContext(), options.precision)),
+      masterType(masterTypeOf(module.getContext(), options.precision)),
+      builder(module.getContext()) {}
+
+unsigned TrainingStep::addParam(StringRef name, ArrayRef<int64_t> shape,
+                                int64_t modelSplitDim) {
+  Param param;
+  param.name = name.str();
+  param.shape.assign(shape.begin(), shape.end());
+  param.modelSplitDim = modelSplitDim;
+  params.push_back(param);
+  return params.size() - 1;
+}
+
+unsigned TrainingStep::addInput(StringRef name, ArrayRef<int64_t> shape,
+                                Type element, int64_t rangeEnd) {
+  inputs.push_back({name.str(), SmallVector<int64_t>(shape),
+                    element ? element : computeType, rangeEnd});
+  return inputs.size() - 1;
+}
+
+SmallVector<std::string> TrainingStep::stateNames() const {
+  switch (options.optimizer) {
+  case OptimizerKind::SGD:
+    return {};
+  case OptimizerKind::Momentum:
+    return {"momentum_buffer"};
+  case OptimizerKind::Adam:
+    return {"exp_avg", "exp_avg_sq"};
+  }
+  llvm_unreachable("unknown optimizer");
+}
+
+Attribute TrainingStep::shardingOf(ArrayRef<int64_t> shape,
+                                   int64_t modelSplitDim, bool batch) {
+  if (options.meshAxes.empty() ||
+      (options.dataAxis.empty() && options.modelAxis.empty()))
+    return {};
+  SmallVector<SmallVector<StringRef>> dims(shape.size());
+  for (int64_t d = 0, e = shape.size(); d < e; ++d) {
+    if (batch && d == 0 && !options.dataAxis.empty())
+      dims[d].push_back(options.dataAxis);
+    if (d == modelSplitDim && !options.modelAxis.empty())
+      dims[d].push_back(options.modelAxis);
+  }
+  return ShardingAttr::get(module.getContext(), options.meshName, dims);
+}
+
+void TrainingStep::begin() {
+  MLIRContext *context = module.getContext();
+  Location loc = module.getLoc();
+  builder.setInsertionPointToEnd(module.getBody());
+  if (!options.meshAxes.empty()) {
+    SmallVector<StringRef> names;
+    SmallVector<int64_t> sizes;
+    for (const auto &[name, size] : options.meshAxes) {
+      names.push_back(name);
+      sizes.push_back(size);
+    }
+    MeshOp::create(builder, loc, builder.getStringAttr(options.meshName),
+                   builder.getStrArrayAttr(names),
+                   builder.getDenseI64ArrayAttr(sizes));
+  }
+
+  auto tensorOf = [](ArrayRef<int64_t> shape, Type element) -> Type {
+    return RankedTensorType::get(shape, element);
+  };
+  SmallVector<Type> argTypes, resultTypes;
+  for (Param &param : params) {
+    param.argument = argTypes.size();
+    argTypes.push_back(tensorOf(param.shape, masterType));
+  }
+  SmallVector<std::string> states = stateNames();
+  for (Param &param : params)
+    for (size_t s = 0; s < states.size(); ++s) {
+      param.stateArguments.push_back(argTypes.size());
+      argTypes.push_back(tensorOf(param.shape, masterType));
+    }
+  if (options.optimizer == OptimizerKind::Adam) {
+    stepArgument = argTypes.size();
+    argTypes.push_back(tensorOf({}, builder.getI64Type()));
+  }
+  for (Input &input : inputs) {
+    input.argument = argTypes.size();
+    argTypes.push_back(tensorOf(input.shape, input.element));
+  }
+  // Results: the parameters, the state and the step counter in argument
+  // order, then the loss and (optionally) the gradients.
+  unsigned stateResults = argTypes.size() - inputs.size();
+  resultTypes.append(argTypes.begin(), argTypes.begin() + stateResults);
+  resultTypes.push_back(tensorOf({}, masterType));
+  if (options.returnGradients)
+    for (Param &param : params)
+      resultTypes.push_back(tensorOf(param.shape, masterType));
+
+  function = func::FuncOp::create(builder, loc, options.functionName,
+                                  builder.getFunctionType(argTypes, resultTypes));
+  auto setBoth = [&](unsigned index, StringRef name, Attribute value) {
+    function.setArgAttr(index, name, value);
+    function.setResultAttr(index, name, value);
+  };
+  StringRef nameAttr = DistDialect::getNameAttrName();
+  StringRef shardingAttr = DistDialect::getShardingAttrName();
+  for (Param &param : params) {
+    function.setArgAttr(param.argument, DistDialect::getParamAttrName(),
+                        UnitAttr::get(context));
+    setBoth(param.argument, nameAttr, builder.getStringAttr(param.name));
+    if (Attribute sharding =
+            shardingOf(param.shape, param.modelSplitDim, /*batch=*/false))
+      setBoth(param.argument, shardingAttr, sharding);
+    for (auto [state, argument] : llvm::zip(states, param.stateArguments)) {
+      setBoth(argument, nameAttr,
+              builder.getStringAttr(param.name + "." + state));
+      setBoth(argument, DistDialect::getStateOfAttrName(),
+              builder.getI64IntegerAttr(param.argument));
+      if (Attribute sharding =
+              shardingOf(param.shape, param.modelSplitDim, /*batch=*/false))
+        setBoth(argument, shardingAttr, sharding);
+    }
+  }
+  if (stepArgument) {
+    setBoth(*stepArgument, nameAttr, builder.getStringAttr("step"));
+    // The count of steps taken so far: 0 in the first step.
+    function.setArgAttr(*stepArgument, DistDialect::getInputRangeAttrName(),
+                        builder.getDenseI64ArrayAttr({0, 1}));
+  }
+  for (Input &input : inputs) {
+    function.setArgAttr(input.argument, nameAttr,
+                        builder.getStringAttr(input.name));
+    if (input.rangeEnd > 0)
+      function.setArgAttr(input.argument,
+                          DistDialect::getInputRangeAttrName(),
+                          builder.getDenseI64ArrayAttr({0, input.rangeEnd}));
+    if (Attribute sharding = shardingOf(input.shape, -1, /*batch=*/true))
+      function.setArgAttr(input.argument, shardingAttr, sharding);
+  }
+  function.setResultAttr(stateResults, nameAttr, builder.getStringAttr("loss"));
+  if (options.returnGradients)
+    for (auto [i, param] : llvm::enumerate(params))
+      function.setResultAttr(stateResults + 1 + i, nameAttr,
+                             builder.getStringAttr("grad." + param.name));
+
+  Block *entry = function.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+  stepBuilder = std::make_unique<StepBuilder>(builder, loc, computeType);
+  stepBuilder->setRole(Role::forward);
+}
+
+Value TrainingStep::param(unsigned handle) {
+  Param &param = params[handle];
+  if (!param.computeValue)
+    param.computeValue = ops().convertElements(function.getArgument(param.argument),
+                                    computeType);
+  return param.computeValue;
+}
+
+Value TrainingStep::input(unsigned handle) {
+  return function.getArgument(inputs[handle].argument);
+}
+
+void TrainingStep::addGradient(unsigned handle, Value gradient) {
+  Param &param = params[handle];
+  param.gradient =
+      param.gradient ? ops().add(param.gradient, gradient) : gradient;
+}
+
+Value TrainingStep::clipGradients(ArrayRef<Value> gradients) {
+  StepBuilder &b = ops();
+  // torch.nn.utils.clip_grad_norm_: scale every gradient by
+  // min(1, max_norm / (total_norm + 1e-6)).
+  SmallVector<Value> squares;
+  for (Value gradient : gradients) {
+    std::string l = lettersOf(gradient);
+    squares.push_back(b.einsum(
+        l + "->", {gradient},
+        [](Scalar &s, ValueRange x) { return s.mul(x[0], x[0]); },
+        Combine::Sum, masterType));
+  }
+  std::string spec(squares.size() - 1, ',');
+  double maxNorm = *options.clipGradNorm;
+  return b.einsum(
+      spec + "->", squares,
+      [&](Scalar &s, ValueRange x) {
+        Value total = x[0];
+        for (Value square : x.drop_front())
+          total = s.add(total, square);
+        Value norm = s.sqrt(total);
+        Value coefficient = s.div(s.constant(maxNorm),
+                                  s.add(norm, s.constant(1e-6)));
+        return s.min(coefficient, s.constant(1.0));
+      },
+      Combine::None, masterType);
+}
+
+void TrainingStep::finish(Value loss) {
+  StepBuilder &b = ops();
+  Type f64 = builder.getF64Type();
+  // Gradients in the master type, marked, in the order backward made them
+  // (the order of the optimizer updates below).
+  b.setRole(Role::backward);
+  SmallVector<unsigned> order;
+  for (unsigned h = 0; h < params.size(); ++h)
+    order.push_back(h);
+  llvm::sort(order, [&](unsigned x, unsigned y) {
+    Operation *a = params[x].gradient.getDefiningOp();
+    Operation *c = params[y].gradient.getDefiningOp();
+    return a->isBeforeInBlock(c);
+  });
+  SmallVector<Value> gradients(params.size());
+  for (unsigned h : order) {
+    Param &param = params[h];
+    assert(param.gradient && "every parameter gets a gradient");
+    Value gradient = b.convertElements(param.gradient, masterType);
+    gradient.getDefiningOp()->setAttr(
+        DistDialect::getGradOfAttrName(),
+        builder.getI64IntegerAttr(param.argument));
+    gradients[h] = gradient;
+  }
+
+  b.setRole(Role::optimizer);
+  if (options.clipGradNorm) {
+    SmallVector<Value> ordered;
+    for (unsigned h : order)
+      ordered.push_back(gradients[h]);
+    Value coefficient = clipGradients(ordered);
+    for (unsigned h : order) {
+      std::string l = lettersOf(gradients[h]);
+      gradients[h] = b.einsum(
+          l + ",->" + l, {gradients[h], coefficient},
+          [](Scalar &s, ValueRange x) { return s.mul(x[0], x[1]); },
+          Combine::None, masterType);
+    }
+  }
+
+  double lr = learningRateOf(options);
+  double beta1 = options.beta1, beta2 = options.beta2, eps = options.epsilon;
+  Value stepSize, biasCorrection2Sqrt, nextStep;
+  if (stepArgument) {
+    // Adam's bias corrections at step t = step + 1, in f64 as torch.optim.
+    Value step = function.getArgument(*stepArgument);
+    auto correction = [&](Scalar &s, Value count, double beta) {
+      Value t = s.add(s.convert(count, f64), s.constant(1.0, f64));
+      return s.sub(s.constant(1.0, f64), s.pow(s.constant(beta, f64), t));
+    };
+    b.setRole(Role::lr_sched);
+    stepSize = b.einsum(
+        "->", {step},
+        [&](Scalar &s, ValueRange x) {
+          return s.div(s.constant(lr, f64), correction(s, x[0], beta1));
+        },
+        Combine::None, masterType);
+    biasCorrection2Sqrt = b.einsum(
+        "->", {step},
+        [&](Scalar &s, ValueRange x) {
+          return s.sqrt(correction(s, x[0], beta2));
+        },
+        Combine::None, masterType);
+    nextStep = b.einsum(
+        "->", {step},
+        [](Scalar &s, ValueRange x) {
+          return s.add(x[0], s.constant(1, x[0].getType()));
+        },
+        Combine::None, builder.getI64Type());
+    b.setRole(Role::optimizer);
+  }
+
+  SmallVector<Value> newParams(params.size());
+  SmallVector<SmallVector<Value>> newStates(params.size());
+  for (unsigned h : order) {
+    Param &param = params[h];
+    Value weight = function.getArgument(param.argument);
+    Value gradient = gradients[h];
+    std::string l = lettersOf(weight);
+    std::string two = l + "," + l + "->" + l;
+    switch (options.optimizer) {
+    case OptimizerKind::SGD:
+      newParams[h] = b.einsum(
+          two, {weight, gradient},
+          [&](Scalar &s, ValueRange x) {
+            return s.sub(x[0], s.mul(s.constant(lr), x[1]));
+          },
+          Combine::None, masterType);
+      break;
+    case OptimizerKind::Momentum: {
+      Value buffer = function.getArgument(param.stateArguments[0]);
+      double momentum = options.momentum;
+      Value next = b.einsum(
+          two, {buffer, gradient},
+          [&](Scalar &s, ValueRange x) {
+            return s.add(s.mul(x[0], s.constant(momentum)), x[1]);
+          },
+          Combine::None, masterType);
+      newStates[h].push_back(next);
+      newParams[h] = b.einsum(
+          two, {weight, next},
+          [&](Scalar &s, ValueRange x) {
+            return s.sub(x[0], s.mul(s.constant(lr), x[1]));
+          },
+          Combine::None, masterType);
+      break;
+    }
+    case OptimizerKind::Adam: {
+      Value avg = function.getArgument(param.stateArguments[0]);
+      Value avgSq = function.getArgument(param.stateArguments[1]);
+      Value nextAvg = b.einsum(
+          two, {avg, gradient},
+          [&](Scalar &s, ValueRange x) {
+            return s.add(s.mul(x[0], s.constant(beta1)),
+                         s.mul(x[1], s.constant(1.0 - beta1)));
+          },
+          Combine::None, masterType);
+      Value nextAvgSq = b.einsum(
+          two, {avgSq, gradient},
+          [&](Scalar &s, ValueRange x) {
+            Value square = s.mul(x[1], x[1]);
+            return s.add(s.mul(x[0], s.constant(beta2)),
+                         s.mul(square, s.constant(1.0 - beta2)));
+          },
+          Combine::None, masterType);
+      newStates[h] = {nextAvg, nextAvgSq};
+      newParams[h] = b.einsum(
+          l + "," + l + "," + l + ",,->" + l,
+          {weight, nextAvg, nextAvgSq, stepSize, biasCorrection2Sqrt},
+          [&](Scalar &s, ValueRange x) {
+            Value denominator =
+                s.add(s.div(s.sqrt(x[2]), x[4]), s.constant(eps));
+            return s.sub(x[0], s.mul(x[3], s.div(x[1], denominator)));
+          },
+          Combine::None, masterType);
+      break;
+    }
+    }
+  }
+
+  SmallVector<Value> results;
+  results.append(newParams);
+  for (SmallVector<Value> &states : newStates)
+    results.append(states);
+  if (nextStep)
+    results.push_back(nextStep);
+  results.push_back(b.convertElements(loss, masterType));
+  if (options.returnGradients)
+    results.append(gradients);
+  func::ReturnOp::create(builder, function.getLoc(), results);
+  builder.setListener(nullptr);
+}
