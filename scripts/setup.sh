@@ -13,6 +13,9 @@ packages=(
   libopenmpi-dev openmpi-bin
   # BLAS for fast matmuls in lowered programs; valgrind for the leak tests.
   libopenblas-dev valgrind
+  # PyTorch 1.13 (CPU, into /usr/bin/python3): the reference for training
+  # numerics and the peer in bench/.
+  python3-torch
 )
 
 missing=()

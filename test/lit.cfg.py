@@ -16,6 +16,7 @@ config.test_exec_root = os.path.join(config.dist_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%dist_src_root", config.dist_src_root))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%dist_bin", config.dist_tools_dir))
 config.substitutions.append(("%dist_lib_dir", os.path.join(config.dist_obj_root, "lib")))
 config.substitutions.append(("%mlir_lib_dir", os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")))
 config.substitutions.append(("%clang", shutil.which("clang-22") or shutil.which("clang") or "clang"))
@@ -24,7 +25,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.dist_tools_dir, config.llvm_tools_dir]
-tools = ["dist-opt", "dist-run", "mlir-opt", "mlir-translate", "FileCheck", "not", "count",
+tools = ["dist-opt", "dist-run", "dist-gen", "mlir-opt", "mlir-translate", "FileCheck", "not", "count",
          "split-file"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.dist_tools_dir, append_path=True)
@@ -45,5 +46,14 @@ if config.have_cuda:
     config.available_features.add("cuda-toolkit")
 if config.have_nccl:
     config.available_features.add("nccl")
+# PyTorch (Debian's python3-torch, only in /usr/bin/python3) is the reference
+# of the training tests.
+import subprocess
+torch_python = "/usr/bin/python3"
+if os.path.exists(torch_python) and subprocess.run(
+        [torch_python, "-c", "import torch"], stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("torch")
+    config.substitutions.append(("%torch_python", torch_python))
 if os.path.exists("/dev/nvidia0") or os.path.exists("/dev/nvidiactl"):
     config.available_features.add("cuda-gpu")

@@ -2,7 +2,8 @@
 //
 //   x = onehot(ids) wte + wpe                       (tokens are rows: [B*S, H])
 //   per layer (pre-layernorm, as GPT-2):
-//     x = x + proj(attention(ln1(x)))               causal, A heads of H/A
+//     x = x + proj(attention(ln1(x)))               causal, A heads of H/A,
+//                                                   no key bias
 //     x = x + fc2(gelu(fc1(ln2(x))))                tanh GELU, 4H inner
 //   logits = lnf(x) head        (head = wte^T when tied)
 //   loss = mean over tokens of softmax cross-entropy(logits, labels)
@@ -30,7 +31,8 @@ Value mulFn(Scalar &s, ValueRange v) { return s.mul(v[0], v[1]); }
 Value identityFn(Scalar &, ValueRange v) { return v[0]; }
 
 struct Linear {
-  unsigned weight, bias;
+  unsigned weight;
+  std::optional<unsigned> bias;
 };
 
 struct LayerNorm {
@@ -56,14 +58,17 @@ public:
 
   Value linear(Value x, Linear layer) {
     Value y = ops.matmul(x, step.param(layer.weight));
-    return ops.einsum("nk,k->nk", {y, step.param(layer.bias)}, addFn);
+    if (!layer.bias)
+      return y;
+    return ops.einsum("nk,k->nk", {y, step.param(*layer.bias)}, addFn);
   }
 
   /// Gradients of the weight and bias; returns the input's gradient.
   Value linearBackward(Value x, Value dy, Linear layer) {
     step.addGradient(layer.weight, ops.matmulTransposedLhs(x, dy));
-    step.addGradient(layer.bias,
-                     ops.einsum("nk->k", {dy}, identityFn, Combine::Sum));
+    if (layer.bias)
+      step.addGradient(*layer.bias,
+                       ops.einsum("nk->k", {dy}, identityFn, Combine::Sum));
     return ops.matmulTransposedRhs(dy, step.param(layer.weight));
   }
 
@@ -238,11 +243,13 @@ OwningOpRef<ModuleOp> gen::buildGPTStep(MLIRContext *context,
   TrainingStep step(*module, options);
   int64_t h = model.hidden, v = model.vocab;
   auto linearParams = [&](const std::string &prefix, int64_t in, int64_t out,
-                          bool columnParallel) {
+                          bool columnParallel, bool withBias = true) {
     Linear layer;
     layer.weight = step.addParam(prefix + ".weight", {in, out},
                                  columnParallel ? 1 : 0);
-    layer.bias = step.addParam(prefix + ".bias", {out}, columnParallel ? 0 : -1);
+    if (withBias)
+      layer.bias =
+          step.addParam(prefix + ".bias", {out}, columnParallel ? 0 : -1);
     return layer;
   };
   auto normParams = [&](const std::string &prefix) {
@@ -257,7 +264,9 @@ OwningOpRef<ModuleOp> gen::buildGPTStep(MLIRContext *context,
     DecoderBlock block;
     block.ln1 = normParams(prefix + "ln1");
     block.q = linearParams(prefix + "attn.q", h, h, true);
-    block.k = linearParams(prefix + "attn.k", h, h, true);
+    // No key bias: softmax ignores a constant per row, so its gradient is
+    // zero and only rounding noise would train it (Adam amplifies noise).
+    block.k = linearParams(prefix + "attn.k", h, h, true, /*withBias=*/false);
     block.v = linearParams(prefix + "attn.v", h, h, true);
     block.proj = linearParams(prefix + "attn.proj", h, h, false);
     block.ln2 = normParams(prefix + "ln2");

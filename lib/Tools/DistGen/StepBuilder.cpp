@@ -112,7 +112,8 @@ StepBuilder::StepBuilder(OpBuilder &builder, Location loc, Type computeType)
 void StepBuilder::notifyOperationInserted(Operation *op,
                                           OpBuilder::InsertPoint) {
   if (!currentRole || !isa_and_nonnull<func::FuncOp>(op->getParentOp()) ||
-      op->hasTrait<OpTrait::ConstantLike>() || isa<tensor::EmptyOp>(op))
+      op->hasTrait<OpTrait::ConstantLike>() ||
+      op->hasTrait<OpTrait::IsTerminator>() || isa<tensor::EmptyOp>(op))
     return;
   op->setAttr(DistDialect::getRoleAttrName(),
               RoleAttr::get(op->getContext(), *currentRole));

@@ -155,6 +155,8 @@ void TrainingStep::begin() {
     // The count of steps taken so far: 0 in the first step.
     function.setArgAttr(*stepArgument, DistDialect::getInputRangeAttrName(),
                         builder.getDenseI64ArrayAttr({0, 1}));
+    if (Attribute sharding = shardingOf({}, -1, /*batch=*/false))
+      setBoth(*stepArgument, shardingAttr, sharding);
   }
   for (Input &input : inputs) {
     function.setArgAttr(input.argument, nameAttr,

@@ -1,0 +1,350 @@
+#!/usr/bin/python3
+"""Checks a dist-gen training step against PyTorch autograd + torch.optim.
+
+    check_against_torch.py --bin build/bin [--steps 3] -- gpt --layers 2 ...
+
+Generates the step with `dist-gen ... --return-gradients`, draws initial
+weights and a batch (torch.manual_seed), runs the step for --steps steps with
+dist-run (serial and partitioned, which dist-run compares), and compares the
+serial run's loss, every gradient, every updated parameter and every piece of
+optimizer state after every step with the same model written in PyTorch
+(functional, parameters as leaf tensors) trained by torch.optim on the same
+weights and batch. Needs Debian's python3-torch (run with /usr/bin/python3).
+No numpy: raw files go through the array module.
+"""
+
+import argparse
+import array
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import torch
+import torch.nn.functional as F
+
+TORCH_DTYPES = {"f32": torch.float32, "f64": torch.float64, "bf16": torch.bfloat16,
+                "i32": torch.int32, "i64": torch.int64}
+ARRAY_CODES = {torch.float32: "f", torch.float64: "d", torch.int32: "i", torch.int64: "q"}
+# Allowed error relative to the largest magnitude of the reference value.
+TOLERANCE = {"f64": 1e-10, "f32": 2e-5, "bf16": 3e-2}
+
+
+def split_top_level(text):
+    """Splits `text` at commas outside (), [], {}, <> and strings."""
+    parts, depth, current, quoted = [], 0, "", False
+    for ch in text:
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch in "([{<":
+            depth += 1
+        elif not quoted and ch in ")]}>":
+            depth -= 1
+        if ch == "," and depth == 0 and not quoted:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    if current.strip():
+        parts.append(current.strip())
+    return parts
+
+
+def matching_paren(text, start):
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    raise ValueError("unbalanced parentheses")
+
+
+class Value:
+    def __init__(self, text):
+        m = re.search(r"tensor<([^>]*)>", text)
+        dims = m.group(1).split("x")
+        self.dtype = TORCH_DTYPES[dims[-1]]
+        self.shape = [int(d) for d in dims[:-1]]
+        m = re.search(r'dist\.name = "([^"]+)"', text)
+        self.name = m.group(1) if m else None
+        self.is_param = re.search(r"dist\.param\b", text) is not None
+        m = re.search(r"dist\.state_of = (\d+)", text)
+        self.state_of = int(m.group(1)) if m else None
+        m = re.search(r"dist\.input_range = array<i64: (-?\d+), (-?\d+)>", text)
+        self.input_range = (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def parse_signature(mlir, function):
+    start = mlir.index("func.func @%s(" % function) + len("func.func @%s" % function)
+    end = matching_paren(mlir, start)
+    args = [Value(a) for a in split_top_level(mlir[start + 1:end])]
+    rest = mlir[end:]
+    results_start = rest.index("-> (") + 3
+    results_end = matching_paren(rest, results_start)
+    results = [Value(r) for r in split_top_level(rest[results_start + 1:results_end])]
+    return args, results
+
+
+def write_raw(tensor, path):
+    t = tensor.detach().contiguous().flatten()
+    if t.dtype == torch.bfloat16:
+        data = array.array("h", t.view(torch.int16).tolist()).tobytes()
+    else:
+        data = array.array(ARRAY_CODES[t.dtype], t.tolist()).tobytes()
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def read_raw(path, dtype, shape):
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    if dtype == torch.bfloat16:
+        return torch.frombuffer(data, dtype=torch.int16).view(torch.bfloat16).reshape(shape)
+    return torch.frombuffer(data, dtype=dtype).reshape(shape).clone()
+
+
+def initial_value(value, generator):
+    """Weights: small random values (layernorm gains near 1); state: zeros."""
+    if value.input_range is not None:
+        low, high = value.input_range
+        return torch.randint(low, high, value.shape, generator=generator, dtype=value.dtype)
+    if value.state_of is not None:
+        return torch.zeros(value.shape, dtype=value.dtype)
+    noise = torch.randn(value.shape, generator=generator, dtype=torch.float64)
+    if value.is_param and re.search(r"ln\w*\.weight$", value.name):
+        return (1.0 + 0.1 * noise).to(value.dtype)
+    if value.is_param:
+        fan_in = value.shape[0] if len(value.shape) == 2 else 1
+        return (noise / math.sqrt(fan_in) * (0.5 if len(value.shape) == 2 else 0.1)).to(value.dtype)
+    return noise.to(value.dtype)  # a float input (an MLP's x)
+
+
+# --- The models in PyTorch, written independently of dist-gen's backward. ---
+
+def mlp_loss(p, batch, opts, compute):
+    layers = len(opts.widths.split(",")) - 1
+    a = batch["x"].to(compute)
+    for i in range(layers):
+        z = a @ p["fc%d.weight" % i].to(compute) + p["fc%d.bias" % i].to(compute)
+        a = torch.relu(z) if i + 1 < layers else z
+    return F.cross_entropy(z.float() if compute == torch.bfloat16 else z,
+                           batch["labels"].long())
+
+
+def gpt_loss(p, batch, opts, compute):
+    ids, labels = batch["ids"].long(), batch["labels"].long()
+    B, S = ids.shape
+    H, A = opts.hidden, opts.heads
+    D = H // A
+    w = {k: v.to(compute) for k, v in p.items()}
+    x = w["wte"][ids] + w["wpe"][:S]
+    mask = torch.tril(torch.ones(S, S, dtype=torch.bool))
+    for l in range(opts.layers):
+        pre = "h.%d." % l
+        a = F.layer_norm(x, (H,), w[pre + "ln1.weight"], w[pre + "ln1.bias"], eps=1e-5)
+
+        def heads(name):
+            y = a @ w[pre + name + ".weight"]
+            if pre + name + ".bias" in w:  # the key has none
+                y = y + w[pre + name + ".bias"]
+            return y.view(B, S, A, D).transpose(1, 2)
+        q, k, v = heads("attn.q"), heads("attn.k"), heads("attn.v")
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(D))
+        att = torch.softmax(att.masked_fill(~mask, float("-inf")), dim=-1)
+        y = (att @ v).transpose(1, 2).reshape(B, S, H)
+        x = x + y @ w[pre + "attn.proj.weight"] + w[pre + "attn.proj.bias"]
+        m = F.layer_norm(x, (H,), w[pre + "ln2.weight"], w[pre + "ln2.bias"], eps=1e-5)
+        h = F.gelu(m @ w[pre + "mlp.fc1.weight"] + w[pre + "mlp.fc1.bias"], approximate="tanh")
+        x = x + h @ w[pre + "mlp.fc2.weight"] + w[pre + "mlp.fc2.bias"]
+    f = F.layer_norm(x, (H,), w["lnf.weight"], w["lnf.bias"], eps=1e-5)
+    logits = f @ (w["head.weight"] if "head.weight" in w else w["wte"].t())
+    logits = logits.reshape(B * S, -1)
+    return F.cross_entropy(logits.float() if compute == torch.bfloat16 else logits,
+                           labels.reshape(-1))
+
+
+def make_optimizer(opts, params):
+    lr = opts.lr
+    if opts.optimizer == "sgd":
+        return torch.optim.SGD(params, lr=lr or 1e-2)
+    if opts.optimizer == "momentum":
+        return torch.optim.SGD(params, lr=lr or 1e-2, momentum=0.9)
+    return torch.optim.Adam(params, lr=lr or 1e-3, betas=(0.9, 0.999), eps=1e-8)
+
+
+STATE_KEYS = {"momentum_buffer": "momentum_buffer", "exp_avg": "exp_avg",
+              "exp_avg_sq": "exp_avg_sq"}
+
+
+def relative_error(actual, expected, floor):
+    actual, expected = actual.double(), expected.double()
+    if expected.numel() == 0:
+        return 0.0
+    scale = max(expected.abs().max().item(), floor, 1e-30)
+    return (actual - expected).abs().max().item() / scale
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True, help="directory of dist-gen and dist-run")
+    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--dist-run-args", default="", help="extra dist-run options")
+    parser.add_argument("--keep", help="keep the work files in this directory")
+    parser.add_argument("gen", nargs=argparse.REMAINDER, help="-- dist-gen arguments")
+    args = parser.parse_args()
+    gen_args = args.gen[1:] if args.gen and args.gen[0] == "--" else args.gen
+
+    model_parser = argparse.ArgumentParser()
+    model_parser.add_argument("model")
+    for name in ("--widths", "--optimizer", "--dtype", "--parallel", "--mesh"):
+        model_parser.add_argument(name, default=None)
+    for name in ("--layers", "--hidden", "--heads", "--seq", "--vocab", "--batch"):
+        model_parser.add_argument(name, type=int, default=None)
+    model_parser.add_argument("--lr", type=float, default=0.0)
+    model_parser.add_argument("--clip-grad-norm", type=float, default=None)
+    model_parser.add_argument("--tied-head", action="store_true")
+    opts, _ = model_parser.parse_known_args(gen_args)
+    opts.optimizer = opts.optimizer or "adam"
+    opts.dtype = opts.dtype or "f32"
+    defaults = {"layers": 2, "hidden": 64, "heads": 4, "seq": 16, "vocab": 128}
+    for key, value in defaults.items():
+        if getattr(opts, key) is None:
+            setattr(opts, key, value)
+
+    work = args.keep or tempfile.mkdtemp(prefix="dist-torch-")
+    os.makedirs(work, exist_ok=True)
+    step_file = os.path.join(work, "step.mlir")
+    subprocess.run([os.path.join(args.bin, "dist-gen")] + gen_args +
+                   ["--return-gradients", "-o", step_file], check=True)
+    with open(step_file) as f:
+        arg_values, result_values = parse_signature(f.read(), "train_step")
+
+    generator = torch.Generator().manual_seed(args.seed)
+    inputs = [initial_value(v, generator) for v in arg_values]
+    run_dir = os.path.join(work, "run")
+    shutil.rmtree(run_dir, ignore_errors=True)
+    command = [os.path.join(args.bin, "dist-run"), step_file, "--steps", str(args.steps),
+               "--keep", "--work-dir", run_dir] + args.dist_run_args.split()
+    for i, value in enumerate(inputs):
+        path = os.path.join(work, "input%d.bin" % i)
+        write_raw(value, path)
+        command += ["--input", "%d=%s" % (i, path)]
+    run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    verdicts = [l for l in run.stdout.splitlines() if l.startswith(("PASS", "FAIL"))]
+    print("dist-run (partitioned vs serial): " + (verdicts[-1] if verdicts else "no verdict"))
+    if run.returncode != 0:
+        print(run.stdout)
+        print("FAIL: dist-run exited with %d" % run.returncode)
+        return 1
+
+    # The same training in PyTorch; for bf16 also in f64 (the truth that both
+    # bf16 runs are judged against).
+    batch = {v.name: t for v, t in zip(arg_values, inputs)
+             if not v.is_param and v.state_of is None and v.name != "step"}
+    initial = {v.name: t for v, t in zip(arg_values, inputs) if v.is_param}
+    loss_fn = mlp_loss if opts.model == "mlp" else gpt_loss
+    peer = Trainer(opts, initial, batch, loss_fn, TORCH_DTYPES[opts.dtype])
+    truth = Trainer(opts, initial, batch, loss_fn, torch.float64) if opts.dtype == "bf16" else None
+    tolerance = TOLERANCE[opts.dtype]
+    worst = {}
+    failures = 0
+    for step in range(1, args.steps + 1):
+        peer.step()
+        if truth:
+            truth.step()
+        compared = []
+        for i, value in enumerate(result_values):
+            actual = read_raw(os.path.join(run_dir, "result%d.step%d.serial.bin" % (i, step)),
+                              value.dtype, value.shape)
+            kind, expected = peer.value_of(value, arg_values)
+            compared.append((kind, value, actual, expected,
+                             truth.value_of(value, arg_values)[1] if truth else None))
+            if kind == "loss":
+                dist_loss = actual.double().item()
+        # A value whose exact result is (nearly) zero, as the key bias's
+        # gradient would be, is judged against the magnitude of all values of
+        # its kind.
+        magnitude = {}
+        for kind, _, _, expected, _ in compared:
+            if expected.numel():
+                magnitude[kind] = max(magnitude.get(kind, 0.0),
+                                      expected.double().abs().max().item())
+        for kind, value, actual, expected, true_value in compared:
+            floor = 0.01 * magnitude.get(kind, 0.0)
+            if true_value is None:
+                error = relative_error(actual, expected, floor)
+                allowed = tolerance
+            else:
+                # bf16: as close to the f64 truth as PyTorch's bf16 step, up
+                # to a factor of 2 (or within the tolerance).
+                error = relative_error(actual, true_value, floor)
+                allowed = max(2 * relative_error(expected, true_value, floor), tolerance)
+            if error > allowed or math.isnan(error):
+                failures += 1
+                print("FAIL: step %d %s %s: relative error %.3g > %.3g" %
+                      (step, kind, value.name, error, allowed))
+            worst[kind] = max(worst.get(kind, 0.0), error)
+        print("step %d: loss dist-gen %.8g, torch %.8g%s" %
+              (step, dist_loss, peer.loss.item(),
+               ", torch f64 %.8g" % truth.loss.item() if truth else ""))
+    print("largest relative errors vs torch%s: " % (" f64" if truth else "") +
+          ", ".join("%s %.2e" % (k, worst[k]) for k in sorted(worst)) +
+          " (allowed %.0e%s)" % (tolerance, " or twice torch bf16's" if truth else ""))
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    if failures:
+        print("FAIL: %d value(s) differ from PyTorch" % failures)
+        return 1
+    print("PASS: loss, gradients, parameters and optimizer state equal PyTorch's for %d step(s)"
+          % args.steps)
+    return 0
+
+
+class Trainer:
+    """The model in PyTorch: parameters (leaf tensors), torch.optim, steps."""
+
+    def __init__(self, opts, initial, batch, loss_fn, compute):
+        master = torch.float64 if compute == torch.float64 else torch.float32
+        self.params = {name: t.to(master).clone().requires_grad_(True)
+                       for name, t in initial.items()}
+        self.batch = {name: (t.to(master) if t.is_floating_point() else t)
+                      for name, t in batch.items()}
+        self.opts, self.loss_fn, self.compute = opts, loss_fn, compute
+        self.optimizer = make_optimizer(opts, list(self.params.values()))
+        self.steps = 0
+
+    def step(self):
+        self.optimizer.zero_grad()
+        self.loss = self.loss_fn(self.params, self.batch, self.opts, self.compute)
+        self.loss.backward()
+        if self.opts.clip_grad_norm:
+            torch.nn.utils.clip_grad_norm_(list(self.params.values()), self.opts.clip_grad_norm)
+        self.grads = {name: p.grad.detach().clone() for name, p in self.params.items()}
+        self.optimizer.step()
+        self.steps += 1
+
+    def value_of(self, result, arg_values):
+        """(kind, tensor) of the step's result `result` (by its dist.name)."""
+        if result.name == "loss":
+            return "loss", self.loss.detach().reshape([]).to(result.dtype)
+        if result.name == "step":
+            return "step", torch.tensor(self.steps, dtype=torch.int64)
+        if result.name.startswith("grad."):
+            return "gradient", self.grads[result.name[5:]].to(result.dtype)
+        if result.state_of is not None:
+            param_name = arg_values[result.state_of].name
+            key = result.name[len(param_name) + 1:]
+            state = self.optimizer.state[self.params[param_name]][STATE_KEYS[key]]
+            return "state", state.to(result.dtype)
+        return "parameter", self.params[result.name].detach().to(result.dtype)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
