@@ -81,7 +81,8 @@ static LogicalResult importShard(shard::ShardOp op, OpBuilder &builder) {
     return failure();
   builder.setInsertionPoint(op);
   auto annotate =
-      AnnotateOp::create(builder, op.getLoc(), op.getSrc(), *sharding);
+      AnnotateOp::create(builder, op.getLoc(), op.getSrc(), *sharding,
+                         /*comm=*/IntegerAttr());
   op.getResult().replaceAllUsesWith(annotate.getResult());
   op.erase();
   return success();

@@ -47,7 +47,9 @@ public:
 private:
   /// The local value of global `value`, resharded to `target` (null:
   /// replicated). Emits the collectives before the builder's insertion point.
-  FailureOr<Value> reshard(Value value, ShardingAttr target, Operation *user);
+  /// The collectives use communicator `comm` of their groups.
+  FailureOr<Value> reshard(Value value, ShardingAttr target, Operation *user,
+                           uint64_t comm = 0);
   /// Partitions `op`, whose local form is built at the builder's insertion
   /// point; an op that does not become its own local form is erased at the
   /// end.
@@ -175,7 +177,7 @@ static bool isZeroTensor(Value value) {
 }
 
 FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
-                                              Operation *user) {
+                                              Operation *user, uint64_t comm) {
   Value value = locals.lookup(global);
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type)
@@ -227,14 +229,14 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
     case meshmath::ReshardStep::AllReduce:
       value = AllReduceOp::create(builder, loc, TypeRange{current},
                                   /*token=*/Type(), ValueRange{value}, meshRef,
-                                  axes, /*comm=*/0, partialOrigin, kind)
+                                  axes, comm, partialOrigin, kind)
                   .getResult(0);
       tagCollective(value);
       break;
     case meshmath::ReshardStep::ReduceScatter:
       value = ReduceScatterOp::create(builder, loc, resized(step.dim, false),
                                       /*token=*/Type(), value, meshRef, axes,
-                                      /*comm=*/0, partialOrigin, kind,
+                                      comm, partialOrigin, kind,
                                       step.dim)
                   .getResult();
       tagCollective(value);
@@ -242,7 +244,7 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
     case meshmath::ReshardStep::AllGather:
       value = AllGatherOp::create(builder, loc, resized(step.dim, true),
                                   /*token=*/Type(), value, meshRef, axes,
-                                  /*comm=*/0, reshardOrigin, step.dim)
+                                  comm, reshardOrigin, step.dim)
                   .getResult();
       tagCollective(value);
       break;
@@ -253,7 +255,7 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
         shape[step.concatDim] *= groupSize;
       value = AllToAllOp::create(builder, loc, split.clone(shape),
                                  /*token=*/Type(), value, meshRef, axes,
-                                 /*comm=*/0, reshardOrigin, step.dim,
+                                 comm, reshardOrigin, step.dim,
                                  step.concatDim)
                   .getResult();
       tagCollective(value);
@@ -636,7 +638,8 @@ LogicalResult FunctionPartitioner::buildLocalForm(Operation *op) {
   if (auto dataFlow = dyn_cast<DataFlowShardingOpInterface>(op))
     return partitionDataFlow(dataFlow);
   if (auto annotate = dyn_cast<AnnotateOp>(op)) {
-    FailureOr<Value> local = reshard(annotate.getInput(), annotate.getSharding(), op);
+    FailureOr<Value> local = reshard(annotate.getInput(), annotate.getSharding(),
+                                     op, annotate.getComm().value_or(0));
     if (failed(local))
       return failure();
     locals.map(annotate.getResult(), *local);

@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """Checks a dist-gen training step against PyTorch autograd + torch.optim.
 
-    check_against_torch.py --bin build/bin [--steps 3] -- gpt --layers 2 ...
+    check_against_torch.py --bin build/bin [--steps 3] [--passes "--dist-data-parallel"] \
+        -- gpt --layers 2 ...
 
-Generates the step with `dist-gen ... --return-gradients`, draws initial
+Generates the step with `dist-gen ... --return-gradients` (then applies
+`dist-opt --passes` to it), draws initial
 weights and a batch (torch.manual_seed), runs the step for --steps steps with
 dist-run (serial and partitioned, which dist-run compares), and compares the
 serial run's loss, every gradient, every updated parameter and every piece of
@@ -196,6 +198,9 @@ def main():
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--dist-run-args", default="", help="extra dist-run options")
+    parser.add_argument("--passes", default="",
+                        help="dist-opt options applied to the step before dist-run, "
+                             "e.g. --dist-data-parallel")
     parser.add_argument("--keep", help="keep the work files in this directory")
     parser.add_argument("gen", nargs=argparse.REMAINDER, help="-- dist-gen arguments")
     args = parser.parse_args()
@@ -223,6 +228,11 @@ def main():
     step_file = os.path.join(work, "step.mlir")
     subprocess.run([os.path.join(args.bin, "dist-gen")] + gen_args +
                    ["--return-gradients", "-o", step_file], check=True)
+    if args.passes:
+        generated = os.path.join(work, "generated.mlir")
+        os.replace(step_file, generated)
+        subprocess.run([os.path.join(args.bin, "dist-opt"), generated, "-o", step_file] +
+                       args.passes.split(), check=True)
     with open(step_file) as f:
         arg_values, result_values = parse_signature(f.read(), "train_step")
 

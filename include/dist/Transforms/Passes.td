@@ -510,4 +510,70 @@ def DistStripAnnotations : Pass<"dist-strip-annotations", "::mlir::ModuleOp"> {
   ];
 }
 
+def DistDataParallel : Pass<"dist-data-parallel", "::mlir::ModuleOp"> {
+  let summary = "Makes a training step data parallel over a mesh axis";
+  // `}~]` stands for `}]`, which would end the TableGen code block.
+  let description = !subst("}~]", "}]", [{
+    Annotates a global training step (one whose arguments are marked
+    `dist.param`, see [Dialect.md]) so that partitioning makes it data
+    parallel over mesh axis `axis`, computing what the serial step computes
+    on the global batch:
+
+    * every batch argument (a tensor argument of rank 1 or more that is
+      neither a parameter, nor optimizer state, nor updated by a result) is
+      split along its first dimension over `axis` (added to the axes already
+      splitting it); rank-0 tensors and scalars stay replicated;
+    * parameters, optimizer state and every other piece of state stay
+      replicated over `axis` (their other axes, a Megatron split, are kept);
+    * every gradient (the result of an op marked `dist.grad_of`) is pinned
+      by a `dist.annotate` to its parameter's layout, right where backward
+      makes it: partitioning reduces it there, once (the seeds' allreduce per
+      gradient), instead of wherever its users happen to need it, and
+      clipping, the optimizer update and returned gradients all read the
+      reduced value. The update of a parameter depends on its own gradient
+      only (the global norm of clipping on all of them).
+    * with `num-comms=K`, the i-th gradient's reduction uses communicator
+      `i mod K` of the group (the seeds' `nrings`), round-robin in the order
+      backward makes the gradients.
+
+    The loss-gradient scaling stays exact: the serial step averages over its
+    global batch, so each rank's partial gradient already carries the factor
+    1/B of the global batch and the sum over ranks is the serial gradient
+    (scaled before the sum, so nothing grows past the values of one rank in
+    bf16).
+
+    ```mlir
+    dist.mesh @mesh [dp = 4]
+    func.func @train_step(%w: tensor<8x4xf32> {dist.param, dist.name = "w"},
+                          %x: tensor<16x8xf32>, ...) -> (tensor<8x4xf32> {dist.name = "w"}, ...) {
+      ...
+      %g = linalg.matmul {dist.grad_of = 0 : i64} ...
+      %w2 = linalg.generic ... ins(%w, %g ...)
+    ```
+    becomes (with `axis=dp num-comms=2`)
+    ```mlir
+    func.func @train_step(%w: tensor<8x4xf32> {..., dist.sharding = #dist.sharding<@mesh, [{}, {}~]>},
+                          %x: tensor<16x8xf32> {dist.sharding = #dist.sharding<@mesh, [{dp}, {}~]>}, ...)
+      %g = linalg.matmul {dist.grad_of = 0 : i64} ...
+      %g_1 = dist.annotate %g as <@mesh, [{}, {}~]> : tensor<8x4xf32>
+      %w2 = linalg.generic ... ins(%w, %g_1 ...)
+    ```
+
+    Errors (located): no mesh or several and no `mesh` option, an axis not
+    on the mesh, `num-comms` < 1, no training step, a step without
+    gradients, a batch argument whose first dimension the axis does not
+    divide or which is split over the axis along another dimension, a
+    parameter or state already split over the axis, a per-rank program.
+  }]);
+  let options = [
+    Option<"axis", "axis", "std::string", /*default=*/"\"dp\"",
+           "The mesh axis to split the batch over">,
+    Option<"meshName", "mesh", "std::string", /*default=*/"\"\"",
+           "The mesh (default: the module's only dist.mesh)">,
+    Option<"numComms", "num-comms", "int64_t", /*default=*/"1",
+           "Spread gradient reductions round-robin over this many "
+           "communicators of the group">
+  ];
+}
+
 #endif // DIST_TRANSFORMS_PASSES_TD

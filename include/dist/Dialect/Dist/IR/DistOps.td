@@ -94,11 +94,16 @@ def Dist_AnnotateOp : Dist_Op<"annotate", [
     ```mlir
     %y = dist.annotate %x as <@mesh_2x4, [{dp}, {}~]> : tensor<8x16xf32>
     ```
+
+    `comm = N` makes the collectives of that reshard use communicator N of
+    their groups (dist-data-parallel spreads gradient reductions over
+    several communicators this way).
   }]);
-  let arguments = (ins AnyRankedTensor:$input, Dist_ShardingAttr:$sharding);
+  let arguments = (ins AnyRankedTensor:$input, Dist_ShardingAttr:$sharding,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$comm);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $input `as` $sharding attr-dict `:` type($result)
+    $input `as` $sharding (`comm` `=` $comm^)? attr-dict `:` type($result)
   }];
 }
 

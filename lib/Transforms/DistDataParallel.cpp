@@ -1,0 +1,237 @@
+//===- DistDataParallel.cpp - A training step made data parallel ----------===//
+//
+// Annotates a global training step: the batch split over an axis, the state
+// replicated over it, and every gradient pinned to its parameter's layout
+// where backward makes it (one reduction per gradient, on communicator
+// i mod num-comms). Partitioning then does the rest.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/IR/StepState.h"
+#include "dist/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/STLExtras.h"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTDATAPARALLEL
+#include "dist/Transforms/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+struct DistDataParallelPass
+    : public dist::impl::DistDataParallelBase<DistDataParallelPass> {
+  using DistDataParallelBase::DistDataParallelBase;
+  void runOnOperation() override;
+
+private:
+  FailureOr<MeshOp> findMesh(ModuleOp module);
+  LogicalResult runOnStep(func::FuncOp func, MeshOp mesh);
+};
+} // namespace
+
+FailureOr<MeshOp> DistDataParallelPass::findMesh(ModuleOp module) {
+  SmallVector<MeshOp> meshes(module.getOps<MeshOp>());
+  if (!meshName.empty()) {
+    for (MeshOp mesh : meshes)
+      if (mesh.getSymName() == meshName)
+        return mesh;
+    return module.emitError() << "dist-data-parallel: no dist.mesh named @"
+                              << meshName;
+  }
+  if (meshes.size() != 1)
+    return module.emitError()
+           << "dist-data-parallel: the module has " << meshes.size()
+           << " meshes; name one with the 'mesh' option";
+  return meshes.front();
+}
+
+/// The axes of `sharding`'s dims as plain lists (all empty if null).
+static SmallVector<SmallVector<StringRef>> dimAxes(ShardingAttr sharding,
+                                                   int64_t rank) {
+  SmallVector<SmallVector<StringRef>> dims(rank);
+  if (!sharding)
+    return dims;
+  for (int64_t d = 0; d < rank; ++d)
+    for (StringAttr axis : sharding.getDimAxes(d))
+      dims[d].push_back(axis.getValue());
+  return dims;
+}
+
+static bool usesAxis(ShardingAttr sharding, StringRef axis) {
+  if (!sharding)
+    return false;
+  for (DimShardingAttr dim : sharding.getDims())
+    for (StringAttr a : dim.getAxes())
+      if (a.getValue() == axis)
+        return true;
+  return llvm::any_of(sharding.getPartialAxes(),
+                      [&](StringAttr a) { return a.getValue() == axis; });
+}
+
+LogicalResult DistDataParallelPass::runOnStep(func::FuncOp func, MeshOp mesh) {
+  MLIRContext *context = func.getContext();
+  StringRef shardingName = DistDialect::getShardingAttrName();
+  StringRef meshRef = mesh.getSymName();
+  int64_t axisSize = mesh.getAxisSize(StringAttr::get(context, axis));
+
+  // What is state: parameters, optimizer state, arguments a result updates.
+  llvm::SmallDenseSet<unsigned> stateArgs;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (func.getArgAttr(i, DistDialect::getParamAttrName()) ||
+        func.getArgAttr(i, DistDialect::getStateOfAttrName()))
+      stateArgs.insert(i);
+  for (unsigned r = 0, e = func.getNumResults(); r < e; ++r)
+    if (std::optional<unsigned> arg = getUpdatedArgument(func, r))
+      stateArgs.insert(*arg);
+
+  SmallVector<Operation *> gradientOps;
+  func.walk([&](Operation *op) {
+    if (op->hasAttr(DistDialect::getGradOfAttrName()))
+      gradientOps.push_back(op);
+  });
+  if (gradientOps.empty())
+    return func.emitOpError()
+           << "has parameters but no gradients (no op marked '"
+           << DistDialect::getGradOfAttrName()
+           << "'): dist-data-parallel needs the backward pass of a step";
+
+  auto shardingOf = [&](unsigned i) {
+    return func.getArgAttrOfType<ShardingAttr>(i, shardingName);
+  };
+  auto argLoc = [&](unsigned i) { return func.getArgument(i).getLoc(); };
+  SmallVector<ShardingAttr> newArgShardings(func.getNumArguments());
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    auto type = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
+    if (!type)
+      continue;
+    ShardingAttr sharding = shardingOf(i);
+    if (sharding && sharding.getMesh().getValue() != meshRef)
+      return emitError(argLoc(i))
+             << "argument " << i << " is laid out on mesh "
+             << sharding.getMesh() << ", not on @" << meshRef
+             << " where dist-data-parallel splits the batch";
+    SmallVector<SmallVector<StringRef>> dims =
+        dimAxes(sharding, type.getRank());
+    if (stateArgs.contains(i)) {
+      if (usesAxis(sharding, axis))
+        return emitError(argLoc(i))
+               << "argument " << i << " is state (a parameter, optimizer "
+               << "state or an updated value) laid out over '" << axis
+               << "'; data parallelism keeps state replicated over it";
+      newArgShardings[i] =
+          ShardingAttr::get(context, meshRef, dims,
+                            sharding ? llvm::map_to_vector(
+                                           sharding.getPartialAxes(),
+                                           [](StringAttr a) {
+                                             return a.getValue();
+                                           })
+                                     : SmallVector<StringRef>{},
+                            sharding ? sharding.getPartialKind()
+                                     : ReductionKind::sum);
+      continue;
+    }
+    // A scalar (a learning rate as a tensor) has no batch: replicated.
+    if (type.getRank() == 0)
+      continue;
+    // A batch argument: its first dim over the axis too.
+    if (usesAxis(sharding, axis) &&
+        !llvm::is_contained(dims.front(), StringRef(axis)))
+      return emitError(argLoc(i))
+             << "argument " << i << " is already laid out over '" << axis
+             << "' along another dimension than its first (the batch)";
+    if (!llvm::is_contained(dims.front(), StringRef(axis)))
+      dims.front().push_back(axis);
+    int64_t blocks = 1;
+    for (StringRef a : dims.front())
+      blocks *= mesh.getAxisSize(StringAttr::get(context, a));
+    if (!type.isDynamicDim(0) && type.getDimSize(0) % blocks != 0)
+      return emitError(argLoc(i))
+             << "argument " << i << " has a batch of " << type.getDimSize(0)
+             << ", which its " << blocks << " blocks (axis '" << axis
+             << "' of size " << axisSize << " and the axes already "
+             << "splitting it) do not divide";
+    newArgShardings[i] = ShardingAttr::get(context, meshRef, dims);
+  }
+  for (auto [i, sharding] : llvm::enumerate(newArgShardings))
+    if (sharding)
+      func.setArgAttr(i, shardingName, sharding);
+  // A result that updates an argument leaves in the argument's layout.
+  for (unsigned r = 0, e = func.getNumResults(); r < e; ++r)
+    if (std::optional<unsigned> arg = getUpdatedArgument(func, r))
+      if (ShardingAttr sharding = newArgShardings[*arg])
+        func.setResultAttr(r, shardingName, sharding);
+
+  // Every gradient reduced where it is made, in its parameter's layout.
+  OpBuilder builder(context);
+  for (auto [i, op] : llvm::enumerate(gradientOps)) {
+    auto param = op->getAttrOfType<IntegerAttr>(DistDialect::getGradOfAttrName());
+    unsigned argument = param.getInt();
+    Value gradient = op->getResult(0);
+    auto type = dyn_cast<RankedTensorType>(gradient.getType());
+    if (!type || argument >= func.getNumArguments())
+      continue; // dist-verify reports malformed markings.
+    ShardingAttr target = newArgShardings[argument];
+    if (!target)
+      target = ShardingAttr::get(context, meshRef,
+                                 SmallVector<SmallVector<StringRef>>(
+                                     type.getRank()));
+    builder.setInsertionPointAfter(op);
+    IntegerAttr comm;
+    if (int64_t c = (int64_t)i % numComms)
+      comm = builder.getI64IntegerAttr(c);
+    auto annotate = AnnotateOp::create(builder, op->getLoc(), type, gradient,
+                                       target, comm);
+    if (Attribute role = op->getAttr(DistDialect::getRoleAttrName()))
+      annotate->setAttr(DistDialect::getRoleAttrName(), role);
+    gradient.replaceAllUsesExcept(annotate.getResult(), annotate);
+  }
+  return success();
+}
+
+void DistDataParallelPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (numComms < 1) {
+    module.emitError() << "dist-data-parallel: num-comms must be at least 1, "
+                          "got "
+                       << static_cast<int64_t>(numComms);
+    return signalPassFailure();
+  }
+  FailureOr<MeshOp> mesh = findMesh(module);
+  if (failed(mesh))
+    return signalPassFailure();
+  if (!mesh->getAxisIndex(StringAttr::get(&getContext(), axis))) {
+    mesh->emitError() << "dist-data-parallel: axis '" << axis
+                      << "' is not an axis of this mesh";
+    return signalPassFailure();
+  }
+  bool ok = true, foundStep = false;
+  module.walk([&](func::FuncOp func) {
+    bool isStep = false;
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+      if (func.getArgAttr(i, DistDialect::getPartitionedAsAttrName())) {
+        func.emitOpError() << "is a per-rank program (argument " << i
+                           << " is partitioned); dist-data-parallel takes a "
+                              "global program";
+        ok = false;
+        return;
+      }
+      isStep |= bool(func.getArgAttr(i, DistDialect::getParamAttrName()));
+    }
+    foundStep |= isStep;
+    if (isStep && failed(runOnStep(func, *mesh)))
+      ok = false;
+  });
+  if (ok && !foundStep) {
+    module.emitError() << "dist-data-parallel: no training step (no function "
+                          "argument is marked '"
+                       << DistDialect::getParamAttrName() << "')";
+    ok = false;
+  }
+  if (!ok)
+    signalPassFailure();
+}
