@@ -43,6 +43,10 @@ struct CollectiveCost {
   std::optional<int64_t> executions = 1;
   /// Set when a count does not fit in 64 bits (it is then unknown).
   bool tooLarge = false;
+  /// A bucket of several tensors is reduced as one buffer: lowering copies
+  /// them in and back out (bytes per run of the function; 0 for one tensor).
+  int64_t bucketTensors = 1;
+  int64_t packCopyBytes = 0;
 };
 
 struct GroupTotal {
@@ -126,11 +130,18 @@ void DistCommReportPass::runOnOperation() {
       if (sent && cost.executions)
         cost.sentPerRank =
             fitOrFlag((__int128)*sent * *cost.executions, cost.tooLarge);
+      cost.bucketTensors = op.getCollectiveInputs().size();
+      if (op.isInPlace() && cost.bucketTensors > 1 && cost.bytes &&
+          cost.executions)
+        cost.packCopyBytes = fitOrFlag((__int128)2 * *cost.bytes *
+                                           *cost.executions,
+                                       cost.tooLarge)
+                                 .value_or(0);
     }
     costs.push_back(cost);
   });
 
-  int64_t total = 0;
+  int64_t total = 0, packCopies = 0;
   bool anyUnknown = false;
   llvm::MapVector<StringRef, GroupTotal> perGroup;
   for (const CollectiveCost &cost : costs) {
@@ -156,6 +167,11 @@ void DistCommReportPass::runOnOperation() {
              << (*cost.executions != 1
                      ? " (" + std::to_string(*cost.executions) + " executions)"
                      : std::string());
+    if (cost.packCopyBytes) {
+      remark << "; packing its " << cost.bucketTensors
+             << " tensors into one buffer copies " << cost.packCopyBytes << " B";
+      packCopies += cost.packCopyBytes;
+    }
     GroupTotal &group = perGroup[cost.group];
     ++group.collectives;
     // A total that would overflow stays as it was, and counts as unknown.
@@ -181,6 +197,8 @@ void DistCommReportPass::runOnOperation() {
     summary << "; " << group << ": " << totals.collectives
             << (totals.collectives == 1 ? " collective, " : " collectives, ")
             << totals.sentPerRank << " B";
+  if (packCopies)
+    summary << "; packing buckets copies " << packCopies << " B";
   summary.report();
 
   if (jsonFile.empty())
@@ -199,6 +217,8 @@ void DistCommReportPass::runOnOperation() {
     }
     if (cost.sentPerRank)
       entry["sent_per_rank"] = *cost.sentPerRank;
+    entry["tensors"] = cost.bucketTensors;
+    entry["pack_copy_bytes"] = cost.packCopyBytes;
     collectives.push_back(std::move(entry));
   }
   llvm::json::Object groups;
@@ -211,6 +231,7 @@ void DistCommReportPass::runOnOperation() {
   llvm::json::Object report;
   report["collectives"] = std::move(collectives);
   report["sent_per_rank"] = total;
+  report["pack_copy_bytes"] = packCopies;
   report["complete"] = !anyUnknown;
   report["groups"] = std::move(groups);
   std::string error;

@@ -32,6 +32,7 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
@@ -107,6 +108,12 @@ static cl::opt<double> relTolerance(
 static cl::opt<double> absTolerance(
     "atol", cl::desc("Absolute tolerance of elementwise comparisons"),
     cl::init(1e-5), cl::cat(category));
+static cl::opt<std::string> perRankPasses(
+    "per-rank-passes",
+    cl::desc("Passes run on the partitioned (per-rank) program before it is "
+             "lowered, as a pipeline: e.g. "
+             "'dist-fuse-gradients{bucket-mb=1},dist-make-async'"),
+    cl::value_desc("pipeline"), cl::cat(category));
 static cl::opt<bool> keep("keep",
                           cl::desc("Keep the intermediate IR, object files "
                                    "and data (see --work-dir)"),
@@ -487,6 +494,12 @@ static LogicalResult createWorkDir(SmallString<128> &dir) {
 static LogicalResult partition(ModuleOp module, int &ranks) {
   PassManager pm(module.getContext());
   buildAutoPartitionPipeline(pm, AutoPartitionOptions());
+  if (!perRankPasses.empty() &&
+      failed(parsePassPipeline(perRankPasses, pm, llvm::errs()))) {
+    llvm::errs() << "dist-run: --per-rank-passes: not a pass pipeline: '"
+                 << perRankPasses << "'\n";
+    return failure();
+  }
   if (failed(pm.run(module))) {
     llvm::errs() << "dist-run: partitioning failed\n";
     return failure();

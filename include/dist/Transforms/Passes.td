@@ -576,4 +576,47 @@ def DistDataParallel : Pass<"dist-data-parallel", "::mlir::ModuleOp"> {
   ];
 }
 
+def DistFuseGradients : Pass<"dist-fuse-gradients", "::mlir::ModuleOp"> {
+  let summary = "Packs gradient reductions into buckets capped in size";
+  let description = [{
+    In a per-rank program, packs the `dist.all_reduce` ops of gradients (of
+    the results of ops marked `dist.grad_of`) into buckets: one collective
+    per bucket, with the bucket's tensors as its operands (the seeds' fused
+    allreduce over coalesced gradient buffers). Only reductions of one
+    group, communicator, kind and element type share a bucket. Buckets are
+    filled in the order backward makes the gradients and hold at most
+    `bucket-mb` megabytes (2^20 bytes); a gradient larger than that gets a
+    bucket of its own. Each bucket's collective goes where its last
+    gradient's reduction was, so the first bucket can start while backward
+    still computes the others (with `dist-make-async`). A gradient joins a
+    bucket only if every user of the bucket's earlier gradients comes after
+    it, so nothing waits longer than its data needs.
+
+    ```mlir
+    %g1 = linalg.matmul {dist.grad_of = 1 : i64} ...
+    %r1 = dist.all_reduce %g1 on @mesh [dp] sum : tensor<64x64xf32>
+    %g0 = linalg.matmul {dist.grad_of = 0 : i64} ...
+    %r0 = dist.all_reduce %g0 on @mesh [dp] sum : tensor<64xf32>
+    ```
+    becomes
+    ```mlir
+    %g1 = linalg.matmul {dist.grad_of = 1 : i64} ...
+    %g0 = linalg.matmul {dist.grad_of = 0 : i64} ...
+    %r1, %r0 = dist.all_reduce %g1, %g0 on @mesh [dp] sum
+        : tensor<64x64xf32>, tensor<64xf32>
+    ```
+
+    The runtime reduces a bucket as one contiguous buffer: lowering copies
+    the tensors into it and back, and `dist-comm-report` counts those bytes.
+    With `summary`, the buckets (their tensors and bytes) are reported as
+    remarks. Errors: `bucket-mb` <= 0, a module without gradients.
+  }];
+  let options = [
+    Option<"bucketMB", "bucket-mb", "double", /*default=*/"32",
+           "Largest bucket in megabytes (2^20 bytes)">,
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "Report each bucket as a remark">
+  ];
+}
+
 #endif // DIST_TRANSFORMS_PASSES_TD
