@@ -748,6 +748,16 @@ int main(int argc, char **argv) {
       argc, argv,
       "dist-run: run an annotated program serially and on N MPI ranks, and "
       "compare the results\n");
+  // A training step returns a hundred memref descriptors or more: their
+  // stores form blocks on which the DAG combiner's store merging is
+  // quadratic (10 s of 12 s of JIT codegen for a small GPT step). Merging
+  // stores at function boundaries buys nothing here.
+  auto &llvmOptions = cl::getRegisteredOptions();
+  if (auto it = llvmOptions.find("combiner-store-merging");
+      it != llvmOptions.end())
+    if (auto *merging = static_cast<cl::opt<bool> *>(it->second))
+      if (merging->getNumOccurrences() == 0)
+        merging->setValue(false);
 
   DialectRegistry registry;
   registerEverything(registry);
