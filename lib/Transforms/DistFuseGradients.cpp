@@ -91,7 +91,7 @@ void DistFuseGradientsPass::emitBucket(ArrayRef<AllReduceOp> members) {
     op.erase();
   }
   if (summary)
-    fused.emitRemark() << "dist-fuse-gradients: bucket of " << members.size()
+    emitRemark(fused.getLoc()) << "dist-fuse-gradients: bucket of " << members.size()
                        << " gradients, " << bytes << " B";
 }
 

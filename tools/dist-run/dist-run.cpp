@@ -323,6 +323,13 @@ static LogicalResult generateInputs(func::FuncOp entry,
       continue;
     }
     std::mt19937_64 generator(seed * 1000003ull + i);
+    if (auto fill = entry.getArgAttrOfType<FloatAttr>(
+            i, DistDialect::getInputFillAttrName())) {
+      for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
+        tensor.set(e, fill.getValueAsDouble());
+      inputs.push_back(std::move(tensor));
+      continue;
+    }
     if (hostdata::isFloat(tensor.dtype())) {
       std::uniform_real_distribution<double> values(-1.0, 1.0);
       for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
@@ -470,7 +477,14 @@ static LogicalResult createWorkDir(SmallString<128> &dir) {
     return success();
   }
   dir = workDirOption;
-  std::error_code ec;
+  // Workers (started by mpirun, in its working directory) and the JIT's
+  // debug directory need an absolute path.
+  std::error_code ec = llvm::sys::fs::make_absolute(dir);
+  if (ec) {
+    llvm::errs() << "dist-run: --work-dir " << dir << ": " << ec.message()
+                 << "\n";
+    return failure();
+  }
   if (llvm::sys::fs::exists(dir) &&
       (!llvm::sys::fs::is_directory(dir) ||
        llvm::sys::fs::directory_iterator(dir, ec) !=

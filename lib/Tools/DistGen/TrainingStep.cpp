@@ -145,6 +145,10 @@ void TrainingStep::begin() {
               builder.getStringAttr(param.name + "." + state));
       setBoth(argument, DistDialect::getStateOfAttrName(),
               builder.getI64IntegerAttr(param.argument));
+      // Optimizer state starts at zero (random test inputs would give Adam
+      // a negative second moment).
+      function.setArgAttr(argument, DistDialect::getInputFillAttrName(),
+                          builder.getF64FloatAttr(0.0));
       if (Attribute sharding =
               shardingOf(param.shape, param.modelSplitDim, /*batch=*/false))
         setBoth(argument, shardingAttr, sharding);

@@ -221,6 +221,15 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
     type = op->getRegion(regionIndex).getArgument(argIndex).getType();
   if (attr.getName() == getInputRangeAttrName())
     return verifyInputRange(op, attr, type, argIndex);
+  if (attr.getName() == getInputFillAttrName()) {
+    if (!isa<FloatAttr>(attr.getValue()) ||
+        !isa<FloatType>(getElementTypeOrSelf(type)))
+      return op->emitOpError()
+             << "argument " << argIndex << ": '" << getInputFillAttrName()
+             << "' must be a float value on a float argument, got "
+             << attr.getValue() << " on " << type;
+    return success();
+  }
   if (attr.getName() == getNameAttrName())
     return verifyName(op, attr, argIndex, /*isResult=*/false);
   if (attr.getName() == getParamAttrName() ||

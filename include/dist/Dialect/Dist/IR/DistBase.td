@@ -77,6 +77,12 @@ def Dist_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getInputRangeAttrName() {
       return "dist.input_range";
     }
+    /// Name of the argument attribute `<value> : f64` on a float argument:
+    /// when test inputs are generated (dist-run), every element is this
+    /// value (optimizer state starts at zero) instead of a random one.
+    static constexpr ::llvm::StringLiteral getInputFillAttrName() {
+      return "dist.input_fill";
+    }
     /// Name of the result attribute `<argument index> : i64` of a function
     /// that computes one step of a loop (a training step): the result is the
     /// next value of that argument (a parameter, optimizer state). dist-run
