@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Gradient sync of a data-parallel step: one collective per gradient vs buckets.
+
+    python3 bench/gradient_sync.py [--layers 100] [--width 16] [--ranks 4] [--steps 20] [--repeat 3]
+
+Generates an MLP with 2 x layers small parameter tensors (dist-gen), makes it
+data parallel (dist-data-parallel), and trains it with dist-run on N ranks,
+unfused and with dist-fuse-gradients, alternating, in one run. The runtime's
+trace (DIST_TRACE) gives each rank's time inside collectives per step; the
+first step (JIT compilation, ranks arriving at different times) is left out.
+Reports the median over repeats of the slowest rank's collective time per
+step, and of dist-run's median step time.
+"""
+
+import argparse
+import array
+import glob
+import random
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def write_inputs(work, layers, width, batch):
+    """--input options: weights scaled so that 100 layers neither explode nor
+    vanish to nothing (dist-run's own random values in [-1, 1) would overflow)."""
+    rng = random.Random(0)
+    options = []
+    values = []
+    bound = (3.0 / width) ** 0.5
+    for _ in range(layers):
+        values.append(("f", [rng.uniform(-bound, bound) * 1.4 for _ in range(width * width)]))
+        values.append(("f", [rng.uniform(-0.1, 0.1) for _ in range(width)]))
+    values.append(("f", [rng.uniform(-1, 1) for _ in range(batch * width)]))
+    values.append(("i", [rng.randrange(width) for _ in range(batch)]))
+    for i, (code, data) in enumerate(values):
+        path = os.path.join(work, "input%d.bin" % i)
+        with open(path, "wb") as f:
+            f.write(array.array(code, data).tobytes())
+        options += ["--input", "%d=%s" % (i, path)]
+    return options
+
+
+def run(bin_dir, program, ranks, steps, passes, work, inputs):
+    trace = tempfile.mkdtemp(dir=work, prefix="trace-")
+    env = dict(os.environ, DIST_TRACE=trace)
+    command = [os.path.join(bin_dir, "dist-run"), program, "--steps", str(steps), "--time",
+               "--ranks", str(ranks)] + inputs
+    if passes:
+        command.append("--per-rank-passes=" + passes)
+    out = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+    if out.returncode != 0 or "PASS" not in out.stdout:
+        sys.exit("dist-run failed:\n" + out.stdout)
+    step_ms = [float(m.group(1)) for m in
+               re.finditer(r"rank \d+ +[0-9.]+ / +([0-9.]+) /", out.stdout)]
+    per_rank = []
+    collectives = 0
+    for path in glob.glob(os.path.join(trace, "rank-*.json")):
+        events = [e for e in json.load(open(path))["traceEvents"]
+                  if e.get("cat") in ("collective", "wait") and e.get("ph") == "X"]
+        per_step = len([e for e in events if e.get("cat") == "collective"]) // steps
+        collectives = per_step
+        # Leave out the first step's events.
+        kept = events[len(events) // steps:]
+        per_rank.append(sum(e["dur"] for e in kept) / (steps - 1) / 1000.0)
+    return max(per_rank), max(step_ms), collectives
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", default="build/bin")
+    parser.add_argument("--layers", type=int, default=100)
+    parser.add_argument("--width", type=int, default=16)
+    parser.add_argument("--ranks", type=int, default=4)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    work = tempfile.mkdtemp(prefix="dist-bench-sync-")
+    widths = ",".join([str(args.width)] * (args.layers + 1))
+    generated = os.path.join(work, "step.mlir")
+    program = os.path.join(work, "dp.mlir")
+    subprocess.run([os.path.join(args.bin, "dist-gen"), "mlp", "--widths", widths,
+                    "--batch", str(2 * args.ranks), "--optimizer", "sgd",
+                    "--mesh", "dp=%d" % args.ranks, "-o", generated], check=True)
+    subprocess.run([os.path.join(args.bin, "dist-opt"), generated, "--dist-data-parallel",
+                    "-o", program], check=True)
+    inputs = write_inputs(work, args.layers, args.width, 2 * args.ranks)
+    results = {"unfused": [], "fused": []}
+    counts = {}
+    for _ in range(args.repeat):
+        for name, passes in (("unfused", ""), ("fused", "dist-fuse-gradients")):
+            sync, step, count = run(args.bin, program, args.ranks, args.steps, passes, work,
+                                    inputs)
+            results[name].append((sync, step))
+            counts[name] = count
+    print("MLP with %d parameter tensors (%d layers of %dx%d), %d ranks, %d steps, %d repeats"
+          % (2 * args.layers, args.layers, args.width, args.width, args.ranks, args.steps,
+             args.repeat))
+    median = {}
+    for name in ("unfused", "fused"):
+        sync = statistics.median(r[0] for r in results[name])
+        step = statistics.median(r[1] for r in results[name])
+        median[name] = (sync, step)
+        print("  %-8s %4d collectives/step: %8.3f ms in collectives per step (slowest rank), "
+              "step %8.3f ms (median, slowest rank)" % (name, counts[name], sync, step))
+    print("  fused is %.1fx faster in gradient sync, %.1fx in step time"
+          % (median["unfused"][0] / median["fused"][0], median["unfused"][1] / median["fused"][1]))
+
+
+if __name__ == "__main__":
+    main()
