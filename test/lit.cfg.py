@@ -1,6 +1,7 @@
 # -*- Python -*-
 import os
 import shutil
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -48,7 +49,6 @@ if config.have_nccl:
     config.available_features.add("nccl")
 # PyTorch (Debian's python3-torch, only in /usr/bin/python3) is the reference
 # of the training tests.
-import subprocess
 torch_python = "/usr/bin/python3"
 if os.path.exists(torch_python) and subprocess.run(
         [torch_python, "-c", "import torch"], stdout=subprocess.DEVNULL,

@@ -104,6 +104,10 @@ LogicalResult DistDataParallelPass::runOnStep(func::FuncOp func, MeshOp mesh) {
     return func.getArgAttrOfType<ShardingAttr>(i, shardingName);
   };
   auto argLoc = [&](unsigned i) { return func.getArgument(i).getLoc(); };
+  auto replicated = [&](int64_t rank) {
+    return ShardingAttr::get(context, meshRef,
+                             SmallVector<SmallVector<StringRef>>(rank));
+  };
   SmallVector<ShardingAttr> newArgShardings(func.getNumArguments());
   for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
     auto type = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
@@ -115,30 +119,22 @@ LogicalResult DistDataParallelPass::runOnStep(func::FuncOp func, MeshOp mesh) {
              << "argument " << i << " is laid out on mesh "
              << sharding.getMesh() << ", not on @" << meshRef
              << " where dist-data-parallel splits the batch";
-    SmallVector<SmallVector<StringRef>> dims =
-        dimAxes(sharding, type.getRank());
     if (stateArgs.contains(i)) {
       if (usesAxis(sharding, axis))
         return emitError(argLoc(i))
                << "argument " << i << " is state (a parameter, optimizer "
                << "state or an updated value) laid out over '" << axis
                << "'; data parallelism keeps state replicated over it";
-      newArgShardings[i] =
-          ShardingAttr::get(context, meshRef, dims,
-                            sharding ? llvm::map_to_vector(
-                                           sharding.getPartialAxes(),
-                                           [](StringAttr a) {
-                                             return a.getValue();
-                                           })
-                                     : SmallVector<StringRef>{},
-                            sharding ? sharding.getPartialKind()
-                                     : ReductionKind::sum);
+      // Kept as written (its other axes stay); replicated when unannotated.
+      newArgShardings[i] = sharding ? sharding : replicated(type.getRank());
       continue;
     }
     // A scalar (a learning rate as a tensor) has no batch: replicated.
     if (type.getRank() == 0)
       continue;
     // A batch argument: its first dim over the axis too.
+    SmallVector<SmallVector<StringRef>> dims =
+        dimAxes(sharding, type.getRank());
     if (usesAxis(sharding, axis) &&
         !llvm::is_contained(dims.front(), StringRef(axis)))
       return emitError(argLoc(i))
@@ -177,9 +173,7 @@ LogicalResult DistDataParallelPass::runOnStep(func::FuncOp func, MeshOp mesh) {
       continue; // dist-verify reports malformed markings.
     ShardingAttr target = newArgShardings[argument];
     if (!target)
-      target = ShardingAttr::get(context, meshRef,
-                                 SmallVector<SmallVector<StringRef>>(
-                                     type.getRank()));
+      target = replicated(type.getRank());
     builder.setInsertionPointAfter(op);
     IntegerAttr comm;
     if (int64_t c = (int64_t)i % numComms)

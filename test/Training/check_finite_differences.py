@@ -19,28 +19,7 @@ import subprocess
 import sys
 import tempfile
 
-
-def arguments_of(mlir):
-    """[(name, shape, element type, is_param, input_range)] of @train_step."""
-    start = mlir.index("func.func @train_step(")
-    header = mlir[start:mlir.index(") -> (", start)]
-    args = []
-    for match in re.finditer(r"%arg\d+: tensor<([^>]*)>( \{[^%]*)?", header):
-        dims = match.group(1).split("x")
-        attrs = match.group(2) or ""
-        name = re.search(r'dist\.name = "([^"]+)"', attrs).group(1)
-        bounds = re.search(r"dist\.input_range = array<i64: (-?\d+), (-?\d+)>", attrs)
-        args.append((name, [int(d) for d in dims[:-1]], dims[-1],
-                     "dist.param" in attrs,
-                     (int(bounds.group(1)), int(bounds.group(2))) if bounds else None))
-    return args
-
-
-def results_of(mlir):
-    """Result names of @train_step, in order."""
-    start = mlir.index("func.func @train_step(")
-    header = mlir[mlir.index(") -> (", start):mlir.index("{\n", start)]
-    return re.findall(r'tensor<[^>]*> \{[^}]*dist\.name = "([^"]+)"', header)
+from step_signature import parse_signature
 
 
 CODES = {"f64": "d", "i32": "i", "i64": "q"}
@@ -53,26 +32,22 @@ def count(shape):
     return n
 
 
-def run_step(bin_dir, step_file, work, values, args):
+def run_step(bin_dir, step_file, work, values, args, results):
     """Runs the step once; returns {result name: list of numbers}."""
     run_dir = os.path.join(work, "run")
     shutil.rmtree(run_dir, ignore_errors=True)
     command = [os.path.join(bin_dir, "dist-run"), step_file, "--keep", "--work-dir", run_dir]
-    for i, ((name, shape, element, _, _), data) in enumerate(zip(args, values)):
+    for i, (arg, data) in enumerate(zip(args, values)):
         path = os.path.join(work, "arg%d.bin" % i)
         with open(path, "wb") as f:
-            f.write(array.array(CODES[element], data).tobytes())
+            f.write(array.array(CODES[arg.element], data).tobytes())
         command += ["--input", "%d=%s" % (i, path)]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-    with open(step_file) as f:
-        names = results_of(f.read())
-    results = {}
-    for i, name in enumerate(names):
+    outputs = {}
+    for i, result in enumerate(results):
         with open(os.path.join(run_dir, "result%d.step1.serial.bin" % i), "rb") as f:
-            data = f.read()
-        code = "q" if name == "step" else "d"
-        results[name] = array.array(code, data).tolist()
-    return results
+            outputs[result.name] = array.array(CODES[result.element], f.read()).tolist()
+    return outputs
 
 
 def main():
@@ -92,34 +67,34 @@ def main():
                    ["--dtype", "f64", "--optimizer", "sgd", "--return-gradients",
                     "-o", step_file], check=True)
     with open(step_file) as f:
-        args = arguments_of(f.read())
+        args, results = parse_signature(f.read(), "train_step")
 
     rng = random.Random(options.seed)
     values = []
-    for name, shape, element, is_param, bounds in args:
-        n = count(shape)
-        if bounds:
-            values.append([rng.randrange(*bounds) for _ in range(n)])
-        elif is_param and re.search(r"ln\w*\.weight$", name):
+    for arg in args:
+        n = count(arg.shape)
+        if arg.input_range:
+            values.append([rng.randrange(*arg.input_range) for _ in range(n)])
+        elif arg.is_param and re.search(r"ln\w*\.weight$", arg.name):
             values.append([1.0 + 0.1 * rng.gauss(0, 1) for _ in range(n)])
         else:
-            scale = 0.3 if is_param else 1.0
+            scale = 0.3 if arg.is_param else 1.0
             values.append([scale * rng.gauss(0, 1) for _ in range(n)])
 
-    base = run_step(options.bin, step_file, work, values, args)
-    params = [i for i, a in enumerate(args) if a[3]]
+    base = run_step(options.bin, step_file, work, values, args, results)
+    params = [i for i, a in enumerate(args) if a.is_param]
     worst = 0.0
     failures = 0
     for direction in range(options.directions):
         v = {i: [rng.gauss(0, 1) for _ in values[i]] for i in params}
         predicted = sum(g * d for i in params
-                        for g, d in zip(base["grad." + args[i][0]], v[i]))
+                        for g, d in zip(base["grad." + args[i].name], v[i]))
         losses = []
         for sign in (1.0, -1.0):
             moved = list(values)
             for i in params:
                 moved[i] = [x + sign * options.epsilon * d for x, d in zip(values[i], v[i])]
-            losses.append(run_step(options.bin, step_file, work, moved, args)["loss"][0])
+            losses.append(run_step(options.bin, step_file, work, moved, args, results)["loss"][0])
         measured = (losses[0] - losses[1]) / (2 * options.epsilon)
         error = abs(measured - predicted) / max(abs(predicted), 1e-12)
         worst = max(worst, error)
