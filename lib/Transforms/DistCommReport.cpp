@@ -3,6 +3,7 @@
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/ShardingUtils.h"
 #include "dist/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/IR/SymbolTable.h"
@@ -16,6 +17,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <limits>
+#include <numeric>
 
 #define DEBUG_TYPE "dist-comm-report"
 
@@ -41,6 +43,9 @@ struct CollectiveCost {
   /// Executions per run of the function: the product of the trip counts of
   /// the enclosing loops (std::nullopt if one is not constant).
   std::optional<int64_t> executions = 1;
+  /// It runs on one call of the function in every `period` (inside the
+  /// update of dist-gradient-merge: k), `executions` times then.
+  int64_t period = 1;
   /// Set when a count does not fit in 64 bits (it is then unknown).
   bool tooLarge = false;
   /// A bucket of several tensors is reduced as one buffer: lowering copies
@@ -93,6 +98,27 @@ static std::optional<int64_t> getExecutions(Operation *op, bool &tooLarge) {
   return executions;
 }
 
+/// On one call in how many `op` runs: the product of the periods of the
+/// conditions (`dist.true_once_every`) of the scf.if ops whose `then` region
+/// holds it (`tooLarge` when the product overflows).
+static int64_t getPeriod(Operation *op, bool &tooLarge) {
+  int64_t period = 1;
+  for (auto ifOp = op->getParentOfType<scf::IfOp>(); ifOp;
+       ifOp = ifOp->getParentOfType<scf::IfOp>()) {
+    Operation *condition = ifOp.getCondition().getDefiningOp();
+    auto every = condition ? condition->getAttrOfType<IntegerAttr>(
+                                 DistDialect::getTrueOnceEveryAttrName())
+                           : IntegerAttr();
+    if (!every || !ifOp.getThenRegion().isAncestor(op->getParentRegion()))
+      continue;
+    if (llvm::MulOverflow(period, every.getInt(), period)) {
+      tooLarge = true;
+      return 1;
+    }
+  }
+  return period;
+}
+
 /// "[dp, mp]", and " comm 1" for a communicator other than the first.
 static std::string formatGroup(ArrayAttr axes, uint64_t comm) {
   std::string text = "[";
@@ -114,6 +140,7 @@ void DistCommReportPass::runOnOperation() {
     cost.groupSize = op.getGroupSize(symbolTables);
     cost.elementBytes = op.getElementBytes();
     cost.executions = getExecutions(op, cost.tooLarge);
+    cost.period = getPeriod(op, cost.tooLarge);
     bool isStatic = llvm::all_of(op.getPayloadTypes(), [](ShapedType type) {
       return type.hasStaticShape();
     });
@@ -141,6 +168,23 @@ void DistCommReportPass::runOnOperation() {
     costs.push_back(cost);
   });
 
+  // Totals are over a window of `calls` calls, in which every collective
+  // runs a whole number of times (1 unless some run once every k calls).
+  int64_t calls = 1;
+  for (CollectiveCost &cost : costs) {
+    int64_t window = calls / std::gcd(calls, cost.period);
+    if (llvm::MulOverflow(window, cost.period, window))
+      cost.tooLarge = true;
+    else
+      calls = window;
+  }
+  auto perWindow = [&](const CollectiveCost &cost, int64_t bytes)
+      -> std::optional<int64_t> {
+    int64_t scaled;
+    if (llvm::MulOverflow(bytes, calls / cost.period, scaled))
+      return std::nullopt;
+    return scaled;
+  };
   int64_t total = 0, packCopies = 0;
   bool anyUnknown = false;
   llvm::MapVector<StringRef, GroupTotal> perGroup;
@@ -166,19 +210,24 @@ void DistCommReportPass::runOnOperation() {
              << " B; each rank sends " << *cost.sentPerRank << " B"
              << (*cost.executions != 1
                      ? " (" + std::to_string(*cost.executions) + " executions)"
+                     : std::string())
+             << (cost.period != 1
+                     ? " once every " + std::to_string(cost.period) + " calls"
                      : std::string());
     if (cost.packCopyBytes) {
       remark << "; packing its " << cost.bucketTensors
              << " tensors into one buffer copies " << cost.packCopyBytes << " B";
-      packCopies += cost.packCopyBytes;
+      packCopies += perWindow(cost, cost.packCopyBytes).value_or(0);
     }
     GroupTotal &group = perGroup[cost.group];
     ++group.collectives;
     // A total that would overflow stays as it was, and counts as unknown.
     int64_t groupSum, totalSum;
-    if (cost.sentPerRank &&
-        !llvm::AddOverflow(group.sentPerRank, *cost.sentPerRank, groupSum) &&
-        !llvm::AddOverflow(total, *cost.sentPerRank, totalSum)) {
+    std::optional<int64_t> sent =
+        cost.sentPerRank && !cost.tooLarge ? perWindow(cost, *cost.sentPerRank)
+                                           : std::nullopt;
+    if (sent && !llvm::AddOverflow(group.sentPerRank, *sent, groupSum) &&
+        !llvm::AddOverflow(total, *sent, totalSum)) {
       group.sentPerRank = groupSum;
       total = totalSum;
       continue;
@@ -190,6 +239,10 @@ void DistCommReportPass::runOnOperation() {
   summary << "dist-comm-report: " << costs.size()
           << (costs.size() == 1 ? " collective" : " collectives")
           << "; each rank sends " << total << " B"
+          << (calls != 1 ? llvm::formatv(" per {0} calls ({1:f2} B per call)",
+                                         calls, (double)total / calls)
+                               .str()
+                         : std::string())
           << (anyUnknown ? " plus unknown (dynamic shapes or trip counts, or "
                            "counts over 2^63)"
                          : "");
@@ -211,6 +264,7 @@ void DistCommReportPass::runOnOperation() {
     entry["ranks"] = cost.groupSize;
     if (cost.executions)
       entry["executions"] = *cost.executions;
+    entry["every"] = cost.period;
     if (cost.bytes) {
       entry["elements"] = *cost.elements;
       entry["bytes"] = *cost.bytes;
@@ -231,6 +285,7 @@ void DistCommReportPass::runOnOperation() {
   llvm::json::Object report;
   report["collectives"] = std::move(collectives);
   report["sent_per_rank"] = total;
+  report["calls"] = calls;
   report["pack_copy_bytes"] = packCopies;
   report["complete"] = !anyUnknown;
   report["groups"] = std::move(groups);

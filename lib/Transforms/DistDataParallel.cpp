@@ -88,6 +88,13 @@ LogicalResult DistDataParallelPass::runOnStep(func::FuncOp func, MeshOp mesh) {
   for (unsigned r = 0, e = func.getNumResults(); r < e; ++r)
     if (std::optional<unsigned> arg = getUpdatedArgument(func, r))
       stateArgs.insert(*arg);
+  // Gradient accumulators (dist-gradient-merge) hold gradients, not state.
+  llvm::SmallDenseSet<unsigned> accumulatorArgs;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (func.getArgAttr(i, DistDialect::getGradAccumulatorOfAttrName())) {
+      accumulatorArgs.insert(i);
+      stateArgs.erase(i);
+    }
 
   SmallVector<Operation *> gradientOps;
   func.walk([&](Operation *op) {
@@ -127,6 +134,23 @@ LogicalResult DistDataParallelPass::runOnStep(func::FuncOp func, MeshOp mesh) {
                << "'; data parallelism keeps state replicated over it";
       // Kept as written (its other axes stay); replicated when unannotated.
       newArgShardings[i] = sharding ? sharding : replicated(type.getRank());
+      continue;
+    }
+    if (accumulatorArgs.contains(i)) {
+      // Each rank adds its own gradients: their sum is partial over the axis
+      // until the merged gradient is reduced.
+      if (usesAxis(sharding, axis))
+        return emitError(argLoc(i))
+               << "argument " << i << " is a gradient accumulator laid out "
+               << "over '" << axis << "'; data parallelism keeps it partial "
+               << "over it";
+      SmallVector<StringRef> partial;
+      if (sharding)
+        for (StringAttr a : sharding.getPartialAxes())
+          partial.push_back(a.getValue());
+      partial.push_back(axis);
+      newArgShardings[i] = ShardingAttr::get(
+          context, meshRef, dimAxes(sharding, type.getRank()), partial);
       continue;
     }
     // A scalar (a learning rate as a tensor) has no batch: replicated.

@@ -162,8 +162,11 @@ void DistFuseGradientsPass::runOnOperation() {
   }
   auto capBytes = (int64_t)(static_cast<double>(bucketMB) * 1024 * 1024);
   capBytes = std::max<int64_t>(capBytes, 1);
+  // Every block, also those of regions (the update of gradient merge).
+  SmallVector<Block *> blocks;
   module.walk([&](func::FuncOp func) {
-    for (Block &block : func.getBody())
-      fuseBlock(block, capBytes);
+    func->walk([&](Block *block) { blocks.push_back(block); });
   });
+  for (Block *block : blocks)
+    fuseBlock(*block, capBytes);
 }

@@ -157,6 +157,13 @@ static LogicalResult checkTrainingMarkings(FunctionOpInterface func) {
       return notParam(funcOp->emitOpError()
                           << "argument " << i << " is optimizer state of",
                       *param);
+  for (unsigned i = 0; i < numArgs; ++i)
+    if (auto param = func.getArgAttrOfType<IntegerAttr>(
+            i, DistDialect::getGradAccumulatorOfAttrName());
+        param && !isParam(param.getInt()))
+      return notParam(funcOp->emitOpError()
+                          << "argument " << i << " accumulates the gradient of",
+                      param.getInt());
   for (unsigned r = 0, e = func.getNumResults(); r < e; ++r) {
     std::optional<unsigned> updated = getUpdatedArgument(func, r);
     if (std::optional<int64_t> param = stateOf(func.getResultAttrDict(r))) {

@@ -80,7 +80,8 @@ static cl::list<std::string> meshOverrides(
 static cl::list<std::string> inputFiles(
     "input",
     cl::desc("INDEX=FILE: raw little-endian data (global shape, row-major) "
-             "for argument INDEX instead of random values"),
+             "for argument INDEX instead of random values; a file of n "
+             "values gives step s value (s - 1) mod n (a dataset)"),
     cl::cat(category));
 static cl::opt<unsigned> seed("seed", cl::desc("Seed of the random inputs"),
                               cl::init(1), cl::cat(category));
@@ -292,8 +293,10 @@ static int runWorker(MLIRContext &context) {
 // Driver
 //===----------------------------------------------------------------------===//
 
+/// Every argument's input: one value, or one per step (read from a file
+/// holding several).
 static LogicalResult generateInputs(func::FuncOp entry,
-                                    std::vector<HostArray> &inputs) {
+                                    std::vector<std::vector<HostArray>> &inputs) {
   llvm::DenseMap<unsigned, std::string> files;
   for (StringRef spec : inputFiles) {
     auto [indexText, path] = spec.split('=');
@@ -314,27 +317,29 @@ static LogicalResult generateInputs(func::FuncOp entry,
       return failure();
     HostArray tensor = boundary->makeArray();
     if (files.count(i)) {
-      if (llvm::Error error = run::readArray(files[i], tensor)) {
+      std::vector<HostArray> values;
+      if (llvm::Error error = run::readArrays(files[i], tensor, values)) {
         llvm::errs() << "dist-run: --input " << i << ": "
                      << llvm::toString(std::move(error)) << "\n";
         return failure();
       }
-      inputs.push_back(std::move(tensor));
+      inputs.push_back(std::move(values));
       continue;
     }
+    inputs.emplace_back();
     std::mt19937_64 generator(seed * 1000003ull + i);
     if (auto fill = entry.getArgAttrOfType<FloatAttr>(
             i, DistDialect::getInputFillAttrName())) {
       for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
         tensor.set(e, fill.getValueAsDouble());
-      inputs.push_back(std::move(tensor));
+      inputs.back().push_back(std::move(tensor));
       continue;
     }
     if (hostdata::isFloat(tensor.dtype())) {
       std::uniform_real_distribution<double> values(-1.0, 1.0);
       for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
         tensor.set(e, values(generator));
-      inputs.push_back(std::move(tensor));
+      inputs.back().push_back(std::move(tensor));
       continue;
     }
     auto range = entry.getArgAttrOfType<DenseI64ArrayAttr>(
@@ -354,7 +359,7 @@ static LogicalResult generateInputs(func::FuncOp entry,
     std::uniform_int_distribution<int64_t> values(lo, hi - 1);
     for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
       tensor.setInt(e, values(generator));
-    inputs.push_back(std::move(tensor));
+    inputs.back().push_back(std::move(tensor));
   }
   return success();
 }
@@ -543,7 +548,7 @@ static LogicalResult partition(ModuleOp module, int &ranks) {
 /// the f16/bf16/f32 results of `specs` to be judged against it. Returns
 /// false, with `whyNot` set, when the program cannot be widened.
 static FailureOr<bool> prepareReference(ModuleOp serial,
-                                        ArrayRef<HostArray> inputs,
+                                        ArrayRef<std::vector<HostArray>> inputs,
                                         const run::WorkDir &dir,
                                         std::vector<run::ResultSpec> &specs,
                                         std::string &whyNot) {
@@ -557,8 +562,10 @@ static FailureOr<bool> prepareReference(ModuleOp serial,
         run::describeBoundary(type, entry.getLoc(), "argument " + Twine(i));
     if (failed(boundary))
       return failure();
-    if (llvm::Error error = run::writeArray(
-            dir.arg(i, true), inputs[i].convertedTo(boundary->dtype))) {
+    std::vector<HostArray> widened;
+    for (const HostArray &value : inputs[i])
+      widened.push_back(value.convertedTo(boundary->dtype));
+    if (llvm::Error error = run::writeArrays(dir.arg(i, true), widened)) {
       llvm::errs() << "dist-run: " << llvm::toString(std::move(error)) << "\n";
       return failure();
     }
@@ -677,11 +684,11 @@ static int runDriver(MLIRContext &context, StringRef self) {
   run::WorkDir dir(dirPath);
 
   // Inputs (global shapes), written for the runs.
-  std::vector<HostArray> inputs;
+  std::vector<std::vector<HostArray>> inputs;
   if (failed(generateInputs(entry, inputs)))
     return 1;
   for (auto [i, input] : llvm::enumerate(inputs))
-    if (llvm::Error error = run::writeArray(dir.arg(i, false), input)) {
+    if (llvm::Error error = run::writeArrays(dir.arg(i, false), input)) {
       llvm::errs() << "dist-run: " << llvm::toString(std::move(error)) << "\n";
       return 1;
     }

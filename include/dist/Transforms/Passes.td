@@ -247,7 +247,12 @@ def DistCommReport : Pass<"dist-comm-report", "::mlir::ModuleOp"> {
 
     A collective inside `scf.for` loops counts once per iteration: its bytes
     are multiplied by the loops' constant trip counts (unknown if a trip
-    count is not constant). With `json=<file>`, the same report is written as
+    count is not constant). A collective in the `then` region of an `scf.if`
+    whose condition is marked `dist.true_once_every = k` (the update of
+    `dist-gradient-merge`) runs on one call in k: the totals are then over a
+    window of calls in which every collective runs a whole number of times
+    ("each rank sends 3072 B per 4 calls (768.00 B per call)"; JSON:
+    `calls`, and `every` per collective). With `json=<file>`, the same report is written as
     JSON (`-` for stdout). Collectives with dynamic shapes or unknown trip
     counts are counted with unknown bytes and reported as such.
   }];
@@ -574,6 +579,83 @@ def DistDataParallel : Pass<"dist-data-parallel", "::mlir::ModuleOp"> {
            "Spread gradient reductions round-robin over this many "
            "communicators of the group">
   ];
+}
+
+def DistGradientMerge : Pass<"dist-gradient-merge", "::mlir::ModuleOp"> {
+  let summary = "Accumulates gradients over k micro-steps, updates once per k";
+  let description = [{
+    Rewrites a global training step (arguments marked `dist.param`, ops
+    marked `dist.grad_of`) into one micro-step of gradient merge (the seeds'
+    GradientMergeOptimizer): called k times, it trains like one step on the
+    k micro-batches together.
+
+    * Every gradient is added into an accumulator right where backward makes
+      it. The accumulators are new state: an argument and a result per
+      gradient, named `<parameter>.grad_accumulator`, marked
+      `dist.grad_accumulator_of = <parameter>` and starting at zero
+      (`dist.input_fill`).
+    * A micro-step counter (`gradient_merge.micro_step`, a `tensor<i64>`
+      starting at 0) counts the calls.
+    * Everything that reads a gradient (clipping, the optimizer update,
+      returned gradients) and every result that updates an argument
+      (parameters, optimizer state, Adam's step) moves into an `scf.if`
+      taken on every k-th call (its condition marked
+      `dist.true_once_every = k`), where it reads
+      the merged gradient: the accumulator times 1/k (`avg=true`: the mean
+      over the micro-batches, so k micro-steps equal one step on the k times
+      larger batch) or times 1 (`avg=false`: the sum). The merged gradient
+      now carries `dist.grad_of`, so `dist-data-parallel`, run after this
+      pass, reduces it there: once per k micro-steps, and
+      `dist-comm-report` counts it so. The update resets the accumulators to
+      zero. On the other calls the state comes out unchanged and a returned
+      gradient is zero.
+    * What only the update reads (the learning-rate schedule) moves into the
+      `scf.if` too. The loss is computed on every call.
+
+    ```mlir
+    func.func @train_step(%w: tensor<8x4xf32> {dist.param, dist.name = "w"}, %x: ...)
+        -> (tensor<8x4xf32> {dist.name = "w"}, tensor<f32> {dist.name = "loss"}) {
+      ...
+      %g = linalg.matmul {dist.grad_of = 0 : i64} ...
+      %w2 = linalg.generic ... ins(%w, %g ...)
+      return %w2, %loss
+    ```
+    becomes (`k=4`)
+    ```mlir
+    func.func @train_step(%w: ..., %x: ...,
+        %acc: tensor<8x4xf32> {dist.grad_accumulator_of = 0 : i64, dist.input_fill = 0.0 : f64,
+                               dist.name = "w.grad_accumulator"},
+        %count: tensor<i64> {dist.input_range = array<i64: 0, 1>, dist.name = "gradient_merge.micro_step"})
+        -> (..., tensor<8x4xf32> {...}, tensor<i64> {...}) {
+      %g = linalg.matmul ...
+      %sum = arith.addf %acc, %g : tensor<8x4xf32>
+      ...
+      %next = arith.addi %count, %one : tensor<i64>
+      %update = arith.cmpi eq, %rem, %c0 {dist.true_once_every = 4 : i64} : i64
+      %r:2 = scf.if %update -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+        %merged = arith.mulf %sum, %quarter {dist.grad_of = 0 : i64} : tensor<8x4xf32>
+        %w2 = linalg.generic ... ins(%w, %merged ...)
+        scf.yield %w2, %zeros
+      } else {
+        scf.yield %w, %sum
+      }
+      return %r#0, %loss, %r#1, %next
+    ```
+
+    Errors (located): `k` < 1, no training step, a step without gradients,
+    two gradients of one parameter, a gradient inside a region or of no
+    float tensor, a step in several blocks, a step already merged, a
+    per-rank program.
+  }];
+  let options = [
+    Option<"steps", "k", "int64_t", /*default=*/"4",
+           "Micro-steps per update">,
+    Option<"average", "avg", "bool", /*default=*/"true",
+           "Merge by the mean of the micro-steps' gradients (else the sum)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def DistFuseGradients : Pass<"dist-fuse-gradients", "::mlir::ModuleOp"> {

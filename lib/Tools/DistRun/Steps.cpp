@@ -75,25 +75,34 @@ llvm::Error run::runSteps(ModuleOp module, const WorkDir &dir, int run,
   meshmath::Shape meshShape =
       getRunMeshShape(module, distributed ? worldSize : 1);
   std::vector<Boundary> args, results;
+  // An argument's input file may hold a value per step (a dataset): step s
+  // takes value (s - 1) mod count. This run's blocks of them.
+  std::vector<std::vector<HostArray>> argSamples;
   for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
     FailureOr<Boundary> arg =
         describe(module, entry, type, entry.getArgAttrDict(i), meshShape,
                  "argument " + Twine(i));
     if (failed(arg))
       return llvm::createStringError("unsupported argument");
-    HostArray global(arg->value.array.dtype(), arg->globalShape);
-    if (llvm::Error error =
-            readArray(dir.arg(i, run == kReferenceRun), global))
+    std::vector<HostArray> globals;
+    if (llvm::Error error = readArrays(
+            dir.arg(i, run == kReferenceRun),
+            HostArray(arg->value.array.dtype(), arg->globalShape), globals))
       return error;
-    std::string error;
-    std::optional<HostArray> block =
-        distributed
-            ? hostdata::shardBlock(global, arg->layout, meshShape, run, error)
-            : std::optional<HostArray>(std::move(global));
-    if (!block)
-      return failedAt("argument " + Twine(i), error);
-    arg->value.array = std::move(*block);
+    std::vector<HostArray> blocks;
+    for (HostArray &global : globals) {
+      std::string error;
+      std::optional<HostArray> block =
+          distributed ? hostdata::shardBlock(global, arg->layout, meshShape,
+                                             run, error)
+                      : std::optional<HostArray>(std::move(global));
+      if (!block)
+        return failedAt("argument " + Twine(i), error);
+      blocks.push_back(std::move(*block));
+    }
+    arg->value.array = blocks.front();
     args.push_back(std::move(*arg));
+    argSamples.push_back(std::move(blocks));
   }
   // The results, from the wrapper's output buffers.
   auto wrapper = module.lookupSymbol<func::FuncOp>(kWrapperName);
@@ -154,6 +163,9 @@ llvm::Error run::runSteps(ModuleOp module, const WorkDir &dir, int run,
     // have other names, so nothing needs to wait for the reads).
     if (exchange)
       barrier();
+    for (auto [i, samples] : llvm::enumerate(argSamples))
+      if (samples.size() > 1)
+        argValues[i].array = samples[step % samples.size()];
     for (auto [i, arg] : llvm::enumerate(updates)) {
       if (arg < 0)
         continue;

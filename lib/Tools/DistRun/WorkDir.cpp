@@ -70,6 +70,38 @@ llvm::Error run::readArray(StringRef path, hostdata::HostArray &array) {
   return llvm::Error::success();
 }
 
+llvm::Error run::writeArrays(StringRef path,
+                             ArrayRef<hostdata::HostArray> arrays) {
+  return writeOutput(path, [&](raw_ostream &os) {
+    for (const hostdata::HostArray &array : arrays)
+      os.write(array.data(), array.numBytes());
+  });
+}
+
+llvm::Error run::readArrays(StringRef path, const hostdata::HostArray &like,
+                            std::vector<hostdata::HostArray> &arrays) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buffer)
+    return llvm::createStringError("cannot read " + path + ": " +
+                                   buffer.getError().message());
+  int64_t size = (*buffer)->getBufferSize(), each = like.numBytes();
+  arrays.clear();
+  if (each == 0 && size == 0) {
+    arrays.push_back(like);
+    return llvm::Error::success();
+  }
+  if (each == 0 || size == 0 || size % each != 0)
+    return llvm::createStringError(
+        path + " has " + Twine(size) + " bytes, expected a multiple of " +
+        Twine(each) + " (one or more values of the argument)");
+  for (int64_t offset = 0; offset < size; offset += each) {
+    arrays.push_back(like);
+    std::memcpy(arrays.back().data(), (*buffer)->getBufferStart() + offset,
+                each);
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error run::writeTimes(StringRef path, ArrayRef<double> seconds) {
   return writeOutput(path, [&](raw_ostream &os) {
     for (double s : seconds)

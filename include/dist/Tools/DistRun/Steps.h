@@ -8,7 +8,8 @@
 // results and feeds every result marked `dist.updates = I` into argument I
 // of the next step (a rank keeps its own block when the argument has the
 // result's layout, and otherwise the ranks exchange blocks through the work
-// directory); the other arguments get their inputs again.
+// directory); the other arguments get their inputs again (an input file
+// with a value per step, a dataset, gives step s its value (s - 1) mod n).
 //
 //===----------------------------------------------------------------------===//
 

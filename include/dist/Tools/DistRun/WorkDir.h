@@ -50,6 +50,12 @@ private:
 llvm::Error writeArray(StringRef path, const hostdata::HostArray &array);
 /// Reads `path` into `array`, whose type and shape give the expected size.
 llvm::Error readArray(StringRef path, hostdata::HostArray &array);
+/// Writes `arrays` one after the other (an argument's value for each step).
+llvm::Error writeArrays(StringRef path, ArrayRef<hostdata::HostArray> arrays);
+/// Reads `path`, one or more arrays of `like`'s type and shape one after the
+/// other, into `arrays`.
+llvm::Error readArrays(StringRef path, const hostdata::HostArray &like,
+                       std::vector<hostdata::HostArray> &arrays);
 llvm::Error writeTimes(StringRef path, ArrayRef<double> seconds);
 /// The times in `path`; empty if it cannot be read.
 std::vector<double> readTimes(StringRef path);

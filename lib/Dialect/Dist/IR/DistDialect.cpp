@@ -233,7 +233,8 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
   if (attr.getName() == getNameAttrName())
     return verifyName(op, attr, argIndex, /*isResult=*/false);
   if (attr.getName() == getParamAttrName() ||
-      attr.getName() == getStateOfAttrName())
+      attr.getName() == getStateOfAttrName() ||
+      attr.getName() == getGradAccumulatorOfAttrName())
     return verifyTrainingMarking(op, attr, "argument " + Twine(argIndex));
   return verifyBoundarySharding(op, attr, type,
                                 "argument " + Twine(argIndex));
@@ -251,7 +252,8 @@ LogicalResult DistDialect::verifyRegionResultAttribute(Operation *op,
     return verifyUpdates(func, attr, resultIndex);
   if (attr.getName() == getNameAttrName())
     return verifyName(op, attr, resultIndex, /*isResult=*/true);
-  if (attr.getName() == getStateOfAttrName())
+  if (attr.getName() == getStateOfAttrName() ||
+      attr.getName() == getGradAccumulatorOfAttrName())
     return verifyTrainingMarking(op, attr, "result " + Twine(resultIndex));
   return verifyBoundarySharding(op, attr, func.getResultTypes()[resultIndex],
                                 "result " + Twine(resultIndex));
@@ -323,6 +325,19 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                                   "this op has "
                                << op->getNumResults();
     return verifyTrainingMarking(op, attr, "its result");
+  }
+  if (attr.getName() == getTrueOnceEveryAttrName()) {
+    auto every = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!every || !every.getType().isSignlessInteger() ||
+        every.getValue().getSExtValue() < 1)
+      return op->emitOpError() << "'" << getTrueOnceEveryAttrName()
+                               << "' must be a positive integer (true once "
+                                  "every k calls), got "
+                               << attr.getValue();
+    if (op->getNumResults() != 1 || !op->getResult(0).getType().isInteger(1))
+      return op->emitOpError() << "'" << getTrueOnceEveryAttrName()
+                               << "' belongs on an op with one i1 result";
+    return success();
   }
   if (attr.getName() == getEdgeShardingsAttrName()) {
     // Which edges exist is the op's interface's business (dist-propagate

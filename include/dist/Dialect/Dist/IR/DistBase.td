@@ -114,6 +114,22 @@ def Dist_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getGradOfAttrName() {
       return "dist.grad_of";
     }
+    /// Name of the argument/result attribute `<argument index> : i64` that
+    /// marks a gradient accumulator of the parameter argument with that
+    /// index: the sum of its gradients over the micro-steps since the last
+    /// update (dist-gradient-merge).
+    static constexpr ::llvm::StringLiteral getGradAccumulatorOfAttrName() {
+      return "dist.grad_accumulator_of";
+    }
+    /// Name of the op attribute `<k> : i64` (k >= 1) on an op whose one
+    /// result is an i1 that is true on one call of the function in every k
+    /// (dist-gradient-merge's update condition): the `then` region of an
+    /// scf.if on it runs once every k calls, and dist-comm-report counts its
+    /// collectives 1/k times per call. (On the condition rather than on the
+    /// scf.if, which canonicalization rebuilds.)
+    static constexpr ::llvm::StringLiteral getTrueOnceEveryAttrName() {
+      return "dist.true_once_every";
+    }
   }];
 }
 
