@@ -82,3 +82,35 @@ func.func @grad_of_no_result(%w: tensor<4xf32> {dist.param}) -> tensor<4xf32> {
 func.func @state_of_string(%w: tensor<4xf32> {dist.param}, %m: tensor<4xf32> {dist.state_of = "w"}) -> tensor<4xf32> {
   return %w : tensor<4xf32>
 }
+
+// -----
+
+// Tests that a gradient accumulator of an argument that is no parameter is
+// rejected.
+// expected-error@+1 {{'func.func' op argument 1 accumulates the gradient of argument 0, which is not a parameter ('dist.param')}}
+func.func @accumulator_of_data(%x: tensor<4xf32>, %acc: tensor<4xf32> {dist.grad_accumulator_of = 0 : i64}) -> tensor<4xf32> {
+  return %acc : tensor<4xf32>
+}
+
+// -----
+
+// expected-error@+1 {{'func.func' op argument 0: 'dist.grad_accumulator_of' must be the index of an argument (an integer such as 0 : i64), got "w"}}
+func.func @accumulator_not_index(%acc: tensor<4xf32> {dist.grad_accumulator_of = "w"}) -> tensor<4xf32> {
+  return %acc : tensor<4xf32>
+}
+
+// -----
+
+func.func @true_once_every_not_i1(%x: i64) -> i64 {
+  // expected-error@+1 {{'arith.addi' op 'dist.true_once_every' belongs on an op with one i1 result}}
+  %y = arith.addi %x, %x {dist.true_once_every = 4 : i64} : i64
+  return %y : i64
+}
+
+// -----
+
+func.func @true_once_every_zero(%x: i64) -> i1 {
+  // expected-error@+1 {{'arith.cmpi' op 'dist.true_once_every' must be a positive integer (true once every k calls), got 0 : i64}}
+  %y = arith.cmpi eq, %x, %x {dist.true_once_every = 0 : i64} : i64
+  return %y : i1
+}
