@@ -3,7 +3,9 @@
 
 Each pair must have the same number of elements of DTYPE (f32, f64, i64, i32)
 and differ by at most T times the largest magnitude of A (0 for integers).
-Prints one line per pair and PASS or FAIL. Python's standard library only.
+A or B may be several files joined by '+', which stands for their
+elementwise mean. Prints one line per pair and PASS or FAIL. Python's standard library
+only.
 """
 
 import argparse
@@ -20,6 +22,17 @@ def read(path, dtype):
     return values
 
 
+def load(spec, dtype):
+    """The values of file `spec`, or the mean of the files it joins by '+'
+    (None if their lengths differ)."""
+    parts = [read(path, dtype) for path in spec.split("+")]
+    if any(len(part) != len(parts[0]) for part in parts):
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    return [sum(values) / len(parts) for values in zip(*parts)]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tolerance", type=float, default=1e-5)
@@ -30,7 +43,11 @@ def main():
     failures = 0
     for i in range(0, len(args.triples), 3):
         dtype, a_path, b_path = args.triples[i:i + 3]
-        a, b = read(a_path, dtype), read(b_path, dtype)
+        a, b = load(a_path, dtype), load(b_path, dtype)
+        if a is None or b is None:
+            print("FAIL: the files of %s differ in length" % (a_path if a is None else b_path))
+            failures += 1
+            continue
         if len(a) != len(b):
             print("FAIL: %s has %d values, %s %d" % (a_path, len(a), b_path, len(b)))
             failures += 1

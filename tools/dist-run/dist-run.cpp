@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/IR/ShardingUtils.h"
 #include "dist/InitAllDist.h"
 #include "dist/Runtime/DistRuntime.h"
 #include "dist/Support/HostArray.h"
@@ -102,6 +103,12 @@ static cl::opt<bool> strict(
     cl::desc("Compare every result elementwise with the serial run "
              "(--rtol/--atol) instead of judging f16/bf16/f32 results against "
              "an f64 reference"),
+    cl::init(false), cl::cat(category));
+static cl::opt<bool> noCompare(
+    "no-compare",
+    cl::desc("Run the serial program and the ranks and write their results, "
+             "but compare nothing (for per-rank passes that change the "
+             "numbers on purpose, as dist-local-sgd with k > 1)"),
     cl::init(false), cl::cat(category));
 static cl::opt<double> relTolerance(
     "rtol", cl::desc("Relative tolerance of elementwise comparisons"),
@@ -293,6 +300,57 @@ static int runWorker(MLIRContext &context) {
 // Driver
 //===----------------------------------------------------------------------===//
 
+/// The input of argument `i` of `entry`, of global type `type`: from
+/// `file` (one value, or one per step), `dist.input_fill`, or seeded random
+/// values (in `dist.input_range` for integers).
+static LogicalResult generateInput(func::FuncOp entry, unsigned i, Type type,
+                                   StringRef file,
+                                   std::vector<HostArray> &values) {
+  FailureOr<BoundaryType> boundary =
+      run::describeBoundary(type, entry.getLoc(), "argument " + Twine(i));
+  if (failed(boundary))
+    return failure();
+  HostArray tensor = boundary->makeArray();
+  if (!file.empty()) {
+    if (llvm::Error error = run::readArrays(file, tensor, values)) {
+      llvm::errs() << "dist-run: --input " << i << ": "
+                   << llvm::toString(std::move(error)) << "\n";
+      return failure();
+    }
+    return success();
+  }
+  std::mt19937_64 generator(seed * 1000003ull + i);
+  if (auto fill = entry.getArgAttrOfType<FloatAttr>(
+          i, DistDialect::getInputFillAttrName())) {
+    for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
+      tensor.set(e, fill.getValueAsDouble());
+  } else if (hostdata::isFloat(tensor.dtype())) {
+    std::uniform_real_distribution<double> draw(-1.0, 1.0);
+    for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
+      tensor.set(e, draw(generator));
+  } else {
+    auto range = entry.getArgAttrOfType<DenseI64ArrayAttr>(
+        i, DistDialect::getInputRangeAttrName());
+    int64_t lo = 0, hi = 2; // i1 needs no range
+    if (range) {
+      lo = range[0];
+      hi = range[1];
+    } else if (tensor.dtype() != DType::I1) {
+      emitError(entry.getLoc())
+          << "integer argument " << i << " of @" << entry.getName()
+          << " needs its values' range: add {"
+          << DistDialect::getInputRangeAttrName()
+          << " = array<i64: lo, hi>} or pass --input " << i << "=FILE";
+      return failure();
+    }
+    std::uniform_int_distribution<int64_t> draw(lo, hi - 1);
+    for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
+      tensor.setInt(e, draw(generator));
+  }
+  values.push_back(std::move(tensor));
+  return success();
+}
+
 /// Every argument's input: one value, or one per step (read from a file
 /// holding several).
 static LogicalResult generateInputs(func::FuncOp entry,
@@ -310,56 +368,42 @@ static LogicalResult generateInputs(func::FuncOp entry,
     }
     files[index] = path.str();
   }
-  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
-    FailureOr<BoundaryType> boundary =
-        run::describeBoundary(type, entry.getLoc(), "argument " + Twine(i));
-    if (failed(boundary))
+  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes()))
+    if (failed(generateInput(entry, i, type, files.lookup(i),
+                             inputs.emplace_back())))
       return failure();
-    HostArray tensor = boundary->makeArray();
-    if (files.count(i)) {
-      std::vector<HostArray> values;
-      if (llvm::Error error = run::readArrays(files[i], tensor, values)) {
-        llvm::errs() << "dist-run: --input " << i << ": "
-                     << llvm::toString(std::move(error)) << "\n";
+  return success();
+}
+
+/// Inputs of the arguments that per-rank passes added to the partitioned
+/// entry (state of their own, such as dist-local-sgd's snapshots), after the
+/// global entry's `numGlobalArgs`; written to `dir`.
+static LogicalResult writePerRankStateInputs(ModuleOp partitioned,
+                                             func::FuncOp entry,
+                                             unsigned numGlobalArgs,
+                                             const run::WorkDir &dir) {
+  SymbolTableCollection symbolTables;
+  for (unsigned i = numGlobalArgs; i < entry.getNumArguments(); ++i) {
+    Type type = entry.getArgumentTypes()[i];
+    if (auto layout = entry.getArgAttrOfType<ShardingAttr>(
+            i, DistDialect::getPartitionedAsAttrName())) {
+      auto mesh = symbolTables.lookupNearestSymbolFrom<MeshOp>(
+          partitioned, layout.getMesh());
+      auto local = dyn_cast<RankedTensorType>(type);
+      if (!mesh || !local) {
+        emitError(entry.getLoc()) << "argument " << i << " added by the "
+                                  << "per-rank passes has a layout on no mesh";
         return failure();
       }
-      inputs.push_back(std::move(values));
-      continue;
+      type = getGlobalType(local, layout, mesh);
     }
-    inputs.emplace_back();
-    std::mt19937_64 generator(seed * 1000003ull + i);
-    if (auto fill = entry.getArgAttrOfType<FloatAttr>(
-            i, DistDialect::getInputFillAttrName())) {
-      for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
-        tensor.set(e, fill.getValueAsDouble());
-      inputs.back().push_back(std::move(tensor));
-      continue;
-    }
-    if (hostdata::isFloat(tensor.dtype())) {
-      std::uniform_real_distribution<double> values(-1.0, 1.0);
-      for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
-        tensor.set(e, values(generator));
-      inputs.back().push_back(std::move(tensor));
-      continue;
-    }
-    auto range = entry.getArgAttrOfType<DenseI64ArrayAttr>(
-        i, DistDialect::getInputRangeAttrName());
-    int64_t lo = 0, hi = 2; // i1 needs no range
-    if (range) {
-      lo = range[0];
-      hi = range[1];
-    } else if (tensor.dtype() != DType::I1) {
-      emitError(entry.getLoc())
-          << "integer argument " << i << " of @" << entry.getName()
-          << " needs its values' range: add {"
-          << DistDialect::getInputRangeAttrName()
-          << " = array<i64: lo, hi>} or pass --input " << i << "=FILE";
+    std::vector<HostArray> values;
+    if (failed(generateInput(entry, i, type, "", values)))
+      return failure();
+    if (llvm::Error error = run::writeArrays(dir.arg(i, false), values)) {
+      llvm::errs() << "dist-run: " << llvm::toString(std::move(error)) << "\n";
       return failure();
     }
-    std::uniform_int_distribution<int64_t> values(lo, hi - 1);
-    for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
-      tensor.setInt(e, values(generator));
-    inputs.back().push_back(std::move(tensor));
   }
   return success();
 }
@@ -700,6 +744,16 @@ static int runDriver(MLIRContext &context, StringRef self) {
   if (failed(partition(*partitioned, ranks)))
     return 1;
   auto partEntry = partitioned->lookupSymbol<func::FuncOp>(entrySymbol);
+  if (partEntry.getNumArguments() < entry.getNumArguments() ||
+      partEntry.getNumResults() < entry.getNumResults()) {
+    emitError(partEntry.getLoc())
+        << "the per-rank passes removed arguments or results of @"
+        << entrySymbol << "; they may only add state after them";
+    return 1;
+  }
+  if (failed(writePerRankStateInputs(*partitioned, partEntry,
+                                     entry.getNumArguments(), dir)))
+    return 1;
   run::addRunWrapper(*partitioned, partEntry);
   OwningOpRef<ModuleOp> serial = original->clone();
   if (failed(run::buildSerialProgram(*serial)))
@@ -718,7 +772,8 @@ static int runDriver(MLIRContext &context, StringRef self) {
   // The f64 reference, unless --strict or no result is a narrow float.
   std::string noReference;
   bool useReference = false;
-  if (!strict && llvm::any_of(*specs, [](const run::ResultSpec &spec) {
+  if (!strict && !noCompare &&
+      llvm::any_of(*specs, [](const run::ResultSpec &spec) {
         return hostdata::isFloat(spec.global.dtype) &&
                spec.global.dtype != DType::F64;
       })) {
@@ -746,8 +801,13 @@ static int runDriver(MLIRContext &context, StringRef self) {
   if (failed(launchRanks(self, dir.str(), ranks)))
     return 1;
 
-  FailureOr<bool> pass =
-      report(dir, *specs, run::getRunMeshShape(*partitioned, ranks));
+  FailureOr<bool> pass = true;
+  if (noCompare)
+    llvm::outs() << "dist-run: ran the serial program and " << ranks
+                 << " rank(s) for " << numSteps
+                 << " step(s); nothing compared (--no-compare)\n";
+  else
+    pass = report(dir, *specs, run::getRunMeshShape(*partitioned, ranks));
   if (failed(pass))
     return 1;
   if (showTime)

@@ -658,6 +658,52 @@ def DistGradientMerge : Pass<"dist-gradient-merge", "::mlir::ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def DistLocalSGD : Pass<"dist-local-sgd", "::mlir::ModuleOp"> {
+  let summary = "Local updates; parameters averaged every k steps (LocalSGD)";
+  let description = [{
+    Turns the per-rank program of a data-parallel training step (made by
+    `dist-data-parallel` and partitioning) into LocalSGD, the seeds'
+    algorithm:
+
+    * The gradient reductions over `axis` (the `dist.all_reduce` ops of
+      results of ops marked `dist.grad_of`) go: each rank steps on its own
+      batch. A rank's partial gradient is its share of the sum over the
+      axis, so it is scaled by the axis size (its own estimate of the sum:
+      the mean gradient over its batch). Reductions over further axes (a
+      Megatron axis) stay.
+    * Every updated parameter gets a snapshot, new state named
+      `<parameter>.local_sgd_snapshot` (in the parameter's layout), and a
+      step counter `local_sgd.step` counts the calls. The first call takes
+      the snapshots from the parameters it gets.
+    * On every k-th call (an `scf.if` whose condition is marked
+      `dist.true_once_every = k`), after the local update: `delta =
+      snapshot - param`, all-reduced (sum) over the axis in one bucket and
+      divided by its size, `param = snapshot - delta`, `snapshot = param`.
+      Optimizer state stays local.
+
+    With k = 1 and plain SGD this is data parallelism (the average of the
+    local updates is the update with the averaged gradient). Run it before
+    `dist-fuse-gradients` and `dist-make-async`, e.g. `dist-run
+    --per-rank-passes=dist-local-sgd{k=4}` (with `--no-compare` for k > 1,
+    where the ranks' parameters differ from the serial step between
+    averagings by design).
+
+    Errors (located): `k` < 1, a global program, no training step, no
+    gradient reduction over the axis, an async or non-sum reduction, a
+    parameter that is no float tensor.
+  }];
+  let options = [
+    Option<"steps", "k", "int64_t", /*default=*/"4",
+           "Local steps between parameter averagings">,
+    Option<"axis", "axis", "std::string", /*default=*/"\"dp\"",
+           "The data-parallel mesh axis">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::dist::DistDialect"];
+}
+
 def DistFuseGradients : Pass<"dist-fuse-gradients", "::mlir::ModuleOp"> {
   let summary = "Packs gradient reductions into buckets capped in size";
   let description = [{
