@@ -3,7 +3,9 @@
 #include "LoweringUtils.h"
 #include "dist/Transforms/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
@@ -20,6 +22,7 @@ namespace {
 // CBLAS enum values (cblas.h).
 constexpr int64_t kCblasRowMajor = 101;
 constexpr int64_t kCblasNoTrans = 111;
+constexpr int64_t kCblasTrans = 112;
 
 /// A rank-2 memref whose innermost stride is statically 1 and whose static
 /// sizes and row stride fit CBLAS's 32-bit ints.
@@ -41,7 +44,7 @@ static bool fitsCblas(Type type) {
 struct MatmulToBlas : public OpRewritePattern<linalg::MatmulOp> {
   MatmulToBlas(MLIRContext *context, ModuleOp module, SymbolTable &symbols,
                bool &reportedError)
-      : OpRewritePattern<linalg::MatmulOp>(context), module(module),
+      : OpRewritePattern<linalg::MatmulOp>(context, /*benefit=*/2), module(module),
         symbols(symbols), reportedError(reportedError) {}
 
   LogicalResult matchAndRewrite(linalg::MatmulOp op,
@@ -105,6 +108,189 @@ struct MatmulToBlas : public OpRewritePattern<linalg::MatmulOp> {
   bool &reportedError;
 };
 
+/// One operand of a contraction as a strided matrix: its two dims' static
+/// sizes and strides (elements), and its strides along the batch loops.
+struct StridedMatrix {
+  int64_t rows, cols, rowStride, colStride;
+  SmallVector<int64_t> batchStrides;
+
+  StridedMatrix transposed() const {
+    return {cols, rows, colStride, rowStride, batchStrides};
+  }
+  /// How CBLAS reads it in row-major order: transposed or not, and its
+  /// leading dimension; std::nullopt if neither of its dims is contiguous.
+  std::optional<std::pair<bool, int64_t>> asRowMajor() const {
+    if (cols == 1 || colStride == 1) {
+      int64_t ld = rows == 1 ? std::max<int64_t>(cols, 1) : rowStride;
+      if (ld >= std::max<int64_t>(cols, 1) && ld <= INT32_MAX)
+        return std::make_pair(false, ld);
+    }
+    if (rows == 1 || rowStride == 1) {
+      int64_t ld = cols == 1 ? std::max<int64_t>(rows, 1) : colStride;
+      if (ld >= std::max<int64_t>(rows, 1) && ld <= INT32_MAX)
+        return std::make_pair(true, ld);
+    }
+    return std::nullopt;
+  }
+};
+
+/// A linalg contraction on buffers (C += A * B over one m, one n and one k
+/// loop, any number of batch loops; a linalg.generic with permuted operands
+/// such as attention's "bqhd,bkhd->bhqk", or a batch_matmul) whose every
+/// operand has a contiguous dim among its two matrix dims: one
+/// cblas_?gemm per batch element, with transposes and leading dimensions
+/// taken from the static strides.
+struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
+  ContractionToBlas(MLIRContext *context, ModuleOp module, SymbolTable &symbols,
+                    bool &reportedError)
+      : OpInterfaceRewritePattern<linalg::LinalgOp>(context, /*benefit=*/1),
+        module(module), symbols(symbols), reportedError(reportedError) {}
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (reportedError || !op.hasPureBufferSemantics() ||
+        op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+        !linalg::isaContractionOpInterface(op))
+      return failure();
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+        dims->k.size() != 1)
+      return failure();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic))
+      return failure();
+    Value operands[3] = {op.getDpsInputOperand(0)->get(),
+                         op.getDpsInputOperand(1)->get(),
+                         op.getDpsInitOperand(0)->get()};
+    Type elementType = cast<MemRefType>(operands[2].getType()).getElementType();
+    if (!elementType.isF32() && !elementType.isF64())
+      return failure();
+    // Each operand's stride along each loop (0 where it does not index).
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    SmallVector<SmallVector<int64_t>> loopStrides;
+    for (auto [operand, map] : llvm::zip(operands, maps)) {
+      auto type = cast<MemRefType>(operand.getType());
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (type.getElementType() != elementType ||
+          failed(type.getStridesAndOffset(strides, offset)) ||
+          llvm::any_of(strides, ShapedType::isDynamic) ||
+          !map.isProjectedPermutation())
+        return failure();
+      SmallVector<int64_t> perLoop(ranges.size(), 0);
+      for (auto [d, expr] : llvm::enumerate(map.getResults()))
+        perLoop[cast<AffineDimExpr>(expr).getPosition()] = strides[d];
+      loopStrides.push_back(perLoop);
+    }
+    unsigned m = dims->m.front(), n = dims->n.front(), k = dims->k.front();
+    auto matrix = [&](int operand, unsigned rowLoop, unsigned colLoop) {
+      StridedMatrix x{ranges[rowLoop], ranges[colLoop],
+                      loopStrides[operand][rowLoop],
+                      loopStrides[operand][colLoop], {}};
+      for (unsigned b : dims->batch)
+        x.batchStrides.push_back(loopStrides[operand][b]);
+      return x;
+    };
+    StridedMatrix a = matrix(0, m, k), b = matrix(1, k, n), c = matrix(2, m, n);
+    int64_t rowsC = ranges[m], colsC = ranges[n];
+    Value aValue = operands[0], bValue = operands[1];
+    // C in column-major order is C^T = B^T A^T in row-major order.
+    if (!c.asRowMajor() || c.asRowMajor()->first) {
+      std::swap(a, b);
+      a = a.transposed();
+      b = b.transposed();
+      c = c.transposed();
+      std::swap(aValue, bValue);
+      std::swap(rowsC, colsC);
+    }
+    auto layoutA = a.asRowMajor(), layoutB = b.asRowMajor(),
+         layoutC = c.asRowMajor();
+    if (!layoutA || !layoutB || !layoutC || layoutC->first ||
+        rowsC > INT32_MAX || colsC > INT32_MAX || ranges[k] > INT32_MAX)
+      return failure();
+
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    auto constI32 = [&](int64_t value) -> Value {
+      return arith::ConstantIntOp::create(rewriter, loc, value, 32);
+    };
+    int64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
+    Value one = arith::ConstantOp::create(rewriter, loc,
+                                          rewriter.getFloatAttr(elementType, 1));
+    StringRef callee = elementType.isF32() ? "cblas_sgemm" : "cblas_dgemm";
+    auto ptrType = LLVM::LLVMPointerType::get(rewriter.getContext());
+    SmallVector<Type> argTypes = {i32, i32, i32, i32, i32, i32, elementType,
+                                  ptrType, i32, ptrType, i32, elementType,
+                                  ptrType, i32};
+    if (failed(declareExternalFunction(rewriter, module, symbols, callee,
+                                       argTypes, {}))) {
+      reportedError = true;
+      return failure();
+    }
+    // Element offsets of the views, taken once.
+    auto baseOf = [&](Value memref) {
+      Value aligned =
+          memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, memref);
+      auto metadata =
+          memref::ExtractStridedMetadataOp::create(rewriter, loc, memref);
+      return std::make_pair(aligned, metadata.getOffset());
+    };
+    auto [baseA, offsetA] = baseOf(aValue);
+    auto [baseB, offsetB] = baseOf(bValue);
+    auto [baseC, offsetC] = baseOf(operands[2]);
+    // One call per batch element, in nested loops over the batch dims.
+    SmallVector<Value> ivs;
+    for (unsigned batch : dims->batch) {
+      Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      Value ub = arith::ConstantIndexOp::create(rewriter, loc, ranges[batch]);
+      Value step = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      auto loop = scf::ForOp::create(rewriter, loc, lb, ub, step);
+      ivs.push_back(loop.getInductionVar());
+      rewriter.setInsertionPointToStart(loop.getBody());
+    }
+    auto address = [&](Value base, Value offset, const StridedMatrix &x) {
+      Value elements = offset;
+      for (auto [iv, stride] : llvm::zip(ivs, x.batchStrides))
+        if (stride != 0)
+          elements = arith::AddIOp::create(
+              rewriter, loc, elements,
+              arith::MulIOp::create(
+                  rewriter, loc, iv,
+                  arith::ConstantIndexOp::create(rewriter, loc, stride)));
+      Value byteOffset = arith::MulIOp::create(
+          rewriter, loc, elements,
+          arith::ConstantIndexOp::create(rewriter, loc, bytes));
+      Value sum = arith::AddIOp::create(rewriter, loc, base, byteOffset);
+      Value sum64 =
+          arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), sum);
+      return LLVM::IntToPtrOp::create(rewriter, loc, ptrType, sum64).getResult();
+    };
+    SmallVector<Value> args = {
+        constI32(kCblasRowMajor),
+        constI32(layoutA->first ? kCblasTrans : kCblasNoTrans),
+        constI32(layoutB->first ? kCblasTrans : kCblasNoTrans),
+        constI32(rowsC),
+        constI32(colsC),
+        constI32(ranges[k]),
+        one,
+        address(baseA, offsetA, a),
+        constI32(layoutA->second),
+        address(baseB, offsetB, b),
+        constI32(layoutB->second),
+        one,
+        address(baseC, offsetC, c),
+        constI32(layoutC->second)};
+    func::CallOp::create(rewriter, loc, callee, TypeRange{}, args);
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  ModuleOp module;
+  SymbolTable &symbols;
+  bool &reportedError;
+};
+
 struct DistMatmulToBlasPass
     : public dist::impl::DistMatmulToBlasBase<DistMatmulToBlasPass> {
   void runOnOperation() override {
@@ -112,7 +298,8 @@ struct DistMatmulToBlasPass
     SymbolTable symbols(module);
     RewritePatternSet patterns(&getContext());
     bool reportedError = false;
-    patterns.add<MatmulToBlas>(&getContext(), module, symbols, reportedError);
+    patterns.add<MatmulToBlas, ContractionToBlas>(&getContext(), module,
+                                                  symbols, reportedError);
     walkAndApplyPatterns(module, std::move(patterns));
     if (reportedError)
       signalPassFailure();

@@ -402,9 +402,20 @@ def DistMatmulToBlas : Pass<"dist-matmul-to-blas", "::mlir::ModuleOp"> {
     Replaces `linalg.matmul` on memrefs of f32 (f64) whose rows are
     contiguous (unit innermost stride) by a call to `cblas_sgemm`
     (`cblas_dgemm`) in row-major order with beta = 1, which is what
-    linalg.matmul computes (C += A * B). Matmuls with other element types,
-    user-defined indexing maps or strided rows are left for the loop
-    lowering. The program must be linked with a CBLAS (OpenBLAS).
+    linalg.matmul computes (C += A * B). The program must be linked with a
+    CBLAS (OpenBLAS).
+
+    Other contractions on buffers go to the same calls: any linalg op whose
+    body is a multiply-accumulate and whose loops are one m, one n and one
+    k loop plus any number of batch loops (`linalg.batch_matmul`, matmuls
+    with transposed maps, attention's "biad,bjad->baij" as a
+    `linalg.generic`), with static sizes and strides, where each operand
+    has a contiguous dim among its two matrix dims: one call per batch
+    element (in `scf.for` loops over the batch dims), operands read
+    transposed (`CblasTrans`) where their contiguous dim is the other one,
+    and a column-major result computed as C^T = B^T A^T. Contractions with
+    other element types, dynamic shapes or strides, or no contiguous dim
+    are left for the loop lowering.
 
     ```mlir
     linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>)
@@ -416,7 +427,8 @@ def DistMatmulToBlas : Pass<"dist-matmul-to-blas", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect"
+    "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::scf::SCFDialect"
   ];
 }
 

@@ -35,7 +35,8 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
   PassOptions::Option<bool> blas{
       *this, "blas",
       llvm::cl::desc("Call a BLAS (cblas_sgemm/cblas_dgemm) for f32/f64 "
-                     "linalg.matmul (link a CBLAS); false generates "
+                     "matmuls and other contractions (link a CBLAS); false "
+                     "generates "
                      "register-tiled vector code (dist-vectorize-matmul)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> runtimeVerification{
