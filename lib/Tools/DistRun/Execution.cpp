@@ -9,6 +9,9 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Target/TargetMachine.h"
+
 #include <cstring>
 
 using namespace mlir;
@@ -30,8 +33,23 @@ CompiledProgram::compile(ModuleOp module, const CompileOptions &options,
     return failure();
   }
   ExecutionEngineOptions engineOptions;
+  // The host's target machine: without it LLVM's cost model knows no vector
+  // registers and the loop vectorizer leaves every loop scalar.
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder) {
+    error = "no target machine for this host: " +
+            llvm::toString(machineBuilder.takeError());
+    return failure();
+  }
+  machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);
+  auto machine = machineBuilder->createTargetMachine();
+  if (!machine) {
+    error = "no target machine for this host: " +
+            llvm::toString(machine.takeError());
+    return failure();
+  }
   auto transformer = makeOptimizingTransformer(/*optLevel=*/2,
-                                               /*sizeLevel=*/0, nullptr);
+                                               /*sizeLevel=*/0, machine->get());
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
   engineOptions.enableObjectDump = !options.objectDump.empty();

@@ -5,6 +5,11 @@
 #include "dist/Dialect/Dist/IR/ShardingUtils.h"
 
 #include <chrono>
+#include <limits>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 using namespace mlir;
 using namespace mlir::dist;
@@ -55,6 +60,17 @@ static FailureOr<Boundary> describe(ModuleOp module, func::FuncOp entry,
   for (auto [d, axes] : llvm::enumerate(boundary.layout.dims))
     boundary.globalShape[d] *= meshmath::groupSize(meshShape, axes);
   return boundary;
+}
+
+/// Every step allocates and frees the same buffers. By default glibc hands
+/// large ones back to the system (mmap'd chunks, a trimmed heap top), and
+/// the next step page-faults them in again: a GPT step spent a quarter of
+/// its time there (214 -> 163 ms). Keep freed memory in the process.
+static void keepFreedMemory() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+#endif
 }
 
 static llvm::Error failedAt(const Twine &what, std::string error) {
@@ -123,6 +139,7 @@ llvm::Error run::runSteps(ModuleOp module, const WorkDir &dir, int run,
   for (auto [i, arg] : llvm::enumerate(updates))
     exchange |= arg >= 0 && !keepsBlock(i, arg);
 
+  keepFreedMemory();
   std::string error;
   FailureOr<std::unique_ptr<CompiledProgram>> program =
       CompiledProgram::compile(module, options.compile, error);
