@@ -114,3 +114,17 @@ func.func @true_once_every_zero(%x: i64) -> i1 {
   %y = arith.cmpi eq, %x, %x {dist.true_once_every = 0 : i64} : i64
   return %y : i1
 }
+
+// -----
+
+// expected-error@+1 {{'func.func' op argument 0: 'dist.input_normal' must be a standard deviation >= 0 (a float value) on a float argument, got -1.000000e+00 : f64 on 'tensor<4xf32>'}}
+func.func @negative_std(%w: tensor<4xf32> {dist.input_normal = -1.0 : f64}) -> tensor<4xf32> {
+  return %w : tensor<4xf32>
+}
+
+// -----
+
+// expected-error@+1 {{'func.func' op 'dist.input_seed' belongs on a module and is a seed (an integer >= 0), got 3 : i64}}
+func.func @seed_on_function(%w: tensor<4xf32>) -> tensor<4xf32> attributes {dist.input_seed = 3 : i64} {
+  return %w : tensor<4xf32>
+}

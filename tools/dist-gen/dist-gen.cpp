@@ -74,6 +74,12 @@ static cl::opt<double> epsilon("eps", cl::desc("adam: epsilon"), cl::init(1e-8),
 static cl::opt<double> clipGradNorm("clip-grad-norm",
                                     cl::desc("Clip the global gradient norm to this value"),
                                     cl::init(0), cl::cat(genCategory));
+static cl::opt<unsigned long long> seed(
+    "seed",
+    cl::desc("Seed of the initial weights and the batch that dist-run draws "
+             "(the module's dist.input_seed; weights from their declared "
+             "distributions: N(0, 0.02) for GPT, N(0, 1/fan-in) for the MLP)"),
+    cl::cat(genCategory));
 static cl::opt<bool> returnGradients("return-gradients",
                                      cl::desc("Also return every gradient (after clipping)"),
                                      cl::init(false), cl::cat(genCategory));
@@ -131,6 +137,8 @@ int main(int argc, char **argv) {
   options.epsilon = epsilon;
   if (clipGradNorm.getNumOccurrences())
     options.clipGradNorm = clipGradNorm;
+  if (seed.getNumOccurrences())
+    options.seed = seed;
   options.returnGradients = returnGradients;
   options.functionName = functionName;
   options.meshName = meshName;

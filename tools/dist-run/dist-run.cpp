@@ -84,7 +84,9 @@ static cl::list<std::string> inputFiles(
              "for argument INDEX instead of random values; a file of n "
              "values gives step s value (s - 1) mod n (a dataset)"),
     cl::cat(category));
-static cl::opt<unsigned> seed("seed", cl::desc("Seed of the random inputs"),
+static cl::opt<unsigned> seed("seed",
+                              cl::desc("Seed of the random inputs (default: "
+                                       "the module's dist.input_seed, or 1)"),
                               cl::init(1), cl::cat(category));
 static cl::opt<int> numSteps(
     "steps",
@@ -319,11 +321,22 @@ static LogicalResult generateInput(func::FuncOp entry, unsigned i, Type type,
     }
     return success();
   }
-  std::mt19937_64 generator(seed * 1000003ull + i);
+  uint64_t base = seed;
+  if (seed.getNumOccurrences() == 0)
+    if (auto moduleSeed =
+            entry->getParentOfType<ModuleOp>()->getAttrOfType<IntegerAttr>(
+                DistDialect::getInputSeedAttrName()))
+      base = moduleSeed.getValue().getZExtValue();
+  std::mt19937_64 generator(base * 1000003ull + i);
   if (auto fill = entry.getArgAttrOfType<FloatAttr>(
           i, DistDialect::getInputFillAttrName())) {
     for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
       tensor.set(e, fill.getValueAsDouble());
+  } else if (auto normal = entry.getArgAttrOfType<FloatAttr>(
+                 i, DistDialect::getInputNormalAttrName())) {
+    std::normal_distribution<double> draw(0.0, normal.getValueAsDouble());
+    for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
+      tensor.set(e, draw(generator));
   } else if (hostdata::isFloat(tensor.dtype())) {
     std::uniform_real_distribution<double> draw(-1.0, 1.0);
     for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)

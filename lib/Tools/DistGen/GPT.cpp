@@ -242,22 +242,26 @@ OwningOpRef<ModuleOp> gen::buildGPTStep(MLIRContext *context,
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(context));
   TrainingStep step(*module, options);
   int64_t h = model.hidden, v = model.vocab;
+  // GPT-2's initialization: weights N(0, 0.02), biases 0, layernorm gains 1.
+  auto gpt2Init = TrainingStep::Init::normalWithStd(0.02);
+  auto zeros = TrainingStep::Init::fill(0.0);
   auto linearParams = [&](const std::string &prefix, int64_t in, int64_t out,
                           bool columnParallel, bool withBias = true) {
     Linear layer;
     layer.weight = step.addParam(prefix + ".weight", {in, out},
-                                 columnParallel ? 1 : 0);
+                                 columnParallel ? 1 : 0, gpt2Init);
     if (withBias)
-      layer.bias =
-          step.addParam(prefix + ".bias", {out}, columnParallel ? 0 : -1);
+      layer.bias = step.addParam(prefix + ".bias", {out},
+                                 columnParallel ? 0 : -1, zeros);
     return layer;
   };
   auto normParams = [&](const std::string &prefix) {
-    return LayerNorm{step.addParam(prefix + ".weight", {h}),
-                     step.addParam(prefix + ".bias", {h})};
+    return LayerNorm{step.addParam(prefix + ".weight", {h}, -1,
+                                   TrainingStep::Init::fill(1.0)),
+                     step.addParam(prefix + ".bias", {h}, -1, zeros)};
   };
-  unsigned wte = step.addParam("wte", {v, h}, 0);
-  unsigned wpe = step.addParam("wpe", {model.seq, h});
+  unsigned wte = step.addParam("wte", {v, h}, 0, gpt2Init);
+  unsigned wpe = step.addParam("wpe", {model.seq, h}, -1, gpt2Init);
   SmallVector<DecoderBlock> blocks;
   for (int64_t l = 0; l < model.layers; ++l) {
     std::string prefix = "h." + std::to_string(l) + ".";
@@ -277,7 +281,7 @@ OwningOpRef<ModuleOp> gen::buildGPTStep(MLIRContext *context,
   LayerNorm lnf = normParams("lnf");
   std::optional<unsigned> head;
   if (!model.tiedHead)
-    head = step.addParam("head.weight", {h, v}, 1);
+    head = step.addParam("head.weight", {h, v}, 1, gpt2Init);
   Type i32 = IntegerType::get(context, 32);
   unsigned ids = step.addInput("ids", {model.batch, model.seq}, i32, v);
   unsigned labels = step.addInput("labels", {model.batch, model.seq}, i32, v);

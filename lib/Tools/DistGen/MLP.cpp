@@ -12,6 +12,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::dist;
 using namespace mlir::dist::gen;
@@ -26,11 +28,15 @@ OwningOpRef<ModuleOp> gen::buildMLPStep(MLIRContext *context,
   for (int64_t i = 0; i < layers; ++i) {
     bool columnParallel = i % 2 == 0;
     std::string prefix = "fc" + std::to_string(i);
-    weights.push_back(step.addParam(prefix + ".weight",
-                                    {model.widths[i], model.widths[i + 1]},
-                                    columnParallel ? 1 : 0));
+    // LeCun's initialization (variance 1 / fan-in), biases 0: activations
+    // keep their scale through deep stacks.
+    weights.push_back(step.addParam(
+        prefix + ".weight", {model.widths[i], model.widths[i + 1]},
+        columnParallel ? 1 : 0,
+        TrainingStep::Init::normalWithStd(1.0 / std::sqrt(model.widths[i]))));
     biases.push_back(step.addParam(prefix + ".bias", {model.widths[i + 1]},
-                                   columnParallel ? 0 : -1));
+                                   columnParallel ? 0 : -1,
+                                   TrainingStep::Init::fill(0.0)));
   }
   unsigned x = step.addInput("x", {model.batch, model.widths.front()});
   unsigned labels =

@@ -129,10 +129,19 @@ public:
   Type getComputeType() const { return computeType; }
   Type getMasterType() const { return masterType; }
 
+  /// How a parameter's initial value is drawn (dist.input_normal or
+  /// dist.input_fill on its argument).
+  struct Init {
+    bool normal;
+    double value; // the standard deviation, or the fill value
+    static Init normalWithStd(double std) { return {true, std}; }
+    static Init fill(double value) { return {false, value}; }
+  };
+
   /// Declares a parameter; `modelSplitDim` is the dim Megatron splits over
   /// the model axis (-1: none). Returns its handle. Before begin().
   unsigned addParam(StringRef name, ArrayRef<int64_t> shape,
-                    int64_t modelSplitDim = -1);
+                    int64_t modelSplitDim, Init init);
   /// Declares an input (a batch tensor); `element` null: the compute type.
   /// Integers are drawn from [0, rangeEnd). Dim 0 is the batch.
   unsigned addInput(StringRef name, ArrayRef<int64_t> shape, Type element = {},
@@ -156,6 +165,7 @@ private:
     std::string name;
     SmallVector<int64_t> shape;
     int64_t modelSplitDim;
+    Init init;
     unsigned argument = 0;
     SmallVector<unsigned> stateArguments;
     Value computeValue, gradient;

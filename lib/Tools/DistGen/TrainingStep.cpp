@@ -35,11 +35,12 @@ TrainingStep::TrainingStep(ModuleOp module, const StepOptions &options)
       builder(module.getContext()) {}
 
 unsigned TrainingStep::addParam(StringRef name, ArrayRef<int64_t> shape,
-                                int64_t modelSplitDim) {
+                                int64_t modelSplitDim, Init init) {
   Param param;
   param.name = name.str();
   param.shape.assign(shape.begin(), shape.end());
   param.modelSplitDim = modelSplitDim;
+  param.init = init;
   params.push_back(param);
   return params.size() - 1;
 }
@@ -125,6 +126,9 @@ void TrainingStep::begin() {
     for (Param &param : params)
       resultTypes.push_back(tensorOf(param.shape, masterType));
 
+  if (options.seed)
+    module->setAttr(DistDialect::getInputSeedAttrName(),
+                    builder.getI64IntegerAttr(*options.seed));
   function = func::FuncOp::create(builder, loc, options.functionName,
                                   builder.getFunctionType(argTypes, resultTypes));
   auto setBoth = [&](unsigned index, StringRef name, Attribute value) {
@@ -137,6 +141,10 @@ void TrainingStep::begin() {
     function.setArgAttr(param.argument, DistDialect::getParamAttrName(),
                         UnitAttr::get(context));
     setBoth(param.argument, nameAttr, builder.getStringAttr(param.name));
+    function.setArgAttr(param.argument,
+                        param.init.normal ? DistDialect::getInputNormalAttrName()
+                                          : DistDialect::getInputFillAttrName(),
+                        builder.getF64FloatAttr(param.init.value));
     if (Attribute sharding =
             shardingOf(param.shape, param.modelSplitDim, /*batch=*/false))
       setBoth(param.argument, shardingAttr, sharding);

@@ -50,6 +50,9 @@ struct StepOptions {
   std::string dataAxis, modelAxis;
   /// Also return every gradient (after clipping), named "grad.<param>".
   bool returnGradients = false;
+  /// The seed dist-run draws the initial weights and the batch with
+  /// (`dist.input_seed` on the module); none: dist-run's own.
+  std::optional<uint64_t> seed;
   std::string functionName = "train_step";
 };
 

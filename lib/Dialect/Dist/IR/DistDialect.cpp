@@ -3,6 +3,7 @@
 #include "dist/Dialect/Dist/IR/DistDialect.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/ShardingUtils.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "dist/Dialect/Dist/IR/StepState.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -221,6 +222,17 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
     type = op->getRegion(regionIndex).getArgument(argIndex).getType();
   if (attr.getName() == getInputRangeAttrName())
     return verifyInputRange(op, attr, type, argIndex);
+  if (attr.getName() == getInputNormalAttrName()) {
+    auto std = dyn_cast<FloatAttr>(attr.getValue());
+    if (!std || !isa<FloatType>(getElementTypeOrSelf(type)) ||
+        !(std.getValueAsDouble() >= 0))
+      return op->emitOpError()
+             << "argument " << argIndex << ": '" << getInputNormalAttrName()
+             << "' must be a standard deviation >= 0 (a float value) on a "
+                "float argument, got "
+             << attr.getValue() << " on " << type;
+    return success();
+  }
   if (attr.getName() == getInputFillAttrName()) {
     if (!isa<FloatAttr>(attr.getValue()) ||
         !isa<FloatType>(getElementTypeOrSelf(type)))
@@ -325,6 +337,15 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                                   "this op has "
                                << op->getNumResults();
     return verifyTrainingMarking(op, attr, "its result");
+  }
+  if (attr.getName() == getInputSeedAttrName()) {
+    auto seed = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<mlir::ModuleOp>(op) || !seed || seed.getValue().isNegative())
+      return op->emitOpError() << "'" << getInputSeedAttrName()
+                               << "' belongs on a module and is a seed (an "
+                                  "integer >= 0), got "
+                               << attr.getValue();
+    return success();
   }
   if (attr.getName() == getTrueOnceEveryAttrName()) {
     auto every = dyn_cast<IntegerAttr>(attr.getValue());

@@ -83,6 +83,18 @@ def Dist_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getInputFillAttrName() {
       return "dist.input_fill";
     }
+    /// Name of the argument attribute `<std> : f64` on a float argument: when
+    /// test inputs are generated (dist-run), every element is drawn from a
+    /// normal distribution with mean 0 and this standard deviation (initial
+    /// weights, as GPT-2's N(0, 0.02)).
+    static constexpr ::llvm::StringLiteral getInputNormalAttrName() {
+      return "dist.input_normal";
+    }
+    /// Name of the module attribute `<seed> : i64`: the seed dist-run draws
+    /// test inputs with when its --seed is not given (dist-gen --seed).
+    static constexpr ::llvm::StringLiteral getInputSeedAttrName() {
+      return "dist.input_seed";
+    }
     /// Name of the result attribute `<argument index> : i64` of a function
     /// that computes one step of a loop (a training step): the result is the
     /// next value of that argument (a parameter, optimizer state). dist-run
