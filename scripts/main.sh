@@ -21,9 +21,14 @@ if [[ $# -eq 0 ]]; then
   dp="$out_dir/gpt_train_step.dp.mlir"
   partitioned="$out_dir/gpt_train_step.dp.partitioned.mlir"
   shape="--layers 2 --hidden 64 --heads 4 --seq 32 --vocab 256 --batch 8"
-  step "generate a GPT training step (dist-gen gpt $shape --optimizer adam --mesh dp=4) -> $gpt"
+  # Momentum rather than Adam: Adam's first step divides each gradient by its
+  # own magnitude, so a gradient element that cancels to ~1e-8 (GPT-2's
+  # initialization makes a few) turns the rounding of its sum into updates
+  # that differ per summation order by more than dist-run's per-tensor judge
+  # allows. Adam steps are checked against PyTorch in test/Training.
+  step "generate a GPT training step (dist-gen gpt $shape --optimizer momentum --mesh dp=4) -> $gpt"
   # shellcheck disable=SC2086
-  build/bin/dist-gen gpt $shape --optimizer adam --clip-grad-norm 1.0 --mesh dp=4 -o "$gpt"
+  build/bin/dist-gen gpt $shape --optimizer momentum --clip-grad-norm 1.0 --mesh dp=4 -o "$gpt"
   echo "  parameters: $(grep -o 'dist.param' "$gpt" | wc -l), gradients: $(grep -o 'dist.grad_of' "$gpt" | wc -l)," \
        "ops: $(grep -cE '^ +%' "$gpt")"
   step "make it data parallel over dp with 2 communicators (dist-data-parallel) -> $dp"

@@ -154,8 +154,10 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
       return failure();
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(op);
+    // Every loop must be one of them: a loop over one operand only (a sum
+    // or a broadcast) is no GEMM.
     if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-        dims->k.size() != 1)
+        dims->k.size() != 1 || dims->batch.size() + 3 != op.getNumLoops())
       return failure();
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (llvm::any_of(ranges, ShapedType::isDynamic))
