@@ -9,6 +9,7 @@
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/StepState.h"
+#include "TrainingStepUtils.h"
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -227,29 +228,9 @@ void DistDataParallelPass::runOnOperation() {
                       << "' is not an axis of this mesh";
     return signalPassFailure();
   }
-  bool ok = true, foundStep = false;
-  module.walk([&](func::FuncOp func) {
-    bool isStep = false;
-    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
-      if (func.getArgAttr(i, DistDialect::getPartitionedAsAttrName())) {
-        func.emitOpError() << "is a per-rank program (argument " << i
-                           << " is partitioned); dist-data-parallel takes a "
-                              "global program";
-        ok = false;
-        return;
-      }
-      isStep |= bool(func.getArgAttr(i, DistDialect::getParamAttrName()));
-    }
-    foundStep |= isStep;
-    if (isStep && failed(runOnStep(func, *mesh)))
-      ok = false;
-  });
-  if (ok && !foundStep) {
-    module.emitError() << "dist-data-parallel: no training step (no function "
-                          "argument is marked '"
-                       << DistDialect::getParamAttrName() << "')";
-    ok = false;
-  }
-  if (!ok)
+  if (failed(forEachTrainingStep(module, "dist-data-parallel",
+                                 StepPhase::Global, [&](func::FuncOp func) {
+                                   return runOnStep(func, *mesh);
+                                 })))
     signalPassFailure();
 }

@@ -11,6 +11,7 @@
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/StepState.h"
+#include "TrainingStepUtils.h"
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -57,26 +58,6 @@ static bool usesAnyOf(Operation *op, const llvm::DenseSet<Value> &values) {
     return WalkResult::advance();
   });
   return walk.wasInterrupted();
-}
-
-static Value splatConstant(OpBuilder &builder, Location loc,
-                           RankedTensorType type, double value) {
-  TypedAttr element;
-  if (isa<FloatType>(type.getElementType()))
-    element = builder.getFloatAttr(type.getElementType(), value);
-  else
-    element = builder.getIntegerAttr(type.getElementType(), (int64_t)value);
-  return arith::ConstantOp::create(builder, loc,
-                                   DenseElementsAttr::get(type, element));
-}
-
-/// "<name of argument i>.<suffix>", or "arg<i>.<suffix>" when it has none.
-static std::string derivedName(func::FuncOp func, unsigned i,
-                               StringRef suffix) {
-  auto name =
-      func.getArgAttrOfType<StringAttr>(i, DistDialect::getNameAttrName());
-  return (name ? name.getValue().str() : "arg" + std::to_string(i)) + "." +
-         suffix.str();
 }
 
 LogicalResult DistGradientMergePass::runOnStep(func::FuncOp func) {
@@ -161,7 +142,7 @@ LogicalResult DistGradientMergePass::runOnStep(func::FuncOp func) {
     argTypes.push_back(g.op->getResult(0).getType());
     argAttrs.push_back(attrs.getDictionaryAttr({
         attrs.getNamedAttr(DistDialect::getNameAttrName(),
-                           attrs.getStringAttr(derivedName(
+                           attrs.getStringAttr(derivedStateName(
                                func, g.param, "grad_accumulator"))),
         attrs.getNamedAttr(DistDialect::getGradAccumulatorOfAttrName(),
                            attrs.getI64IntegerAttr(g.param)),
@@ -201,16 +182,7 @@ LogicalResult DistGradientMergePass::runOnStep(func::FuncOp func) {
 
   // The counter, and whether this micro-step updates.
   builder.setInsertionPoint(ret);
-  Value one = splatConstant(builder, loc, counterType, 1);
-  Value nextCounter = arith::AddIOp::create(builder, loc, counter, one);
-  Value count = tensor::ExtractOp::create(builder, loc, nextCounter);
-  Value k = arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(steps));
-  Value zero = arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(0));
-  Value remainder = arith::RemSIOp::create(builder, loc, count, k);
-  auto isUpdate = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
-                                        remainder, zero);
-  isUpdate->setAttr(DistDialect::getTrueOnceEveryAttrName(),
-                    builder.getI64IntegerAttr(steps));
+  auto [nextCounter, isUpdate] = buildOnceEveryK(builder, loc, counter, steps);
 
   // What the step returns, and what a micro-step without update returns
   // instead: the argument it updates (unchanged), or zeros.
@@ -241,7 +213,7 @@ LogicalResult DistGradientMergePass::runOnStep(func::FuncOp func) {
   for (MergedGradient &g : gradients) {
     auto type = cast<RankedTensorType>(g.accumulator.getType());
     Value scale =
-        splatConstant(builder, g.op->getLoc(), type, average ? 1.0 / steps : 1.0);
+        buildSplatConstant(builder, g.op->getLoc(), type, average ? 1.0 / steps : 1.0);
     auto merged =
         arith::MulFOp::create(builder, g.op->getLoc(), g.accumulated, scale);
     for (StringRef name :
@@ -269,7 +241,7 @@ LogicalResult DistGradientMergePass::runOnStep(func::FuncOp func) {
     thenValues.push_back(value);
   }
   for (MergedGradient &g : gradients)
-    thenValues.push_back(splatConstant(
+    thenValues.push_back(buildSplatConstant(
         builder, loc, cast<RankedTensorType>(g.accumulator.getType()), 0.0));
   yieldThen->setOperands(thenValues);
 
@@ -287,7 +259,7 @@ LogicalResult DistGradientMergePass::runOnStep(func::FuncOp func) {
              << ", which depends on a gradient but is no tensor; "
                 "dist-gradient-merge returns zeros for it on micro-steps "
                 "without an update";
-    elseValues.push_back(splatConstant(builder, loc, type, 0.0));
+    elseValues.push_back(buildSplatConstant(builder, loc, type, 0.0));
   }
   for (MergedGradient &g : gradients)
     elseValues.push_back(g.accumulated);
@@ -347,31 +319,9 @@ void DistGradientMergePass::runOnOperation() {
                        << static_cast<int64_t>(steps);
     return signalPassFailure();
   }
-  bool ok = true, foundStep = false;
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (func.isExternal())
-      continue;
-    bool isStep = false;
-    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
-      if (func.getArgAttr(i, DistDialect::getPartitionedAsAttrName())) {
-        func.emitOpError() << "is a per-rank program (argument " << i
-                           << " is partitioned); dist-gradient-merge takes a "
-                              "global program";
-        ok = false;
-        break;
-      }
-      isStep |= bool(func.getArgAttr(i, DistDialect::getParamAttrName()));
-    }
-    foundStep |= isStep;
-    if (ok && isStep && failed(runOnStep(func)))
-      ok = false;
-  }
-  if (ok && !foundStep) {
-    module.emitError() << "dist-gradient-merge: no training step (no function "
-                          "argument is marked '"
-                       << DistDialect::getParamAttrName() << "')";
-    ok = false;
-  }
-  if (!ok)
+  if (failed(forEachTrainingStep(module, "dist-gradient-merge",
+                                 StepPhase::Global, [&](func::FuncOp func) {
+                                   return runOnStep(func);
+                                 })))
     signalPassFailure();
 }

@@ -11,6 +11,7 @@
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/StepState.h"
+#include "TrainingStepUtils.h"
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -37,17 +38,6 @@ private:
   LogicalResult runOnStep(func::FuncOp func);
 };
 } // namespace
-
-static Value splatConstant(OpBuilder &builder, Location loc,
-                           RankedTensorType type, double value) {
-  TypedAttr element;
-  if (isa<FloatType>(type.getElementType()))
-    element = builder.getFloatAttr(type.getElementType(), value);
-  else
-    element = builder.getIntegerAttr(type.getElementType(), (int64_t)value);
-  return arith::ConstantOp::create(builder, loc,
-                                   DenseElementsAttr::get(type, element));
-}
 
 /// True if every input of `op` is a gradient (made by an op marked
 /// dist.grad_of).
@@ -116,7 +106,7 @@ LogicalResult DistLocalSGDPass::runOnStep(func::FuncOp func) {
       }
       auto scaled = arith::MulFOp::create(
           builder, op.getLoc(), input,
-          splatConstant(builder, op.getLoc(), type, (double)*axisSize));
+          buildSplatConstant(builder, op.getLoc(), type, (double)*axisSize));
       scaled->setAttr(DistDialect::getRoleAttrName(),
                       RoleAttr::get(context, Role::backward));
       local.push_back(scaled);
@@ -158,11 +148,8 @@ LogicalResult DistLocalSGDPass::runOnStep(func::FuncOp func) {
   SmallVector<DictionaryAttr> argAttrs;
   SmallVector<Location> argLocs;
   for (auto [arg, result] : updated) {
-    auto name =
-        func.getArgAttrOfType<StringAttr>(arg, DistDialect::getNameAttrName());
     std::string snapshotName =
-        (name ? name.getValue().str() : "arg" + std::to_string(arg)) +
-        ".local_sgd_snapshot";
+        derivedStateName(func, arg, "local_sgd_snapshot");
     SmallVector<NamedAttribute> named = {
         attrs.getNamedAttr(DistDialect::getNameAttrName(),
                            attrs.getStringAttr(snapshotName)),
@@ -209,15 +196,7 @@ LogicalResult DistLocalSGDPass::runOnStep(func::FuncOp func) {
     snapshots.push_back(arith::SelectOp::create(
         builder, loc, isFirst, func.getArgument(pair.first),
         func.getArgument(numArgs + i)));
-  Value nextCounter = arith::AddIOp::create(
-      builder, loc, counter, splatConstant(builder, loc, counterType, 1));
-  Value next = tensor::ExtractOp::create(builder, loc, nextCounter);
-  Value k = arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(steps));
-  Value remainder = arith::RemSIOp::create(builder, loc, next, k);
-  auto isSync = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
-                                      remainder, zero);
-  isSync->setAttr(DistDialect::getTrueOnceEveryAttrName(),
-                  builder.getI64IntegerAttr(steps));
+  auto [nextCounter, isSync] = buildOnceEveryK(builder, loc, counter, steps);
 
   // Every k-th step: average the deltas against the snapshot.
   SmallVector<Type> ifTypes;
@@ -245,7 +224,7 @@ LogicalResult DistLocalSGDPass::runOnStep(func::FuncOp func) {
     auto type = cast<RankedTensorType>(deltas[i].getType());
     auto mean = arith::MulFOp::create(
         builder, loc, summed.getResult(i),
-        splatConstant(builder, loc, type, 1.0 / *axisSize));
+        buildSplatConstant(builder, loc, type, 1.0 / *axisSize));
     auto averaged = arith::SubFOp::create(builder, loc, snapshots[i], mean);
     for (Operation *op : {mean.getOperation(), averaged.getOperation()})
       op->setAttr(DistDialect::getRoleAttrName(), optimizerRole);
@@ -300,35 +279,9 @@ void DistLocalSGDPass::runOnOperation() {
                        << static_cast<int64_t>(steps);
     return signalPassFailure();
   }
-  bool ok = true, foundStep = false;
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (func.isExternal())
-      continue;
-    bool isStep = false, perRank = false;
-    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
-      isStep |= bool(func.getArgAttr(i, DistDialect::getParamAttrName()));
-      perRank |=
-          bool(func.getArgAttr(i, DistDialect::getPartitionedAsAttrName()));
-    }
-    if (!isStep)
-      continue;
-    foundStep = true;
-    if (!perRank) {
-      func.emitOpError() << "is a global program (no argument is "
-                            "partitioned); dist-local-sgd takes the per-rank "
-                            "program of a data-parallel step";
-      ok = false;
-      continue;
-    }
-    if (failed(runOnStep(func)))
-      ok = false;
-  }
-  if (ok && !foundStep) {
-    module.emitError() << "dist-local-sgd: no training step (no function "
-                          "argument is marked '"
-                       << DistDialect::getParamAttrName() << "')";
-    ok = false;
-  }
-  if (!ok)
+  if (failed(forEachTrainingStep(module, "dist-local-sgd", StepPhase::PerRank,
+                                 [&](func::FuncOp func) {
+                                   return runOnStep(func);
+                                 })))
     signalPassFailure();
 }

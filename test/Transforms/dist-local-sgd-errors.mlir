@@ -5,7 +5,7 @@
 
 // Tests that a global program is rejected.
 dist.mesh @mesh [dp = 2]
-// expected-error@+1 {{'func.func' op is a global program (no argument is partitioned); dist-local-sgd takes the per-rank program of a data-parallel step}}
+// expected-error@+1 {{'func.func' op is a global program (no argument is partitioned); dist-local-sgd takes a per-rank program}}
 func.func @global(%w: tensor<4xf32> {dist.param}, %x: tensor<4xf32>) -> (tensor<4xf32> {dist.updates = 0 : i64}) {
   %g = arith.mulf %x, %x {dist.grad_of = 0 : i64} : tensor<4xf32>
   %w2 = arith.subf %w, %g : tensor<4xf32>

@@ -1,0 +1,94 @@
+//===- TrainingStepUtils.cpp - Helpers of the training-step rewrites ------===//
+
+#include "TrainingStepUtils.h"
+#include "dist/Dialect/Dist/IR/DistDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+
+Value dist::buildSplatConstant(OpBuilder &builder, Location loc,
+                               RankedTensorType type, double value) {
+  TypedAttr element;
+  if (isa<FloatType>(type.getElementType()))
+    element = builder.getFloatAttr(type.getElementType(), value);
+  else
+    element = builder.getIntegerAttr(type.getElementType(), (int64_t)value);
+  return arith::ConstantOp::create(builder, loc,
+                                   DenseElementsAttr::get(type, element));
+}
+
+std::string dist::derivedStateName(func::FuncOp func, unsigned arg,
+                                   StringRef suffix) {
+  auto name =
+      func.getArgAttrOfType<StringAttr>(arg, DistDialect::getNameAttrName());
+  return (name ? name.getValue().str() : "arg" + std::to_string(arg)) + "." +
+         suffix.str();
+}
+
+std::pair<Value, Value> dist::buildOnceEveryK(OpBuilder &builder, Location loc,
+                                              Value counter, int64_t k) {
+  auto type = cast<RankedTensorType>(counter.getType());
+  Value next = arith::AddIOp::create(builder, loc, counter,
+                                     buildSplatConstant(builder, loc, type, 1));
+  Value count = tensor::ExtractOp::create(builder, loc, next);
+  Value period =
+      arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(k));
+  Value zero =
+      arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(0));
+  Value remainder = arith::RemSIOp::create(builder, loc, count, period);
+  auto isMultiple = arith::CmpIOp::create(
+      builder, loc, arith::CmpIPredicate::eq, remainder, zero);
+  // On the condition rather than on the scf.if using it: canonicalization
+  // rebuilds an scf.if without its attributes.
+  isMultiple->setAttr(DistDialect::getTrueOnceEveryAttrName(),
+                      builder.getI64IntegerAttr(k));
+  return {next, isMultiple};
+}
+
+LogicalResult
+dist::forEachTrainingStep(ModuleOp module, StringRef passName, StepPhase phase,
+                          function_ref<LogicalResult(func::FuncOp)> rewrite) {
+  bool ok = true, foundStep = false;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    bool isStep = false;
+    std::optional<unsigned> partitioned;
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+      isStep |= bool(func.getArgAttr(i, DistDialect::getParamAttrName()));
+      if (!partitioned &&
+          func.getArgAttr(i, DistDialect::getPartitionedAsAttrName()))
+        partitioned = i;
+    }
+    if (!isStep)
+      continue;
+    foundStep = true;
+    if (phase == StepPhase::Global && partitioned) {
+      func.emitOpError() << "is a per-rank program (argument " << *partitioned
+                         << " is partitioned); " << passName
+                         << " takes a global program";
+      ok = false;
+      continue;
+    }
+    if (phase == StepPhase::PerRank && !partitioned) {
+      func.emitOpError() << "is a global program (no argument is "
+                            "partitioned); "
+                         << passName << " takes a per-rank program";
+      ok = false;
+      continue;
+    }
+    if (failed(rewrite(func)))
+      ok = false;
+  }
+  if (ok && !foundStep) {
+    module.emitError() << passName
+                       << ": no training step (no function argument is "
+                          "marked '"
+                       << DistDialect::getParamAttrName() << "')";
+    ok = false;
+  }
+  return success(ok);
+}

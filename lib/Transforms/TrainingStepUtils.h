@@ -1,0 +1,48 @@
+//===- TrainingStepUtils.h - Helpers of the training-step rewrites -*- C++ -*-===//
+//
+// What dist-gradient-merge and dist-local-sgd both build: splat constants,
+// names of the state they add, and the step counter that decides which calls
+// run the periodic part.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_LIB_TRANSFORMS_TRAININGSTEPUTILS_H
+#define DIST_LIB_TRANSFORMS_TRAININGSTEPUTILS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Builders.h"
+
+#include <string>
+
+namespace mlir::dist {
+
+/// A constant tensor of `type` with every element `value`.
+Value buildSplatConstant(OpBuilder &builder, Location loc,
+                         RankedTensorType type, double value);
+
+/// "<dist.name of argument `arg`>.<suffix>" ("arg<N>.<suffix>" without one):
+/// the name of state a pass adds for that argument.
+std::string derivedStateName(func::FuncOp func, unsigned arg,
+                             StringRef suffix);
+
+/// The next value of a call counter (`counter` + 1, a tensor<i64>) and an i1
+/// that is true when it is a multiple of `k`, marked dist.true_once_every.
+std::pair<Value, Value> buildOnceEveryK(OpBuilder &builder, Location loc,
+                                        Value counter, int64_t k);
+
+/// Which program a training-step pass takes.
+enum class StepPhase { Global, PerRank };
+
+/// Calls `rewrite` on every training step of `module` (a function with an
+/// argument marked dist.param), after checking that it is a program of
+/// `phase` (a per-rank program has partitioned arguments). Reports, as
+/// `passName`, a step of the other phase and a module without steps; fails
+/// if anything failed.
+LogicalResult
+forEachTrainingStep(ModuleOp module, StringRef passName, StepPhase phase,
+                    function_ref<LogicalResult(func::FuncOp)> rewrite);
+
+} // namespace mlir::dist
+
+#endif // DIST_LIB_TRANSFORMS_TRAININGSTEPUTILS_H
