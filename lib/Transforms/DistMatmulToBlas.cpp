@@ -41,16 +41,45 @@ static bool fitsCblas(Type type) {
          fits(strides[0]);
 }
 
+/// The module the patterns declare cblas_?gemm in, and the one call they
+/// all make: C = alpha A B + beta C with alpha = beta = 1, row-major.
+struct GemmCallee {
+  ModuleOp module;
+  SymbolTable &symbols;
+  /// Set when a symbol of the module holds a BLAS name with another type
+  /// (the pass then fails; reported once).
+  bool reportedError = false;
+
+  /// Calls cblas_sgemm/cblas_dgemm (by `elementType`) with transposes,
+  /// sizes, operand addresses and leading dimensions (all i32 but the
+  /// addresses); fails after a name clash.
+  LogicalResult call(OpBuilder &builder, Location loc, Type elementType,
+                     Value transA, Value transB, Value m, Value n, Value k,
+                     Value a, Value lda, Value b, Value ldb, Value c,
+                     Value ldc) {
+    Value one = arith::ConstantOp::create(
+        builder, loc, builder.getFloatAttr(elementType, 1));
+    Value rowMajor = arith::ConstantIntOp::create(builder, loc, kCblasRowMajor, 32);
+    SmallVector<Value> args = {rowMajor, transA, transB, m, n, k, one,
+                               a,        lda,    b,      ldb, one, c, ldc};
+    StringRef callee = elementType.isF32() ? "cblas_sgemm" : "cblas_dgemm";
+    if (failed(declareExternalFunction(builder, module, symbols, callee,
+                                       ValueRange(args).getTypes(), {}))) {
+      reportedError = true;
+      return failure();
+    }
+    func::CallOp::create(builder, loc, callee, TypeRange{}, args);
+    return success();
+  }
+};
+
 struct MatmulToBlas : public OpRewritePattern<linalg::MatmulOp> {
-  MatmulToBlas(MLIRContext *context, ModuleOp module, SymbolTable &symbols,
-               bool &reportedError)
-      : OpRewritePattern<linalg::MatmulOp>(context, /*benefit=*/2), module(module),
-        symbols(symbols), reportedError(reportedError) {}
+  MatmulToBlas(MLIRContext *context, GemmCallee &gemm)
+      : OpRewritePattern<linalg::MatmulOp>(context, /*benefit=*/2), gemm(gemm) {}
 
   LogicalResult matchAndRewrite(linalg::MatmulOp op,
                                 PatternRewriter &rewriter) const override {
-    // After a name clash the pass fails: report it once.
-    if (reportedError)
+    if (gemm.reportedError)
       return failure();
     if (!op.hasPureBufferSemantics() || op.hasUserDefinedMaps() ||
         op.getCast() != linalg::TypeFn::cast_signed)
@@ -83,29 +112,21 @@ struct MatmulToBlas : public OpRewritePattern<linalg::MatmulOp> {
       return arith::ConstantIntOp::create(rewriter, loc, value, 32);
     };
     int64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
-    Value one = arith::ConstantOp::create(rewriter, loc,
-                                          rewriter.getFloatAttr(elementType, 1));
-    SmallVector<Value> args = {
-        constI32(kCblasRowMajor), constI32(kCblasNoTrans),
-        constI32(kCblasNoTrans),  dim(c, 0),
-        dim(c, 1),                dim(a, 1),
-        one,                      buildBufferAddress(rewriter, loc, a, bytes),
-        leadingDim(a),            buildBufferAddress(rewriter, loc, b, bytes),
-        leadingDim(b),            one,
-        buildBufferAddress(rewriter, loc, c, bytes), leadingDim(c)};
-    StringRef callee = elementType.isF32() ? "cblas_sgemm" : "cblas_dgemm";
-    if (failed(declareExternalFunction(rewriter, module, symbols, callee,
-                                       ValueRange(args).getTypes(), {})))
-      reportedError = true;
-    func::CallOp::create(rewriter, loc, callee, TypeRange{}, args);
+    Value noTrans = constI32(kCblasNoTrans);
+    if (failed(gemm.call(rewriter, loc, elementType, noTrans, noTrans,
+                         dim(c, 0), dim(c, 1), dim(a, 1),
+                         buildBufferAddress(rewriter, loc, a, bytes),
+                         leadingDim(a),
+                         buildBufferAddress(rewriter, loc, b, bytes),
+                         leadingDim(b),
+                         buildBufferAddress(rewriter, loc, c, bytes),
+                         leadingDim(c))))
+      return failure();
     rewriter.eraseOp(op);
     return success();
   }
 
-  ModuleOp module;
-  SymbolTable &symbols;
-  /// Set when a symbol of the module holds a BLAS name with another type.
-  bool &reportedError;
+  GemmCallee &gemm;
 };
 
 /// One operand of a contraction as a strided matrix: its two dims' static
@@ -141,14 +162,13 @@ struct StridedMatrix {
 /// cblas_?gemm per batch element, with transposes and leading dimensions
 /// taken from the static strides.
 struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
-  ContractionToBlas(MLIRContext *context, ModuleOp module, SymbolTable &symbols,
-                    bool &reportedError)
+  ContractionToBlas(MLIRContext *context, GemmCallee &gemm)
       : OpInterfaceRewritePattern<linalg::LinalgOp>(context, /*benefit=*/1),
-        module(module), symbols(symbols), reportedError(reportedError) {}
+        gemm(gemm) {}
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
-    if (reportedError || !op.hasPureBufferSemantics() ||
+    if (gemm.reportedError || !op.hasPureBufferSemantics() ||
         op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
         !linalg::isaContractionOpInterface(op))
       return failure();
@@ -213,34 +233,10 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
       return failure();
 
     Location loc = op.getLoc();
-    Type i32 = rewriter.getI32Type();
     auto constI32 = [&](int64_t value) -> Value {
       return arith::ConstantIntOp::create(rewriter, loc, value, 32);
     };
     int64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
-    Value one = arith::ConstantOp::create(rewriter, loc,
-                                          rewriter.getFloatAttr(elementType, 1));
-    StringRef callee = elementType.isF32() ? "cblas_sgemm" : "cblas_dgemm";
-    auto ptrType = LLVM::LLVMPointerType::get(rewriter.getContext());
-    SmallVector<Type> argTypes = {i32, i32, i32, i32, i32, i32, elementType,
-                                  ptrType, i32, ptrType, i32, elementType,
-                                  ptrType, i32};
-    if (failed(declareExternalFunction(rewriter, module, symbols, callee,
-                                       argTypes, {}))) {
-      reportedError = true;
-      return failure();
-    }
-    // Element offsets of the views, taken once.
-    auto baseOf = [&](Value memref) {
-      Value aligned =
-          memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, memref);
-      auto metadata =
-          memref::ExtractStridedMetadataOp::create(rewriter, loc, memref);
-      return std::make_pair(aligned, metadata.getOffset());
-    };
-    auto [baseA, offsetA] = baseOf(aValue);
-    auto [baseB, offsetB] = baseOf(bValue);
-    auto [baseC, offsetC] = baseOf(operands[2]);
     // One call per batch element, in nested loops over the batch dims.
     SmallVector<Value> ivs;
     for (unsigned batch : dims->batch) {
@@ -251,8 +247,9 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
       ivs.push_back(loop.getInductionVar());
       rewriter.setInsertionPointToStart(loop.getBody());
     }
-    auto address = [&](Value base, Value offset, const StridedMatrix &x) {
-      Value elements = offset;
+    // The operand's first element for this batch element.
+    auto address = [&](Value memref, const StridedMatrix &x) {
+      Value elements = arith::ConstantIndexOp::create(rewriter, loc, 0);
       for (auto [iv, stride] : llvm::zip(ivs, x.batchStrides))
         if (stride != 0)
           elements = arith::AddIOp::create(
@@ -260,37 +257,23 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
               arith::MulIOp::create(
                   rewriter, loc, iv,
                   arith::ConstantIndexOp::create(rewriter, loc, stride)));
-      Value byteOffset = arith::MulIOp::create(
-          rewriter, loc, elements,
-          arith::ConstantIndexOp::create(rewriter, loc, bytes));
-      Value sum = arith::AddIOp::create(rewriter, loc, base, byteOffset);
-      Value sum64 =
-          arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), sum);
-      return LLVM::IntToPtrOp::create(rewriter, loc, ptrType, sum64).getResult();
+      return buildBufferAddress(rewriter, loc, memref, bytes, elements);
     };
-    SmallVector<Value> args = {
-        constI32(kCblasRowMajor),
-        constI32(layoutA->first ? kCblasTrans : kCblasNoTrans),
-        constI32(layoutB->first ? kCblasTrans : kCblasNoTrans),
-        constI32(rowsC),
-        constI32(colsC),
-        constI32(ranges[k]),
-        one,
-        address(baseA, offsetA, a),
-        constI32(layoutA->second),
-        address(baseB, offsetB, b),
-        constI32(layoutB->second),
-        one,
-        address(baseC, offsetC, c),
-        constI32(layoutC->second)};
-    func::CallOp::create(rewriter, loc, callee, TypeRange{}, args);
+    auto trans = [&](bool transposed) {
+      return constI32(transposed ? kCblasTrans : kCblasNoTrans);
+    };
+    if (failed(gemm.call(rewriter, loc, elementType, trans(layoutA->first),
+                         trans(layoutB->first), constI32(rowsC),
+                         constI32(colsC), constI32(ranges[k]),
+                         address(aValue, a), constI32(layoutA->second),
+                         address(bValue, b), constI32(layoutB->second),
+                         address(operands[2], c), constI32(layoutC->second))))
+      return failure();
     rewriter.eraseOp(op);
     return success();
   }
 
-  ModuleOp module;
-  SymbolTable &symbols;
-  bool &reportedError;
+  GemmCallee &gemm;
 };
 
 struct DistMatmulToBlasPass
@@ -298,12 +281,11 @@ struct DistMatmulToBlasPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
+    GemmCallee gemm{module, symbols};
     RewritePatternSet patterns(&getContext());
-    bool reportedError = false;
-    patterns.add<MatmulToBlas, ContractionToBlas>(&getContext(), module,
-                                                  symbols, reportedError);
+    patterns.add<MatmulToBlas, ContractionToBlas>(&getContext(), gemm);
     walkAndApplyPatterns(module, std::move(patterns));
-    if (reportedError)
+    if (gemm.reportedError)
       signalPassFailure();
   }
 };

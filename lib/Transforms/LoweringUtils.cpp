@@ -10,12 +10,15 @@
 using namespace mlir;
 
 Value dist::buildBufferAddress(OpBuilder &builder, Location loc, Value memref,
-                               int64_t elementBytes) {
+                               int64_t elementBytes, Value extraElements) {
   Value base =
       memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, memref);
   auto metadata = memref::ExtractStridedMetadataOp::create(builder, loc, memref);
+  Value offset = metadata.getOffset();
+  if (extraElements)
+    offset = arith::AddIOp::create(builder, loc, offset, extraElements);
   Value offsetBytes = arith::MulIOp::create(
-      builder, loc, metadata.getOffset(),
+      builder, loc, offset,
       arith::ConstantIndexOp::create(builder, loc, elementBytes));
   Value address = arith::AddIOp::create(builder, loc, base, offsetBytes);
   Value address64 = arith::IndexCastOp::create(builder, loc,

@@ -10,9 +10,10 @@
 namespace mlir::dist {
 
 /// The address of the first element of `memref` (data from the aligned
-/// pointer plus the view's offset) as an `!llvm.ptr`.
+/// pointer plus the view's offset), plus `extraElements` elements when
+/// given (an index), as an `!llvm.ptr`.
 Value buildBufferAddress(OpBuilder &builder, Location loc, Value memref,
-                         int64_t elementBytes);
+                         int64_t elementBytes, Value extraElements = {});
 
 /// Declares `name` as a private external function of `module` with the given
 /// signature, unless a function of that name and signature exists. Another

@@ -6,8 +6,6 @@
 // leading dimension.
 // CHECK-LABEL: func.func @sgemm
 // CHECK-SAME: (%[[A:.*]]: memref<64x32xf32>, %[[B:.*]]: memref<32x16xf32>, %[[C:.*]]: memref<64x16xf32>)
-// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
-// CHECK-DAG: %[[ROW:.*]] = arith.constant 101 : i32
 // CHECK-DAG: %[[NT:.*]] = arith.constant 111 : i32
 // CHECK: %[[M:.*]] = arith.index_cast %{{.*}} : index to i32
 // CHECK: %[[N:.*]] = arith.index_cast %{{.*}} : index to i32
@@ -15,6 +13,8 @@
 // CHECK: %[[AP:.*]] = llvm.inttoptr
 // CHECK: %{{.*}}, %{{.*}}, %{{.*}}:2, %[[AS:[a-z_0-9]+]]:2 = memref.extract_strided_metadata %[[A]]
 // CHECK: %[[LDA:.*]] = arith.index_cast %[[AS]]#0 : index to i32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[ROW:.*]] = arith.constant 101 : i32
 // CHECK: call @cblas_sgemm(%[[ROW]], %[[NT]], %[[NT]]{{.*}}, %[[M]], %[[N]], %[[K]], %[[ONE]], %[[AP]], %[[LDA]], %{{.*}}, %{{.*}}, %[[ONE]], %{{.*}}, %{{.*}}) : (i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32) -> ()
 // CHECK-NOT: linalg.matmul
 func.func @sgemm(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x16xf32>) {
