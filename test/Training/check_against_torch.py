@@ -31,15 +31,19 @@ import torch.nn.functional as F
 from step_signature import parse_signature
 
 TORCH_DTYPES = {"f32": torch.float32, "f64": torch.float64, "bf16": torch.bfloat16,
+                "f16": torch.float16, "fp16": torch.float16,
                 "i32": torch.int32, "i64": torch.int64}
 ARRAY_CODES = {torch.float32: "f", torch.float64: "d", torch.int32: "i", torch.int64: "q"}
 # Allowed error relative to the largest magnitude of the reference value.
-TOLERANCE = {"f64": 1e-10, "f32": 2e-5, "bf16": 3e-2}
+TOLERANCE = {"f64": 1e-10, "f32": 2e-5, "bf16": 3e-2, "fp16": 4e-3}
+# Step state that is neither a parameter, optimizer state nor the batch.
+STEP_STATE = ("step", "loss_scale", "loss_scale.growth_tracker")
+SIXTEEN_BIT = (torch.bfloat16, torch.float16)
 
 
 def write_raw(tensor, path):
     t = tensor.detach().contiguous().flatten()
-    if t.dtype == torch.bfloat16:
+    if t.dtype in SIXTEEN_BIT:
         data = array.array("h", t.view(torch.int16).tolist()).tobytes()
     else:
         data = array.array(ARRAY_CODES[t.dtype], t.tolist()).tobytes()
@@ -50,8 +54,8 @@ def write_raw(tensor, path):
 def read_raw(path, dtype, shape):
     with open(path, "rb") as f:
         data = bytearray(f.read())
-    if dtype == torch.bfloat16:
-        return torch.frombuffer(data, dtype=torch.int16).view(torch.bfloat16).reshape(shape)
+    if dtype in SIXTEEN_BIT:
+        return torch.frombuffer(data, dtype=torch.int16).view(dtype).reshape(shape)
     return torch.frombuffer(data, dtype=dtype).reshape(shape).clone()
 
 
@@ -62,6 +66,8 @@ def initial_value(value, generator):
         return torch.randint(low, high, value.shape, generator=generator, dtype=value.dtype)
     if value.state_of is not None:
         return torch.zeros(value.shape, dtype=value.dtype)
+    if value.input_fill is not None and not value.is_param:  # the loss scale
+        return torch.full(value.shape, value.input_fill, dtype=value.dtype)
     noise = torch.randn(value.shape, generator=generator, dtype=torch.float64)
     if value.is_param and re.search(r"ln\w*\.weight$", value.name):
         return (1.0 + 0.1 * noise).to(value.dtype)
@@ -71,48 +77,71 @@ def initial_value(value, generator):
     return noise.to(value.dtype)  # a float input (an MLP's x)
 
 
+class Compute:
+    """How the PyTorch model computes: in a dtype PyTorch's CPU kernels have
+    (f64, f32, bf16), or fp16 emulated: f32 kernels whose every result is
+    rounded to fp16 (PyTorch 1.13 has no fp16 matmul on CPU). Rounding with
+    .half().float() also rounds the gradient that flows back through it, so
+    backward rounds at the same op boundaries as forward."""
+
+    def __init__(self, dtype):
+        self.emulated_half = dtype == torch.float16
+        self.dtype = torch.float32 if self.emulated_half else dtype
+
+    def cast(self, t):
+        return self.r(t.to(self.dtype))
+
+    def r(self, t):
+        """An op's result, rounded as the compute type would store it."""
+        return t.half().float() if self.emulated_half else t
+
+    def loss_input(self, logits):
+        """Cross-entropy is computed in f32 (as dist-gen's)."""
+        return logits.float() if self.dtype in SIXTEEN_BIT else logits
+
+
 # --- The models in PyTorch, written independently of dist-gen's backward. ---
 
-def mlp_loss(p, batch, opts, compute):
+def mlp_loss(p, batch, opts, c):
     layers = len(opts.widths.split(",")) - 1
-    a = batch["x"].to(compute)
+    a = c.cast(batch["x"])
     for i in range(layers):
-        z = a @ p["fc%d.weight" % i].to(compute) + p["fc%d.bias" % i].to(compute)
-        a = torch.relu(z) if i + 1 < layers else z
-    return F.cross_entropy(z.float() if compute == torch.bfloat16 else z,
-                           batch["labels"].long())
+        z = c.r(c.r(a @ c.cast(p["fc%d.weight" % i])) + c.cast(p["fc%d.bias" % i]))
+        a = c.r(torch.relu(z)) if i + 1 < layers else z
+    return F.cross_entropy(c.loss_input(z), batch["labels"].long())
 
 
-def gpt_loss(p, batch, opts, compute):
+def gpt_loss(p, batch, opts, c):
     ids, labels = batch["ids"].long(), batch["labels"].long()
     B, S = ids.shape
     H, A = opts.hidden, opts.heads
     D = H // A
-    w = {k: v.to(compute) for k, v in p.items()}
-    x = w["wte"][ids] + w["wpe"][:S]
+    r = c.r
+    w = {k: c.cast(v) for k, v in p.items()}
+    x = r(w["wte"][ids] + w["wpe"][:S])
     mask = torch.tril(torch.ones(S, S, dtype=torch.bool))
     for l in range(opts.layers):
         pre = "h.%d." % l
-        a = F.layer_norm(x, (H,), w[pre + "ln1.weight"], w[pre + "ln1.bias"], eps=1e-5)
+        a = r(F.layer_norm(x, (H,), w[pre + "ln1.weight"], w[pre + "ln1.bias"], eps=1e-5))
 
         def heads(name):
-            y = a @ w[pre + name + ".weight"]
+            y = r(a @ w[pre + name + ".weight"])
             if pre + name + ".bias" in w:  # the key has none
-                y = y + w[pre + name + ".bias"]
+                y = r(y + w[pre + name + ".bias"])
             return y.view(B, S, A, D).transpose(1, 2)
         q, k, v = heads("attn.q"), heads("attn.k"), heads("attn.v")
-        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(D))
-        att = torch.softmax(att.masked_fill(~mask, float("-inf")), dim=-1)
-        y = (att @ v).transpose(1, 2).reshape(B, S, H)
-        x = x + y @ w[pre + "attn.proj.weight"] + w[pre + "attn.proj.bias"]
-        m = F.layer_norm(x, (H,), w[pre + "ln2.weight"], w[pre + "ln2.bias"], eps=1e-5)
-        h = F.gelu(m @ w[pre + "mlp.fc1.weight"] + w[pre + "mlp.fc1.bias"], approximate="tanh")
-        x = x + h @ w[pre + "mlp.fc2.weight"] + w[pre + "mlp.fc2.bias"]
-    f = F.layer_norm(x, (H,), w["lnf.weight"], w["lnf.bias"], eps=1e-5)
-    logits = f @ (w["head.weight"] if "head.weight" in w else w["wte"].t())
+        att = r(r(q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(D)))
+        att = r(torch.softmax(att.masked_fill(~mask, float("-inf")), dim=-1))
+        y = r(att @ v).transpose(1, 2).reshape(B, S, H)
+        x = r(x + r(r(y @ w[pre + "attn.proj.weight"]) + w[pre + "attn.proj.bias"]))
+        m = r(F.layer_norm(x, (H,), w[pre + "ln2.weight"], w[pre + "ln2.bias"], eps=1e-5))
+        h = r(F.gelu(r(r(m @ w[pre + "mlp.fc1.weight"]) + w[pre + "mlp.fc1.bias"]),
+                     approximate="tanh"))
+        x = r(x + r(r(h @ w[pre + "mlp.fc2.weight"]) + w[pre + "mlp.fc2.bias"]))
+    f = r(F.layer_norm(x, (H,), w["lnf.weight"], w["lnf.bias"], eps=1e-5))
+    logits = r(f @ (w["head.weight"] if "head.weight" in w else w["wte"].t()))
     logits = logits.reshape(B * S, -1)
-    return F.cross_entropy(logits.float() if compute == torch.bfloat16 else logits,
-                           labels.reshape(-1))
+    return F.cross_entropy(c.loss_input(logits), labels.reshape(-1))
 
 
 def make_optimizer(opts, params):
@@ -158,6 +187,8 @@ def main():
         model_parser.add_argument(name, type=int, default=None)
     model_parser.add_argument("--lr", type=float, default=0.0)
     model_parser.add_argument("--clip-grad-norm", type=float, default=None)
+    model_parser.add_argument("--loss-scale", type=float, default=65536.0)
+    model_parser.add_argument("--loss-scale-growth-interval", type=int, default=2000)
     model_parser.add_argument("--tied-head", action="store_true")
     opts, _ = model_parser.parse_known_args(gen_args)
     opts.optimizer = opts.optimizer or "adam"
@@ -200,28 +231,32 @@ def main():
         print("FAIL: dist-run exited with %d" % run.returncode)
         return 1
 
-    # The same training in PyTorch; for bf16 also in f64 (the truth that both
-    # bf16 runs are judged against).
+    # The same training in PyTorch; for bf16 and fp16 also in f64 (the truth
+    # that both runs are judged against; it skips the steps fp16 skips).
     batch = {v.name: t for v, t in zip(arg_values, inputs)
-             if not v.is_param and v.state_of is None and v.name != "step"}
+             if not v.is_param and v.state_of is None and v.name not in STEP_STATE}
     initial = {v.name: t for v, t in zip(arg_values, inputs) if v.is_param}
     loss_fn = mlp_loss if opts.model == "mlp" else gpt_loss
     peer = Trainer(opts, initial, batch, loss_fn, TORCH_DTYPES[opts.dtype])
-    truth = Trainer(opts, initial, batch, loss_fn, torch.float64) if opts.dtype == "bf16" else None
+    sixteen_bit = TORCH_DTYPES[opts.dtype] in SIXTEEN_BIT
+    truth = Trainer(opts, initial, batch, loss_fn, torch.float64) if sixteen_bit else None
     tolerance = TOLERANCE[opts.dtype]
     worst = {}
     failures = 0
     for step in range(1, args.steps + 1):
         peer.step()
         if truth:
-            truth.step()
+            truth.step(skip=peer.skipped)
         compared = []
         for i, value in enumerate(result_values):
+            if peer.skipped and value.name.startswith("grad."):
+                continue  # not finite: the loss scale says the step was skipped
             actual = read_raw(os.path.join(run_dir, "result%d.step%d.serial.bin" % (i, step)),
                               value.dtype, value.shape)
             kind, expected = peer.value_of(value, arg_values)
             compared.append((kind, value, actual, expected,
-                             truth.value_of(value, arg_values)[1] if truth else None))
+                             truth.value_of(value, arg_values)[1]
+                             if truth and kind != "loss scale" else None))
             if kind == "loss":
                 dist_loss = actual.double().item()
         # A value whose exact result is (nearly) zero, as the key bias's
@@ -234,7 +269,10 @@ def main():
                                       expected.double().abs().max().item())
         for kind, value, actual, expected, true_value in compared:
             floor = 0.01 * magnitude.get(kind, 0.0)
-            if true_value is None:
+            if kind == "loss scale":  # exactly GradScaler's
+                error = (actual.double() - expected.double()).abs().max().item()
+                allowed = 0.0
+            elif true_value is None:
                 error = relative_error(actual, expected, floor)
                 allowed = tolerance
             else:
@@ -247,12 +285,17 @@ def main():
                 print("FAIL: step %d %s %s: relative error %.3g > %.3g" %
                       (step, kind, value.name, error, allowed))
             worst[kind] = max(worst.get(kind, 0.0), error)
-        print("step %d: loss dist-gen %.8g, torch %.8g%s" %
+        print("step %d: loss dist-gen %.8g, torch %.8g%s%s" %
               (step, dist_loss, peer.loss.item(),
-               ", torch f64 %.8g" % truth.loss.item() if truth else ""))
+               ", torch f64 %.8g" % truth.loss.item() if truth else "",
+               ", loss scale %g -> %g%s" % (peer.previous_scale, peer.scale,
+                                            " (skipped: gradients not finite)"
+                                            if peer.skipped else "")
+               if peer.loss_scaling else ""))
     print("largest relative errors vs torch%s: " % (" f64" if truth else "") +
           ", ".join("%s %.2e" % (k, worst[k]) for k in sorted(worst)) +
-          " (allowed %.0e%s)" % (tolerance, " or twice torch bf16's" if truth else ""))
+          " (allowed %.0e%s)" % (tolerance, " or twice torch %s's" % opts.dtype
+                                 if truth else ""))
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     if failures:
@@ -264,7 +307,10 @@ def main():
 
 
 class Trainer:
-    """The model in PyTorch: parameters (leaf tensors), torch.optim, steps."""
+    """The model in PyTorch: parameters (leaf tensors), torch.optim, steps;
+    in fp16 with dynamic loss scaling as torch.cuda.amp.GradScaler does it
+    (scale, unscale_ with the found-inf check, step or skip, update), written
+    out because GradScaler needs CUDA in PyTorch 1.13."""
 
     def __init__(self, opts, initial, batch, loss_fn, compute):
         master = torch.float64 if compute == torch.float64 else torch.float32
@@ -272,19 +318,43 @@ class Trainer:
                        for name, t in initial.items()}
         self.batch = {name: (t.to(master) if t.is_floating_point() else t)
                       for name, t in batch.items()}
-        self.opts, self.loss_fn, self.compute = opts, loss_fn, compute
+        self.opts, self.loss_fn, self.compute = opts, loss_fn, Compute(compute)
         self.optimizer = make_optimizer(opts, list(self.params.values()))
         self.steps = 0
+        self.loss_scaling = compute == torch.float16
+        self.scale = torch.tensor(opts.loss_scale, dtype=torch.float32)
+        self.growth_tracker = 0
+        self.skipped = False
 
-    def step(self):
+    def step(self, skip=None):
+        """One step; `skip` (the f64 truth): skip the update as fp16 did."""
         self.optimizer.zero_grad()
         self.loss = self.loss_fn(self.params, self.batch, self.opts, self.compute)
-        self.loss.backward()
+        if self.loss_scaling:
+            (self.loss * self.scale).backward()
+            inverse = self.scale.double().reciprocal().float()
+            for p in self.params.values():
+                p.grad.mul_(inverse)
+            skip = not all(torch.isfinite(p.grad).all() for p in self.params.values())
+        else:
+            self.loss.backward()
         if self.opts.clip_grad_norm:
             torch.nn.utils.clip_grad_norm_(list(self.params.values()), self.opts.clip_grad_norm)
         self.grads = {name: p.grad.detach().clone() for name, p in self.params.items()}
-        self.optimizer.step()
-        self.steps += 1
+        self.skipped = bool(skip)
+        if not self.skipped:
+            self.optimizer.step()
+            self.steps += 1
+        if self.loss_scaling:  # GradScaler.update
+            self.previous_scale = self.scale.item()
+            if self.skipped:
+                self.scale = self.scale * 0.5
+                self.growth_tracker = 0
+            elif self.growth_tracker + 1 == self.opts.loss_scale_growth_interval:
+                self.scale = self.scale * 2.0
+                self.growth_tracker = 0
+            else:
+                self.growth_tracker += 1
 
     def value_of(self, result, arg_values):
         """(kind, tensor) of the step's result `result` (by its dist.name)."""
@@ -292,12 +362,18 @@ class Trainer:
             return "loss", self.loss.detach().reshape([]).to(result.dtype)
         if result.name == "step":
             return "step", torch.tensor(self.steps, dtype=torch.int64)
+        if result.name == "loss_scale":
+            return "loss scale", self.scale.to(result.dtype)
+        if result.name == "loss_scale.growth_tracker":
+            return "loss scale", torch.tensor(self.growth_tracker, dtype=torch.int64)
         if result.name.startswith("grad."):
             return "gradient", self.grads[result.name[5:]].to(result.dtype)
         if result.state_of is not None:
             param_name = arg_values[result.state_of].name
             key = result.name[len(param_name) + 1:]
-            state = self.optimizer.state[self.params[param_name]][STATE_KEYS[key]]
+            state = self.optimizer.state[self.params[param_name]].get(STATE_KEYS[key])
+            if state is None:  # every step so far was skipped
+                state = torch.zeros(result.shape)
             return "state", state.to(result.dtype)
         return "parameter", self.params[result.name].detach().to(result.dtype)
 

@@ -3,6 +3,7 @@ with their shapes, element types and training markings. Standard library
 only (shared by the PyTorch and the finite-difference checks)."""
 
 import re
+import struct
 
 
 def split_top_level(text):
@@ -37,6 +38,14 @@ def matching_paren(text, start):
     raise ValueError("unbalanced parentheses")
 
 
+def parse_float(text):
+    """An f64 attribute's value: decimal, or hexadecimal bits (as MLIR prints
+    values that decimal would not round-trip)."""
+    if text.startswith("0x"):
+        return struct.unpack("<d", int(text, 16).to_bytes(8, "little"))[0]
+    return float(text)
+
+
 class Value:
     def __init__(self, text):
         m = re.search(r"tensor<([^>]*)>", text)
@@ -50,6 +59,8 @@ class Value:
         self.state_of = int(m.group(1)) if m else None
         m = re.search(r"dist\.input_range = array<i64: (-?\d+), (-?\d+)>", text)
         self.input_range = (int(m.group(1)), int(m.group(2))) if m else None
+        m = re.search(r"dist\.input_fill = (0x[0-9A-Fa-f]+|[-+0-9.eE]+)", text)
+        self.input_fill = parse_float(m.group(1)) if m else None
 
 
 def parse_signature(mlir, function):

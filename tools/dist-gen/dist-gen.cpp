@@ -58,7 +58,7 @@ static cl::opt<bool> tiedHead("tied-head",
 static cl::opt<std::string> optimizer("optimizer", cl::desc("sgd, momentum or adam"),
                                       cl::init("adam"), cl::cat(genCategory));
 static cl::opt<std::string> dtype("dtype",
-                                  cl::desc("f32, f64, or bf16 (f32 master weights)"),
+                                  cl::desc("f32, f64, bf16 (f32 master weights) or fp16 (f32 master weights, dynamic loss scaling)"),
                                   cl::init("f32"), cl::cat(genCategory));
 static cl::opt<double> learningRate("lr",
                                     cl::desc("Learning rate (default 1e-3 for adam, 0.01 otherwise)"),
@@ -74,6 +74,15 @@ static cl::opt<double> epsilon("eps", cl::desc("adam: epsilon"), cl::init(1e-8),
 static cl::opt<double> clipGradNorm("clip-grad-norm",
                                     cl::desc("Clip the global gradient norm to this value"),
                                     cl::init(0), cl::cat(genCategory));
+static cl::opt<double> lossScale(
+    "loss-scale",
+    cl::desc("fp16: the initial loss scale (default 65536, as PyTorch's GradScaler)"),
+    cl::init(65536.0), cl::cat(genCategory));
+static cl::opt<int64_t> lossScaleGrowthInterval(
+    "loss-scale-growth-interval",
+    cl::desc("fp16: steps in a row with finite gradients after which the "
+             "loss scale doubles (default 2000)"),
+    cl::init(2000), cl::cat(genCategory));
 static cl::opt<unsigned long long> seed(
     "seed",
     cl::desc("Seed of the initial weights and the batch that dist-run draws "
@@ -126,10 +135,17 @@ int main(int argc, char **argv) {
   else if (dtype == "bf16")
     options.precision = Precision::BF16;
   else if (dtype == "fp16")
-    return fail("--dtype fp16 (dynamic loss scaling) is not implemented yet; "
-                "use f32, f64 or bf16");
+    options.precision = Precision::FP16;
   else
-    return fail("--dtype: expected f32, f64 or bf16, got '" + dtype + "'");
+    return fail("--dtype: expected f32, f64, bf16 or fp16, got '" + dtype +
+                "'");
+  if ((lossScale.getNumOccurrences() ||
+       lossScaleGrowthInterval.getNumOccurrences()) &&
+      options.precision != Precision::FP16)
+    return fail("--loss-scale and --loss-scale-growth-interval apply to "
+                "--dtype fp16 only");
+  options.initialLossScale = lossScale;
+  options.lossScaleGrowthInterval = lossScaleGrowthInterval;
   options.learningRate = learningRate;
   options.momentum = momentum;
   options.beta1 = beta1;

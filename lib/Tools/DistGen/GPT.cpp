@@ -323,7 +323,7 @@ OwningOpRef<ModuleOp> gen::buildGPTStep(MLIRContext *context,
   Value logits = head ? ops.matmul(final, step.param(*head))
                       : ops.matmulTransposedRhs(final, step.param(wte));
   Value labelRows = ops.collapse(step.input(labels), {{0, 1}});
-  auto [loss, dLogits] = softmaxCrossEntropy(ops, logits, labelRows);
+  auto [loss, dLogits] = softmaxCrossEntropy(ops, logits, labelRows, step.lossScale());
 
   ops.setRole(Role::backward);
   Value dFinal;

@@ -60,7 +60,8 @@ OwningOpRef<ModuleOp> gen::buildMLPStep(MLIRContext *context,
       });
   }
   auto [loss, dz] =
-      softmaxCrossEntropy(ops, preActivations.back(), step.input(labels));
+      softmaxCrossEntropy(ops, preActivations.back(), step.input(labels),
+                          step.lossScale());
 
   // Backward, last layer first.
   ops.setRole(Role::backward);

@@ -6,6 +6,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::dist;
 using namespace mlir::dist::gen;
@@ -93,6 +95,14 @@ static LogicalResult verifyCommon(const StepOptions &options,
   }
   if (options.clipGradNorm && *options.clipGradNorm <= 0) {
     error = "--clip-grad-norm must be positive";
+    return failure();
+  }
+  if (!(options.initialLossScale > 0) || std::isinf(options.initialLossScale)) {
+    error = "--loss-scale must be positive and finite";
+    return failure();
+  }
+  if (options.lossScaleGrowthInterval < 1) {
+    error = "--loss-scale-growth-interval must be at least 1";
     return failure();
   }
   return success();

@@ -15,6 +15,10 @@ using namespace mlir;
 using namespace mlir::dist;
 using namespace mlir::dist::gen;
 
+/// 16-bit floats: math, sums and matmuls happen in f32 and round once, as
+/// PyTorch's CPU kernels (and GPU tensor cores) do.
+static bool isSixteenBitFloat(Type type) { return type.isBF16() || type.isF16(); }
+
 //===----------------------------------------------------------------------===//
 // Scalar
 //===----------------------------------------------------------------------===//
@@ -68,6 +72,21 @@ Value Scalar::greater(Value lhs, Value rhs) {
     return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, lhs, rhs);
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, lhs, rhs);
 }
+Value Scalar::equal(Value lhs, Value rhs) {
+  if (isa<FloatType>(lhs.getType()))
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lhs, rhs);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lhs, rhs);
+}
+Value Scalar::notFinite(Value value) {
+  // Unordered: NaN compares true, as does an infinity above the largest.
+  auto floatType = cast<FloatType>(value.getType());
+  Value largest = arith::ConstantOp::create(
+      b, loc, floatType,
+      b.getFloatAttr(floatType,
+                     APFloat::getLargest(floatType.getFloatSemantics())));
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGT,
+                               math::AbsFOp::create(b, loc, value), largest);
+}
 Value Scalar::equalIndex(Value lhs, Value rhs) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lhs, rhs);
 }
@@ -104,7 +123,7 @@ Value Scalar::convert(Value value, Type to) {
 
 StepBuilder::StepBuilder(OpBuilder &builder, Location loc, Type computeType)
     : b(builder), loc(loc), computeType(computeType),
-      mathType(computeType.isBF16() ? Float32Type::get(builder.getContext())
+      mathType(isSixteenBitFloat(computeType) ? Float32Type::get(builder.getContext())
                                     : computeType) {
   b.setListener(this);
 }
@@ -181,9 +200,9 @@ Value StepBuilder::einsum(StringRef spec, ValueRange inputs, BodyFn body,
 
   if (!outElement)
     outElement = computeType;
-  // bf16 sums and maxima are kept in f32 and rounded once at the end.
+  // bf16/fp16 sums and maxima are kept in f32 and rounded once at the end.
   Type accumulator = outElement;
-  if (combine != Combine::None && outElement.isBF16())
+  if (combine != Combine::None && isSixteenBitFloat(outElement))
     accumulator = mathType;
   SmallVector<int64_t> outShape;
   for (char letter : outputLetters)
@@ -268,7 +287,7 @@ Value StepBuilder::matmul(Value lhs, Value rhs) {
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   Type element = lhsType.getElementType();
-  Type accumulator = element.isBF16() ? mathType : element;
+  Type accumulator = isSixteenBitFloat(element) ? mathType : element;
   SmallVector<int64_t> shape = {lhsType.getDimSize(0), rhsType.getDimSize(1)};
   Value init = filled(shape, accumulator, b.getZeroAttr(accumulator));
   Value product =
@@ -323,7 +342,8 @@ Value StepBuilder::collapse(Value value,
 //===----------------------------------------------------------------------===//
 
 std::pair<Value, Value> gen::softmaxCrossEntropy(StepBuilder &ops,
-                                                 Value logits, Value labels) {
+                                                 Value logits, Value labels,
+                                                 Value lossScale) {
   int64_t rows = cast<RankedTensorType>(logits.getType()).getDimSize(0);
   Type math = ops.getMathType();
   double inverseRows = 1.0 / (double)rows;
@@ -352,14 +372,22 @@ std::pair<Value, Value> gen::softmaxCrossEntropy(StepBuilder &ops,
       },
       Combine::Sum, math);
   ops.setRole(Role::backward);
+  SmallVector<Value> inputs = {logits, rowMax, expSum, labels};
+  if (lossScale)
+    inputs.push_back(lossScale);
   Value gradient = ops.einsum(
-      "nv,n,n,n->nv", {logits, rowMax, expSum, labels},
+      lossScale ? "nv,n,n,n,->nv" : "nv,n,n,n->nv", inputs,
       [&](Scalar &s, ValueRange x) {
         Value probability = s.div(s.exp(s.sub(x[0], x[1])), x[2]);
         Value hit = s.equalIndex(s.toIndex(x[3]), s.index('v'));
         Value delta =
             s.sub(probability, s.select(hit, s.constant(1.0), s.constant(0.0)));
-        return s.mul(delta, s.constant(inverseRows));
+        // The loss gradient d(scale * loss)/d(loss) = scale, before the
+        // rounding to the compute type (what loss scaling is for).
+        Value seed = s.constant(inverseRows);
+        if (lossScale)
+          seed = s.mul(seed, x[4]);
+        return s.mul(delta, seed);
       });
   return {loss, gradient};
 }

@@ -46,6 +46,10 @@ public:
   Value tanh(Value value);
   Value select(Value condition, Value ifTrue, Value ifFalse);
   Value greater(Value lhs, Value rhs);
+  /// Equality of two integers or two floats.
+  Value equal(Value lhs, Value rhs);
+  /// Whether a float is infinite or NaN.
+  Value notFinite(Value value);
   /// Comparisons of indices.
   Value equalIndex(Value lhs, Value rhs);
   Value lessEqualIndex(Value lhs, Value rhs);
@@ -150,6 +154,9 @@ public:
   /// Creates the function; the builder is then inside it.
   void begin();
   StepBuilder &ops() { return *stepBuilder; }
+  /// fp16: the loss scale (rank-0 tensor in the master type) that the loss
+  /// gradient is multiplied by; null in other precisions.
+  Value lossScale();
 
   /// A parameter in the compute type (converted once, in forward).
   Value param(unsigned handle);
@@ -182,6 +189,10 @@ private:
                        bool batch);
   SmallVector<std::string> stateNames() const;
   Value clipGradients(ArrayRef<Value> gradients);
+  /// 1 when any gradient has an infinity or a NaN, else 0 (rank 0).
+  Value foundNonFinite(ArrayRef<Value> gradients);
+  /// `updated` where `skip` (rank 0) is 0, else `current`.
+  Value unlessSkipped(Value skip, Value current, Value updated);
 
   ModuleOp module;
   const StepOptions &options;
@@ -189,6 +200,8 @@ private:
   SmallVector<Param> params;
   SmallVector<Input> inputs;
   std::optional<unsigned> stepArgument;
+  /// fp16: the loss scale and the count of steps since it last changed.
+  std::optional<unsigned> lossScaleArgument, growthTrackerArgument;
   func::FuncOp function;
   OpBuilder builder;
   std::unique_ptr<StepBuilder> stepBuilder;
@@ -196,9 +209,11 @@ private:
 
 /// Softmax cross-entropy averaged over rows: logits [N, V], labels [N]
 /// (integers in [0, V)). Returns the loss (rank 0, f32 or f64) and the
-/// gradient of the logits (compute type). Computed in the math type.
+/// gradient of the logits (compute type), multiplied by `lossScale` (a rank-0
+/// tensor) when there is one. Computed in the math type.
 std::pair<Value, Value> softmaxCrossEntropy(StepBuilder &ops, Value logits,
-                                            Value labels);
+                                            Value labels,
+                                            Value lossScale = {});
 
 } // namespace mlir::dist::gen
 

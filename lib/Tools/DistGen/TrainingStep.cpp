@@ -19,6 +19,8 @@ static Type masterTypeOf(MLIRContext *context, Precision precision) {
 static Type computeTypeOf(MLIRContext *context, Precision precision) {
   if (precision == Precision::BF16)
     return BFloat16Type::get(context);
+  if (precision == Precision::FP16)
+    return Float16Type::get(context);
   return masterTypeOf(context, precision);
 }
 
@@ -113,12 +115,19 @@ void TrainingStep::begin() {
     stepArgument = argTypes.size();
     argTypes.push_back(tensorOf({}, builder.getI64Type()));
   }
+  if (options.precision == Precision::FP16) {
+    lossScaleArgument = argTypes.size();
+    argTypes.push_back(tensorOf({}, masterType));
+    growthTrackerArgument = argTypes.size();
+    argTypes.push_back(tensorOf({}, builder.getI64Type()));
+  }
   for (Input &input : inputs) {
     input.argument = argTypes.size();
     argTypes.push_back(tensorOf(input.shape, input.element));
   }
-  // Results: the parameters, the state and the step counter in argument
-  // order, then the loss and (optionally) the gradients.
+  // Results: the parameters, the state, the step counter and the loss
+  // scaling state in argument order, then the loss and (optionally) the
+  // gradients.
   unsigned stateResults = argTypes.size() - inputs.size();
   resultTypes.append(argTypes.begin(), argTypes.begin() + stateResults);
   resultTypes.push_back(tensorOf({}, masterType));
@@ -170,6 +179,21 @@ void TrainingStep::begin() {
     if (Attribute sharding = shardingOf({}, -1, /*batch=*/false))
       setBoth(*stepArgument, shardingAttr, sharding);
   }
+  if (lossScaleArgument) {
+    setBoth(*lossScaleArgument, nameAttr, builder.getStringAttr("loss_scale"));
+    function.setArgAttr(*lossScaleArgument,
+                        DistDialect::getInputFillAttrName(),
+                        builder.getF64FloatAttr(options.initialLossScale));
+    setBoth(*growthTrackerArgument, nameAttr,
+            builder.getStringAttr("loss_scale.growth_tracker"));
+    function.setArgAttr(*growthTrackerArgument,
+                        DistDialect::getInputRangeAttrName(),
+                        builder.getDenseI64ArrayAttr({0, 1}));
+    if (Attribute sharding = shardingOf({}, -1, /*batch=*/false)) {
+      setBoth(*lossScaleArgument, shardingAttr, sharding);
+      setBoth(*growthTrackerArgument, shardingAttr, sharding);
+    }
+  }
   for (Input &input : inputs) {
     function.setArgAttr(input.argument, nameAttr,
                         builder.getStringAttr(input.name));
@@ -198,6 +222,12 @@ Value TrainingStep::param(unsigned handle) {
     param.computeValue = ops().convertElements(function.getArgument(param.argument),
                                     computeType);
   return param.computeValue;
+}
+
+Value TrainingStep::lossScale() {
+  if (!lossScaleArgument)
+    return {};
+  return function.getArgument(*lossScaleArgument);
 }
 
 Value TrainingStep::input(unsigned handle) {
@@ -238,6 +268,38 @@ Value TrainingStep::clipGradients(ArrayRef<Value> gradients) {
       Combine::None, masterType);
 }
 
+Value TrainingStep::foundNonFinite(ArrayRef<Value> gradients) {
+  StepBuilder &b = ops();
+  SmallVector<Value> flags;
+  for (Value gradient : gradients)
+    flags.push_back(b.einsum(
+        lettersOf(gradient) + "->", {gradient},
+        [](Scalar &s, ValueRange x) {
+          return s.select(s.notFinite(x[0]), s.constant(1.0), s.constant(0.0));
+        },
+        Combine::Max, masterType));
+  return b.einsum(
+      std::string(flags.size() - 1, ',') + "->", flags,
+      [](Scalar &s, ValueRange x) {
+        Value any = x[0];
+        for (Value flag : x.drop_front())
+          any = s.max(any, flag);
+        return any;
+      },
+      Combine::None, masterType);
+}
+
+Value TrainingStep::unlessSkipped(Value skip, Value current, Value updated) {
+  std::string l = lettersOf(current);
+  Type element = cast<RankedTensorType>(current.getType()).getElementType();
+  return ops().einsum(
+      l + "," + l + ",->" + l, {current, updated, skip},
+      [](Scalar &s, ValueRange x) {
+        return s.select(s.greater(x[2], s.constant(0.0)), x[0], x[1]);
+      },
+      Combine::None, element);
+}
+
 void TrainingStep::finish(Value loss) {
   StepBuilder &b = ops();
   Type f64 = builder.getF64Type();
@@ -252,11 +314,30 @@ void TrainingStep::finish(Value loss) {
     Operation *c = params[y].gradient.getDefiningOp();
     return a->isBeforeInBlock(c);
   });
+  // fp16: gradients are unscaled as they become f32, by 1 / scale computed
+  // in f64 (as GradScaler's inv_scale).
+  Value inverseScale;
+  if (lossScaleArgument)
+    inverseScale = b.einsum(
+        "->", {lossScale()},
+        [&](Scalar &s, ValueRange x) {
+          return s.div(s.constant(1.0, f64), s.convert(x[0], f64));
+        },
+        Combine::None, masterType);
   SmallVector<Value> gradients(params.size());
   for (unsigned h : order) {
     Param &param = params[h];
     assert(param.gradient && "every parameter gets a gradient");
-    Value gradient = b.convertElements(param.gradient, masterType);
+    Value gradient;
+    if (inverseScale) {
+      std::string l = lettersOf(param.gradient);
+      gradient = b.einsum(
+          l + ",->" + l, {param.gradient, inverseScale},
+          [](Scalar &s, ValueRange x) { return s.mul(x[0], x[1]); },
+          Combine::None, masterType);
+    } else {
+      gradient = b.convertElements(param.gradient, masterType);
+    }
     gradient.getDefiningOp()->setAttr(
         DistDialect::getGradOfAttrName(),
         builder.getI64IntegerAttr(param.argument));
@@ -264,6 +345,14 @@ void TrainingStep::finish(Value loss) {
   }
 
   b.setRole(Role::optimizer);
+  // fp16: a step whose gradients overflowed is skipped (GradScaler.step).
+  Value skip;
+  if (lossScaleArgument) {
+    SmallVector<Value> ordered;
+    for (unsigned h : order)
+      ordered.push_back(gradients[h]);
+    skip = foundNonFinite(ordered);
+  }
   if (options.clipGradNorm) {
     SmallVector<Value> ordered;
     for (unsigned h : order)
@@ -378,12 +467,56 @@ void TrainingStep::finish(Value loss) {
     }
   }
 
+  Value nextLossScale, nextGrowthTracker;
+  if (skip) {
+    for (unsigned h : order) {
+      Param &param = params[h];
+      newParams[h] = unlessSkipped(skip, function.getArgument(param.argument),
+                                   newParams[h]);
+      for (auto [state, argument] :
+           llvm::zip(newStates[h], param.stateArguments))
+        state = unlessSkipped(skip, function.getArgument(argument), state);
+    }
+    if (nextStep)
+      nextStep = unlessSkipped(skip, function.getArgument(*stepArgument),
+                               nextStep);
+    // GradScaler.update: halve the scale on a skipped step, double it after
+    // `interval` steps in a row that were not skipped.
+    Type i64 = builder.getI64Type();
+    int64_t interval = options.lossScaleGrowthInterval;
+    Value tracker = function.getArgument(*growthTrackerArgument);
+    nextLossScale = b.einsum(
+        ",,->", {lossScale(), tracker, skip},
+        [&](Scalar &s, ValueRange x) {
+          Value grown = s.add(x[1], s.constant(1, i64));
+          Value doubled = s.select(s.equal(grown, s.constant(interval, i64)),
+                                   s.mul(x[0], s.constant(2.0)), x[0]);
+          return s.select(s.greater(x[2], s.constant(0.0)),
+                          s.mul(x[0], s.constant(0.5)), doubled);
+        },
+        Combine::None, masterType);
+    nextGrowthTracker = b.einsum(
+        ",->", {tracker, skip},
+        [&](Scalar &s, ValueRange x) {
+          Value grown = s.add(x[0], s.constant(1, i64));
+          Value zero = s.constant(0, i64);
+          Value wrapped =
+              s.select(s.equal(grown, s.constant(interval, i64)), zero, grown);
+          return s.select(s.greater(x[1], s.constant(0.0)), zero, wrapped);
+        },
+        Combine::None, i64);
+  }
+
   SmallVector<Value> results;
   results.append(newParams);
   for (SmallVector<Value> &states : newStates)
     results.append(states);
   if (nextStep)
     results.push_back(nextStep);
+  if (nextLossScale) {
+    results.push_back(nextLossScale);
+    results.push_back(nextGrowthTracker);
+  }
   results.push_back(b.convertElements(loss, masterType));
   if (options.returnGradients)
     results.append(gradients);

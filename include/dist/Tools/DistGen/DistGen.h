@@ -28,8 +28,13 @@ enum class OptimizerKind { SGD, Momentum, Adam };
 
 /// Element types of a step. `F32`/`F64`: parameters and compute in that type.
 /// `BF16`: f32 master parameters and optimizer state, forward and backward in
-/// bf16 (matmuls accumulate in f32).
-enum class Precision { F32, F64, BF16 };
+/// bf16 (matmuls accumulate in f32). `FP16`: as bf16 with fp16 compute, and
+/// dynamic loss scaling (torch.cuda.amp.GradScaler's algorithm, the seeds'
+/// AMP): the loss gradient is multiplied by the scale (state), gradients are
+/// unscaled in f32 and checked for infinities and NaNs; a step that finds one
+/// changes no parameter or optimizer state and halves the scale; after
+/// `lossScaleGrowthInterval` steps in a row without one the scale doubles.
+enum class Precision { F32, F64, BF16, FP16 };
 
 /// What the model, the optimizer and the parallelism have in common.
 struct StepOptions {
@@ -42,6 +47,10 @@ struct StepOptions {
   double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
   /// Global-norm gradient clipping (torch.nn.utils.clip_grad_norm_).
   std::optional<double> clipGradNorm;
+  /// fp16's dynamic loss scaling: the initial scale and the number of steps
+  /// without infinities after which it doubles (GradScaler's defaults).
+  double initialLossScale = 65536.0;
+  int64_t lossScaleGrowthInterval = 2000;
   /// The mesh: name and axes (name, size), major first. Empty: no mesh.
   std::string meshName = "mesh";
   llvm::SmallVector<std::pair<std::string, int64_t>> meshAxes;
