@@ -1,5 +1,6 @@
 //===- DistCommReport.cpp - Bytes moved by each collective ----------------===//
 
+#include "LoweringUtils.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/ShardingUtils.h"
 #include "dist/Transforms/Passes.h"
@@ -159,11 +160,23 @@ void DistCommReportPass::runOnOperation() {
             fitOrFlag((__int128)*sent * *cost.executions, cost.tooLarge);
       cost.bucketTensors = op.getCollectiveInputs().size();
       if (op.isInPlace() && cost.bucketTensors > 1 && cost.bytes &&
-          cost.executions)
-        cost.packCopyBytes = fitOrFlag((__int128)2 * *cost.bytes *
-                                           *cost.executions,
-                                       cost.tooLarge)
-                                 .value_or(0);
+          cost.executions) {
+        // Members that dist-place-buckets made views of the bucket's buffer
+        // are not copied.
+        int64_t copied = *cost.bytes;
+        if (std::optional<BucketPlacement> placement =
+                getBucketPlacement(op))
+          for (auto [member, placed] :
+               llvm::zip(op.getCollectiveInputs(), placement->placed))
+            if (placed) {
+              auto type = cast<MemRefType>(member.getType());
+              copied -= type.getNumElements() *
+                        getElementBytes(type.getElementType());
+            }
+        cost.packCopyBytes =
+            fitOrFlag((__int128)2 * copied * *cost.executions, cost.tooLarge)
+                .value_or(0);
+      }
     }
     costs.push_back(cost);
   });

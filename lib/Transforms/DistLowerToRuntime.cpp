@@ -54,13 +54,6 @@ static FailureOr<dist_dtype_t> getRuntimeDtype(Type type) {
   return failure();
 }
 
-/// Bytes of one element in memory (i1 takes a byte, index 8).
-static int64_t getElementBytes(Type type) {
-  if (type.isIndex())
-    return 8;
-  return (type.getIntOrFloatBitWidth() + 7) / 8;
-}
-
 /// Builds calls into the runtime, declaring its functions and the constant
 /// arrays they read (mesh shapes, axis lists, tensor shapes) once per module.
 class RuntimeCallBuilder {
@@ -335,6 +328,30 @@ Value CollectiveLowering::packBucket(ValueRange buffers, bool copyIn,
   int64_t total = 0;
   for (Value buffer : buffers)
     total += cast<MemRefType>(buffer.getType()).getNumElements();
+  // dist-place-buckets gave the bucket its memory: only the members that
+  // could not be placed in their slots are copied.
+  if (std::optional<BucketPlacement> placement =
+          getBucketPlacement(cast<CollectiveOpInterface>(op.getOperation()))) {
+    auto viewAt = [&](int64_t byteShift, MemRefType type) -> Value {
+      Value shift = arith::ConstantIndexOp::create(rewriter, loc, byteShift);
+      return memref::ViewOp::create(rewriter, loc, getContiguousType(type, type.getShape()),
+                                    placement->buffer, shift, ValueRange{});
+    };
+    for (auto [member, offset, placed] : llvm::zip(
+             buffers, placement->slotOffsets, placement->placed)) {
+      if (placed)
+        continue;
+      Value buffer = member;
+      Value slot = viewAt(offset, cast<MemRefType>(buffer.getType()));
+      if (copyIn)
+        memref::CopyOp::create(rewriter, loc, buffer, slot);
+      if (copyOut)
+        afterCall([this, slot, buffer] {
+          memref::CopyOp::create(rewriter, loc, slot, buffer);
+        });
+    }
+    return viewAt(0, getContiguousType(firstType, {total}));
+  }
   Value packed = freedAfterCall(memref::AllocOp::create(
       rewriter, loc, getContiguousType(firstType, {total})));
   int64_t offset = 0;

@@ -5,7 +5,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "dist/Dialect/Dist/IR/DistOps.h"
+
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 
@@ -48,4 +51,44 @@ LogicalResult dist::declareExternalFunction(OpBuilder &builder,
   fn.setPrivate();
   symbolTable.insert(fn);
   return success();
+}
+
+int64_t dist::getElementBytes(Type type) {
+  if (type.isIndex())
+    return 8;
+  return (type.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+std::optional<dist::BucketPlacement>
+dist::getBucketPlacement(CollectiveOpInterface op) {
+  if (!op.isBufferForm() || !op.isInPlace())
+    return std::nullopt;
+  ValueRange members = op.getCollectiveInputs();
+  if (members.size() < 2)
+    return std::nullopt;
+  BucketPlacement placement;
+  int64_t offset = 0;
+  for (Value member : members) {
+    auto type = dyn_cast<MemRefType>(member.getType());
+    if (!type || !type.hasStaticShape())
+      return std::nullopt;
+    placement.slotOffsets.push_back(offset);
+    bool placed = false;
+    if (auto view = member.getDefiningOp<memref::ViewOp>()) {
+      auto alloc = view.getSource().getDefiningOp<memref::AllocOp>();
+      std::optional<int64_t> shift = getConstantIntValue(view.getByteShift());
+      if (alloc && alloc->hasAttr(DistDialect::getBucketBufferAttrName()) &&
+          shift == offset) {
+        if (!placement.buffer)
+          placement.buffer = alloc.getResult();
+        placed = placement.buffer == alloc.getResult();
+      }
+    }
+    placement.placed.push_back(placed);
+    offset += type.getNumElements() * getElementBytes(type.getElementType());
+  }
+  if (!placement.buffer ||
+      cast<MemRefType>(placement.buffer.getType()).getNumElements() != offset)
+    return std::nullopt;
+  return placement;
 }

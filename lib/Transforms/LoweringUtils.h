@@ -3,6 +3,8 @@
 #ifndef DIST_LIB_TRANSFORMS_LOWERINGUTILS_H
 #define DIST_LIB_TRANSFORMS_LOWERINGUTILS_H
 
+#include "dist/Dialect/Dist/IR/CollectiveOpInterface.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -21,6 +23,25 @@ Value buildBufferAddress(OpBuilder &builder, Location loc, Value memref,
 LogicalResult declareExternalFunction(OpBuilder &builder, ModuleOp module,
                                       SymbolTable &symbolTable, StringRef name,
                                       TypeRange args, TypeRange results);
+
+/// Where the members of a bucket (an in-place buffer collective of several
+/// buffers) live: `buffer` is the bucket's contiguous memory made by
+/// dist-place-buckets (an i8 memref.alloc marked dist.bucket_buffer) and
+/// member i occupies bytes [slotOffsets[i], slotOffsets[i] + its size) of
+/// it; `placed[i]` says whether the member's buffer is the view of its slot
+/// (no copy) rather than a buffer of its own (copied in and back).
+struct BucketPlacement {
+  Value buffer;
+  SmallVector<int64_t> slotOffsets;
+  SmallVector<bool> placed;
+};
+
+/// The placement of `op`'s bucket; none when dist-place-buckets did not
+/// place it (or `op` is not a bucket).
+std::optional<BucketPlacement> getBucketPlacement(CollectiveOpInterface op);
+
+/// Bytes of one element in memory (i1 takes a byte, index 8).
+int64_t getElementBytes(Type type);
 
 } // namespace mlir::dist
 

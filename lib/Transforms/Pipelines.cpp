@@ -74,6 +74,9 @@ void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm);
   // The deallocation pipeline leaves bufferization.clone/dealloc ops.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Gradients made in their bucket's memory (no packing copies).
+  pm.addPass(createDistPlaceBuckets(
+      DistPlaceBucketsOptions{options.reportBuckets}));
   // The user's loads, stores and subviews (and the shapes of linalg ops) are
   // checked here, before linalg becomes loops whose accesses are in bounds by
   // construction and would only cost time.

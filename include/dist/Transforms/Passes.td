@@ -348,7 +348,10 @@ def DistLowerToRuntime : Pass<"dist-lower-to-runtime", "::mlir::ModuleOp"> {
     all_reduce, reduce and broadcast run in place on their buffer. A buffer
     that is not contiguous (a strided view) is copied into a temporary
     contiguous one, and back when the collective writes it; the temporary is
-    freed right after. Elements must be f32, f64, f16, bf16, i32, i64 or
+    freed right after. A bucket (several buffers) is reduced as one
+    contiguous buffer: the one `dist-place-buckets` made, with only its
+    unplaced members copied in and back, or else a temporary that every
+    member is copied into and back from. Elements must be f32, f64, f16, bf16, i32, i64 or
     index; shapes must be static.
 
     ```mlir
@@ -716,6 +719,61 @@ def DistLocalSGD : Pass<"dist-local-sgd", "::mlir::ModuleOp"> {
                            "::mlir::dist::DistDialect"];
 }
 
+def DistPlaceBuckets : Pass<"dist-place-buckets", "::mlir::ModuleOp"> {
+  let summary = "Makes gradients in the memory of the bucket that reduces them";
+  let description = [{
+    Runs on buffers, after bufferization and buffer deallocation (in
+    `dist-lower-to-llvm`, before `dist-lower-to-runtime`). The runtime
+    reduces a bucket (an in-place collective of several buffers, from
+    `dist-fuse-gradients`) as one contiguous buffer. For each bucket this
+    pass allocates that buffer (bytes, 64-byte aligned, marked
+    `dist.bucket_buffer`) where the first placeable member was allocated and
+    turns every placeable member into a `memref.view` of its slot, so the op
+    that computes a gradient writes it straight into the bucket and the
+    lowering copies nothing for it (the seeds' `coalesce_tensor`). A member
+    is placeable when its buffer is a static, identity-layout `memref.alloc`
+    in the collective's block that is freed there by one `memref.dealloc`
+    after the collective (after its `dist.wait` when async) and that no op
+    aliases, returns, yields or passes to a call. The others (a gradient
+    buffer that bufferization reuses for an updated parameter that the step
+    returns, say) keep their memory and are copied into their slots and back;
+    `dist-comm-report` on the buffers counts only those copies. The bucket
+    buffer is freed where the last placed member was. With `summary` (or
+    `dist-lower-to-llvm{report-buckets}`), each bucket is reported as a remark.
+
+    ```mlir
+    %g0 = memref.alloc() : memref<64x64xf32>
+    linalg.matmul ins(...) outs(%g0 : memref<64x64xf32>)
+    %g1 = memref.alloc() : memref<64xf32>
+    ...
+    dist.buffer.all_reduce %g0, %g1 on @mesh [dp] sum : memref<64x64xf32>, memref<64xf32>
+    ...
+    memref.dealloc %g0 : memref<64x64xf32>
+    memref.dealloc %g1 : memref<64xf32>
+    ```
+    becomes
+    ```mlir
+    %bucket = memref.alloc() {alignment = 64 : i64, dist.bucket_buffer} : memref<16640xi8>
+    %g0 = memref.view %bucket[%c0][] : memref<16640xi8> to memref<64x64xf32>
+    linalg.matmul ins(...) outs(%g0 : memref<64x64xf32>)
+    %g1 = memref.view %bucket[%c16384][] : memref<16640xi8> to memref<64xf32>
+    ...
+    dist.buffer.all_reduce %g0, %g1 on @mesh [dp] sum : memref<64x64xf32>, memref<64xf32>
+    ...
+    memref.dealloc %bucket : memref<16640xi8>
+    ```
+
+    Errors: a bucket still on tensors; a bucket buffer of dynamic shape.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "Report each bucket (members placed, bytes still copied) as a "
+           "remark">
+  ];
+}
+
 def DistFuseGradients : Pass<"dist-fuse-gradients", "::mlir::ModuleOp"> {
   let summary = "Packs gradient reductions into buckets capped in size";
   let description = [{
@@ -746,8 +804,10 @@ def DistFuseGradients : Pass<"dist-fuse-gradients", "::mlir::ModuleOp"> {
         : tensor<64x64xf32>, tensor<64xf32>
     ```
 
-    The runtime reduces a bucket as one contiguous buffer: lowering copies
-    the tensors into it and back, and `dist-comm-report` counts those bytes.
+    The runtime reduces a bucket as one contiguous buffer: after
+    bufferization, `dist-place-buckets` makes the gradients in that buffer's
+    memory where it can; the lowering copies the others into it and back,
+    and `dist-comm-report` counts those bytes.
     With `summary`, the buckets (their tensors and bytes) are reported as
     remarks. Errors: `bucket-mb` <= 0, a module without gradients.
   }];

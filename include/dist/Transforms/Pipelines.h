@@ -46,6 +46,12 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
                      "an out-of-bounds load or store prints the op and its "
                      "location and aborts"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> reportBuckets{
+      *this, "report-buckets",
+      llvm::cl::desc("Report, for each gradient bucket, how many of its "
+                     "buffers dist-place-buckets made in the bucket's memory "
+                     "and the bytes still copied (remarks)"),
+      llvm::cl::init(false)};
 };
 
 /// Takes a program on tensors (serial, or the per-rank program of

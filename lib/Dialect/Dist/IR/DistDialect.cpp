@@ -3,6 +3,7 @@
 #include "dist/Dialect/Dist/IR/DistDialect.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/ShardingUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "dist/Dialect/Dist/IR/StepState.h"
 
@@ -374,6 +375,19 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
     if (op->getNumRegions() == 0)
       return op->emitOpError() << "'" << getEdgeShardingsAttrName()
                                << "' belongs on ops with regions";
+    return success();
+  }
+  if (attr.getName() == getBucketBufferAttrName()) {
+    auto type = op->getNumResults() == 1
+                    ? dyn_cast<MemRefType>(op->getResult(0).getType())
+                    : MemRefType();
+    if (!isa<UnitAttr>(attr.getValue()) || !type ||
+        !hasSingleEffect<MemoryEffects::Allocate>(op) || type.getRank() != 1 ||
+        !type.getElementType().isInteger(8) || !type.hasStaticShape())
+      return op->emitOpError() << "'" << getBucketBufferAttrName()
+                               << "' is a unit attribute of an allocation "
+                                  "of a static 1-D i8 buffer (a bucket's "
+                                  "bytes)";
     return success();
   }
   if (attr.getName() == getShardingAttrName())

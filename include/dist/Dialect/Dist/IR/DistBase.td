@@ -133,6 +133,12 @@ def Dist_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getGradAccumulatorOfAttrName() {
       return "dist.grad_accumulator_of";
     }
+    /// Name of the unit attribute on a `memref.alloc` of bytes (i8) made by
+    /// dist-place-buckets: the contiguous buffer a bucket collective reduces,
+    /// whose members' buffers are views of their slots in it.
+    static constexpr ::llvm::StringLiteral getBucketBufferAttrName() {
+      return "dist.bucket_buffer";
+    }
     /// Name of the op attribute `<k> : i64` (k >= 1) on an op whose one
     /// result is an i1 that is true on one call of the function in every k
     /// (dist-gradient-merge's update condition): the `then` region of an
