@@ -2,6 +2,7 @@
 """Gradient sync of a data-parallel step: one collective per gradient vs buckets.
 
     python3 bench/gradient_sync.py [--layers 100] [--width 16] [--ranks 4] [--steps 20] [--repeat 3]
+    python3 bench/gradient_sync.py --sync-only [...]
 
 Generates an MLP with 2 x layers small parameter tensors (dist-gen), makes it
 data parallel (dist-data-parallel), and trains it with dist-run on N ranks,
@@ -10,6 +11,13 @@ trace (DIST_TRACE) gives each rank's time inside collectives per step; the
 first step (JIT compilation, ranks arriving at different times) is left out.
 Reports the median over repeats of the slowest rank's collective time per
 step, and of dist-run's median step time.
+
+--sync-only times the gradient sync alone: a step whose only work is the
+reduction of the same gradients (tensors of the MLP's parameter shapes, each
+a partial sum over dp made by an op marked dist.grad_of, one multiply), so
+that ranks do not wait in a collective for others still in backward (on a
+machine with fewer cores than ranks that wait is most of the time inside
+collectives of a whole step). Reports dist-run's median step time.
 """
 
 import argparse
@@ -43,6 +51,34 @@ def write_inputs(work, layers, width, batch):
             f.write(array.array(code, data).tobytes())
         options += ["--input", "%d=%s" % (i, path)]
     return options
+
+
+def write_sync_program(path, layers, width, ranks):
+    """A step that only reduces gradients shaped as the MLP's parameters."""
+    shapes = [(width, width), (width,)] * layers
+
+    def tensor(shape):
+        return "tensor<%sxf32>" % "x".join(map(str, shape))
+
+    def sharding(shape, partial=False):
+        return "#dist.sharding<@mesh, [%s]%s>" % (", ".join(["{}"] * len(shape)),
+                                                   ", partial = sum{dp}" if partial else "")
+    args = ["%%p%d: %s {dist.param, dist.sharding = %s}" % (i, tensor(s), sharding(s))
+            for i, s in enumerate(shapes)]
+    args += ["%%l%d: %s {dist.sharding = %s}" % (i, tensor(s), sharding(s, True))
+             for i, s in enumerate(shapes)]
+    results = ["%s {dist.sharding = %s}" % (tensor(s), sharding(s)) for s in shapes]
+    lines = ["dist.mesh @mesh [dp = %d]" % ranks,
+             "func.func @sync(%s) -> (%s) {" % (", ".join(args), ", ".join(results))]
+    for i, s in enumerate(shapes):
+        lines.append("  %%c%d = arith.constant dense<0.5> : %s" % (i, tensor(s)))
+        lines.append("  %%g%d = arith.mulf %%l%d, %%c%d {dist.grad_of = %d : i64} : %s"
+                     % (i, i, i, i, tensor(s)))
+    lines.append("  return %s : %s" % (", ".join("%%g%d" % i for i in range(len(shapes))),
+                                       ", ".join(tensor(s) for s in shapes)))
+    lines.append("}")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def run(bin_dir, program, ranks, steps, passes, work, inputs):
@@ -79,6 +115,8 @@ def main():
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--sync-only", action="store_true",
+                        help="time a step that only reduces the gradients")
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="dist-bench-sync-")
@@ -91,6 +129,9 @@ def main():
     subprocess.run([os.path.join(args.bin, "dist-opt"), generated, "--dist-data-parallel",
                     "-o", program], check=True)
     inputs = write_inputs(work, args.layers, args.width, 2 * args.ranks)
+    if args.sync_only:
+        write_sync_program(program, args.layers, args.width, args.ranks)
+        inputs = []
     results = {"unfused": [], "fused": []}
     counts = {}
     for _ in range(args.repeat):
@@ -99,9 +140,9 @@ def main():
                                     inputs)
             results[name].append((sync, step))
             counts[name] = count
-    print("MLP with %d parameter tensors (%d layers of %dx%d), %d ranks, %d steps, %d repeats"
-          % (2 * args.layers, args.layers, args.width, args.width, args.ranks, args.steps,
-             args.repeat))
+    print("%sMLP with %d parameter tensors (%d layers of %dx%d), %d ranks, %d steps, %d repeats"
+          % ("gradient sync alone of an " if args.sync_only else "", 2 * args.layers,
+             args.layers, args.width, args.width, args.ranks, args.steps, args.repeat))
     median = {}
     for name in ("unfused", "fused"):
         sync = statistics.median(r[0] for r in results[name])

@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/DialectRegistry.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mlir::dist;
 
@@ -65,7 +67,7 @@ static bool isInputOrInvariant(Value value, linalg::LinalgOp op,
 
 /// How partial sums flow through the op, from what its body computes (the
 /// value yielded, ignoring a sum-combined accumulator): a sum or difference of
-/// inputs is Additive; an input, its negation, or a product in which it
+/// any number of inputs is Additive; an input, its negation, or a product in which it
 /// appears once with invariants or other inputs is Multilinear, and
 /// `linearIn` says in which inputs. The op has `numInputs` inputs.
 static PartialPolicy getPartialPolicy(linalg::LinalgOp op, unsigned numInputs,
@@ -96,8 +98,18 @@ static PartialPolicy getPartialPolicy(linalg::LinalgOp op, unsigned numInputs,
   Operation *def = yielded.getDefiningOp();
   if (!def || !op->isAncestor(def))
     return PartialPolicy::None;
-  if (isa<arith::AddFOp, arith::SubFOp>(def) && inputIndex(def->getOperand(0)) &&
-      inputIndex(def->getOperand(1)))
+  // A sum or difference of inputs, any number of them (a + b - c + d): the
+  // sum over ranks of the local sums is the sum of the global inputs.
+  std::function<bool(Value)> isSumOfInputs = [&](Value value) {
+    if (inputIndex(value))
+      return true;
+    Operation *term = value.getDefiningOp();
+    return term && op->isAncestor(term) &&
+           isa<arith::AddFOp, arith::SubFOp>(term) &&
+           isSumOfInputs(term->getOperand(0)) &&
+           isSumOfInputs(term->getOperand(1));
+  };
+  if (isa<arith::AddFOp, arith::SubFOp>(def) && isSumOfInputs(yielded))
     return PartialPolicy::Additive;
   if (isa<arith::NegFOp>(def)) {
     if (std::optional<unsigned> i = inputIndex(def->getOperand(0))) {

@@ -208,3 +208,32 @@ func.func @overflow_flags(%a: tensor<8xi32>, %b: tensor<8xi32>) -> (tensor<8xi32
   %t = arith.addi %a, %b : tensor<8xi32>
   return %s, %t : tensor<8xi32>, tensor<8xi32>
 }
+
+// -----
+
+// Tests that a linalg.generic summing any number of its inputs is additive
+// (partial sums pass through: one reduction after, not one per input), and
+// that a sum with a constant term is not (it would be added once per rank).
+#map0 = affine_map<() -> ()>
+func.func @sum_of_inputs(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  // expected-remark@+1 {{sharding rule: () -> ([]) {}}}
+  %e = tensor.empty() : tensor<f32>
+  // expected-remark@+1 {{sharding rule: ([], [], [], []) -> ([]) {} init-only operands [3] partial: additive}}
+  %s = linalg.generic {indexing_maps = [#map0, #map0, #map0, #map0], iterator_types = []}
+      ins(%a, %b, %c : tensor<f32>, tensor<f32>, tensor<f32>) outs(%e : tensor<f32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32, %out: f32):
+    %xy = arith.addf %x, %y : f32
+    %xyz = arith.subf %xy, %z : f32
+    linalg.yield %xyz : f32
+  } -> tensor<f32>
+  // expected-remark-re@+1 {{sharding rule: {{.*}} init-only operands [2]{{$}}}}
+  %t = linalg.generic {indexing_maps = [#map0, #map0, #map0], iterator_types = []}
+      ins(%a, %b : tensor<f32>, tensor<f32>) outs(%e : tensor<f32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %xy = arith.addf %x, %y : f32
+    %xy1 = arith.addf %xy, %one : f32
+    linalg.yield %xy1 : f32
+  } -> tensor<f32>
+  return %s, %t : tensor<f32>, tensor<f32>
+}

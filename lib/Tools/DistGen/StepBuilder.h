@@ -188,9 +188,15 @@ private:
   Attribute shardingOf(ArrayRef<int64_t> shape, int64_t modelSplitDim,
                        bool batch);
   SmallVector<std::string> stateNames() const;
-  Value clipGradients(ArrayRef<Value> gradients);
+  /// Rank-0 sums of `terms` (one per parameter of `order`): one over the
+  /// parameters split over the model axis, one over the others (either may
+  /// be missing). Under Megatron the first is a partial sum that is reduced
+  /// once, where one sum of all terms would reduce each split term alone.
+  SmallVector<Value> groupSums(ArrayRef<unsigned> order, ArrayRef<Value> terms);
+  /// The clipping coefficient of the gradients (indexed by handle).
+  Value clipGradients(ArrayRef<unsigned> order, ArrayRef<Value> gradients);
   /// 1 when any gradient has an infinity or a NaN, else 0 (rank 0).
-  Value foundNonFinite(ArrayRef<Value> gradients);
+  Value foundNonFinite(ArrayRef<unsigned> order, ArrayRef<Value> gradients);
   /// `updated` where `skip` (rank 0) is 0, else `current`.
   Value unlessSkipped(Value skip, Value current, Value updated);
 

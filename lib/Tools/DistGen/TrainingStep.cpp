@@ -240,53 +240,88 @@ void TrainingStep::addGradient(unsigned handle, Value gradient) {
       param.gradient ? ops().add(param.gradient, gradient) : gradient;
 }
 
-Value TrainingStep::clipGradients(ArrayRef<Value> gradients) {
+SmallVector<Value> TrainingStep::groupSums(ArrayRef<unsigned> order,
+                                           ArrayRef<Value> terms) {
+  SmallVector<Value> split, whole;
+  for (auto [h, term] : llvm::zip(order, terms))
+    (!options.modelAxis.empty() && params[h].modelSplitDim >= 0 ? split : whole)
+        .push_back(term);
+  SmallVector<Value> sums;
+  for (ArrayRef<Value> group : {ArrayRef<Value>(split), ArrayRef<Value>(whole)}) {
+    if (group.empty())
+      continue;
+    if (group.size() == 1) {
+      sums.push_back(group.front());
+      continue;
+    }
+    sums.push_back(ops().einsum(
+        std::string(group.size() - 1, ',') + "->", group,
+        [](Scalar &s, ValueRange x) {
+          Value total = x[0];
+          for (Value term : x.drop_front())
+            total = s.add(total, term);
+          return total;
+        },
+        Combine::None, masterType));
+  }
+  return sums;
+}
+
+/// The sum of one to two rank-0 values (group sums), through `finish`.
+static Value combineSums(StepBuilder &b, ArrayRef<Value> sums, Type type,
+                         llvm::function_ref<Value(Scalar &, Value)> finish) {
+  return b.einsum(
+      std::string(sums.size() - 1, ',') + "->", sums,
+      [&](Scalar &s, ValueRange x) {
+        Value total = x[0];
+        for (Value term : x.drop_front())
+          total = s.add(total, term);
+        return finish(s, total);
+      },
+      Combine::None, type);
+}
+
+Value TrainingStep::clipGradients(ArrayRef<unsigned> order,
+                                  ArrayRef<Value> gradients) {
   StepBuilder &b = ops();
   // torch.nn.utils.clip_grad_norm_: scale every gradient by
   // min(1, max_norm / (total_norm + 1e-6)).
   SmallVector<Value> squares;
-  for (Value gradient : gradients) {
-    std::string l = lettersOf(gradient);
+  for (unsigned h : order) {
+    std::string l = lettersOf(gradients[h]);
     squares.push_back(b.einsum(
-        l + "->", {gradient},
+        l + "->", {gradients[h]},
         [](Scalar &s, ValueRange x) { return s.mul(x[0], x[0]); },
         Combine::Sum, masterType));
   }
-  std::string spec(squares.size() - 1, ',');
   double maxNorm = *options.clipGradNorm;
-  return b.einsum(
-      spec + "->", squares,
-      [&](Scalar &s, ValueRange x) {
-        Value total = x[0];
-        for (Value square : x.drop_front())
-          total = s.add(total, square);
-        Value norm = s.sqrt(total);
-        Value coefficient = s.div(s.constant(maxNorm),
-                                  s.add(norm, s.constant(1e-6)));
-        return s.min(coefficient, s.constant(1.0));
-      },
-      Combine::None, masterType);
+  return combineSums(b, groupSums(order, squares), masterType,
+                     [&](Scalar &s, Value total) {
+                       Value norm = s.sqrt(total);
+                       Value coefficient = s.div(
+                           s.constant(maxNorm), s.add(norm, s.constant(1e-6)));
+                       return s.min(coefficient, s.constant(1.0));
+                     });
 }
 
-Value TrainingStep::foundNonFinite(ArrayRef<Value> gradients) {
+Value TrainingStep::foundNonFinite(ArrayRef<unsigned> order,
+                                   ArrayRef<Value> gradients) {
   StepBuilder &b = ops();
-  SmallVector<Value> flags;
-  for (Value gradient : gradients)
-    flags.push_back(b.einsum(
-        lettersOf(gradient) + "->", {gradient},
+  // The count of infinities and NaNs (a sum, so that the counts of split
+  // gradients are reduced once, together).
+  SmallVector<Value> counts;
+  for (unsigned h : order)
+    counts.push_back(b.einsum(
+        lettersOf(gradients[h]) + "->", {gradients[h]},
         [](Scalar &s, ValueRange x) {
           return s.select(s.notFinite(x[0]), s.constant(1.0), s.constant(0.0));
         },
-        Combine::Max, masterType));
-  return b.einsum(
-      std::string(flags.size() - 1, ',') + "->", flags,
-      [](Scalar &s, ValueRange x) {
-        Value any = x[0];
-        for (Value flag : x.drop_front())
-          any = s.max(any, flag);
-        return any;
-      },
-      Combine::None, masterType);
+        Combine::Sum, masterType));
+  return combineSums(b, groupSums(order, counts), masterType,
+                     [](Scalar &s, Value total) {
+                       return s.select(s.greater(total, s.constant(0.0)),
+                                       s.constant(1.0), s.constant(0.0));
+                     });
 }
 
 Value TrainingStep::unlessSkipped(Value skip, Value current, Value updated) {
@@ -347,17 +382,10 @@ void TrainingStep::finish(Value loss) {
   b.setRole(Role::optimizer);
   // fp16: a step whose gradients overflowed is skipped (GradScaler.step).
   Value skip;
-  if (lossScaleArgument) {
-    SmallVector<Value> ordered;
-    for (unsigned h : order)
-      ordered.push_back(gradients[h]);
-    skip = foundNonFinite(ordered);
-  }
+  if (lossScaleArgument)
+    skip = foundNonFinite(order, gradients);
   if (options.clipGradNorm) {
-    SmallVector<Value> ordered;
-    for (unsigned h : order)
-      ordered.push_back(gradients[h]);
-    Value coefficient = clipGradients(ordered);
+    Value coefficient = clipGradients(order, gradients);
     for (unsigned h : order) {
       std::string l = lettersOf(gradients[h]);
       gradients[h] = b.einsum(
