@@ -17,7 +17,8 @@ reduction of the same gradients (tensors of the MLP's parameter shapes, each
 a partial sum over dp made by an op marked dist.grad_of, one multiply), so
 that ranks do not wait in a collective for others still in backward (on a
 machine with fewer cores than ranks that wait is most of the time inside
-collectives of a whole step). Reports dist-run's median step time.
+collectives of a whole step); a scalar reduced first in each step is a
+barrier whose time is not counted.
 """
 
 import argparse
@@ -67,21 +68,27 @@ def write_sync_program(path, layers, width, ranks):
             for i, s in enumerate(shapes)]
     args += ["%%l%d: %s {dist.sharding = %s}" % (i, tensor(s), sharding(s, True))
              for i, s in enumerate(shapes)]
-    results = ["%s {dist.sharding = %s}" % (tensor(s), sharding(s)) for s in shapes]
+    # A scalar reduced first, as a barrier: the ranks enter the gradient
+    # sync together (its time is not counted).
+    args.append("%%barrier: tensor<f32> {dist.sharding = %s}" % sharding((), True))
+    results = ["tensor<f32> {dist.sharding = %s}" % sharding(())]
+    results += ["%s {dist.sharding = %s}" % (tensor(s), sharding(s)) for s in shapes]
     lines = ["dist.mesh @mesh [dp = %d]" % ranks,
              "func.func @sync(%s) -> (%s) {" % (", ".join(args), ", ".join(results))]
     for i, s in enumerate(shapes):
         lines.append("  %%c%d = arith.constant dense<0.5> : %s" % (i, tensor(s)))
         lines.append("  %%g%d = arith.mulf %%l%d, %%c%d {dist.grad_of = %d : i64} : %s"
                      % (i, i, i, i, tensor(s)))
-    lines.append("  return %s : %s" % (", ".join("%%g%d" % i for i in range(len(shapes))),
-                                       ", ".join(tensor(s) for s in shapes)))
+    lines.append("  return %%barrier, %s : tensor<f32>, %s"
+                 % (", ".join("%%g%d" % i for i in range(len(shapes))),
+                    ", ".join(tensor(s) for s in shapes)))
     lines.append("}")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
 
-def run(bin_dir, program, ranks, steps, passes, work, inputs):
+def run(bin_dir, program, ranks, steps, passes, work, inputs, skip_first=False):
+    """skip_first: leave each step's first collective (a barrier) out."""
     trace = tempfile.mkdtemp(dir=work, prefix="trace-")
     env = dict(os.environ, DIST_TRACE=trace)
     command = [os.path.join(bin_dir, "dist-run"), program, "--steps", str(steps), "--time",
@@ -100,9 +107,11 @@ def run(bin_dir, program, ranks, steps, passes, work, inputs):
         events = [e for e in json.load(open(path))["traceEvents"]
                   if e.get("cat") in ("collective", "wait") and e.get("ph") == "X"]
         per_step = len([e for e in events if e.get("cat") == "collective"]) // steps
-        collectives = per_step
-        # Leave out the first step's events.
-        kept = events[len(events) // steps:]
+        collectives = per_step - (1 if skip_first else 0)
+        # Leave out the first step's events (and each step's barrier).
+        per_step_events = len(events) // steps
+        kept = [e for k, e in enumerate(events[per_step_events:])
+                if not (skip_first and k % per_step_events == 0)]
         per_rank.append(sum(e["dur"] for e in kept) / (steps - 1) / 1000.0)
     return max(per_rank), max(step_ms), collectives
 
@@ -137,7 +146,7 @@ def main():
     for _ in range(args.repeat):
         for name, passes in (("unfused", ""), ("fused", "dist-fuse-gradients")):
             sync, step, count = run(args.bin, program, args.ranks, args.steps, passes, work,
-                                    inputs)
+                                    inputs, skip_first=args.sync_only)
             results[name].append((sync, step))
             counts[name] = count
     print("%sMLP with %d parameter tensors (%d layers of %dx%d), %d ranks, %d steps, %d repeats"

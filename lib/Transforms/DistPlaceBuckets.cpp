@@ -79,15 +79,18 @@ static void reportBucket(CollectiveOpInterface op, int64_t members,
 
 void DistPlaceBucketsPass::place(CollectiveOpInterface op) {
   ValueRange members = op.getCollectiveInputs();
-  int64_t bucketBytes = 0;
+  // Slots in operand order.
+  SmallVector<int64_t> offsets;
+  int64_t totalBytes = 0;
   for (Type type : members.getTypes()) {
     auto memref = cast<MemRefType>(type);
-    bucketBytes +=
+    offsets.push_back(totalBytes);
+    totalBytes +=
         memref.getNumElements() * getElementBytes(memref.getElementType());
   }
   auto notPlaced = [&] {
     if (summary)
-      reportBucket(op, members.size(), 0, 0, bucketBytes);
+      reportBucket(op, members.size(), 0, 0, totalBytes);
   };
   Operation *end = op;
   if (Value token = op.getAsyncToken()) {
@@ -103,14 +106,9 @@ void DistPlaceBucketsPass::place(CollectiveOpInterface op) {
     if (!seen.insert(member).second)
       return notPlaced();
 
-  SmallVector<int64_t> offsets;
   SmallVector<memref::DeallocOp> deallocs;
-  int64_t totalBytes = 0;
   Operation *first = nullptr, *lastFree = nullptr;
   for (Value member : members) {
-    auto type = cast<MemRefType>(member.getType());
-    offsets.push_back(totalBytes);
-    totalBytes += type.getNumElements() * getElementBytes(type.getElementType());
     memref::DeallocOp dealloc = getPlaceableDealloc(member, end);
     deallocs.push_back(dealloc);
     if (!dealloc)
