@@ -33,7 +33,7 @@ import torch.distributed as torch_dist  # noqa: E402
 import torch.multiprocessing as mp  # noqa: E402
 from torch.nn.parallel import DistributedDataParallel  # noqa: E402
 
-from check_against_torch import gpt_loss  # noqa: E402
+from check_against_torch import Compute, gpt_loss  # noqa: E402
 from step_signature import parse_signature  # noqa: E402
 
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -93,7 +93,7 @@ class Model(torch.nn.Module):
 
     def forward(self, batch):
         params = {name: self.weights[key] for name, key in self.names.items()}
-        return gpt_loss(params, batch, self.opts, torch.float32)
+        return gpt_loss(params, batch, self.opts, Compute(torch.float32))
 
 
 def torch_worker(rank, ranks, shapes, opts, steps, port, results):

@@ -59,6 +59,9 @@ void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createDistDecomposeAggregates());
   // arith/math ops on tensors have no bufferization: make them linalg ops.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  // Chains of elementwise ops become one loop nest each.
+  if (options.fuseElementwise)
+    pm.addPass(createDistFuseElementwise());
   // Matmuls no BLAS takes become register-tiled vector code (not loops).
   DistVectorizeMatmulOptions vectorize;
   vectorize.skipBlasTypes = options.blas;

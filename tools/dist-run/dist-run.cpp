@@ -137,6 +137,11 @@ static cl::opt<bool> useBlas("blas",
                              cl::desc("Call a BLAS for matmuls when one was "
                                       "found at build time"),
                              cl::init(true), cl::cat(category));
+static cl::opt<bool> fuseElementwise(
+    "fuse-elementwise",
+    cl::desc("Fuse chains of elementwise ops before bufferization "
+             "(dist-lower-to-llvm's fuse-elementwise)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<unsigned> timeoutSeconds(
     "timeout",
     cl::desc("Seconds before the serial run or the N-rank run is killed "
@@ -282,6 +287,7 @@ static int runWorker(MLIRContext &context) {
 #ifdef DIST_BLAS_LIBRARY
   options.compile.blas = useBlas;
 #endif
+  options.compile.fuseElementwise = fuseElementwise;
   // The user's loads and stores are checked in the serial run.
   options.compile.runtimeVerification = run == run::kSerialRun;
   options.compile.sharedLibraries = jitLibraries();
@@ -439,6 +445,8 @@ static void appendWorkerOptions(SmallVectorImpl<std::string> &argv,
     argv.push_back("--keep");
   if (!useBlas)
     argv.push_back("--blas=false");
+  if (!fuseElementwise)
+    argv.push_back("--fuse-elementwise=false");
 }
 
 /// Runs `argv` with `environment`, within --timeout; `what` names it in the

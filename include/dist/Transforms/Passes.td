@@ -719,6 +719,30 @@ def DistLocalSGD : Pass<"dist-local-sgd", "::mlir::ModuleOp"> {
                            "::mlir::dist::DistDialect"];
 }
 
+def DistFuseElementwise : Pass<"dist-fuse-elementwise", "::mlir::ModuleOp"> {
+  let summary = "Fuses chains of elementwise linalg.generic ops on tensors";
+  let description = [{
+    A training step from `dist-gen` computes its math as many small
+    elementwise `linalg.generic` ops, each a pass over memory with a buffer
+    of its own once bufferized. This pass (in `dist-lower-to-llvm`, before
+    bufferization) fuses a producer into its consumer when both are
+    elementwise (every loop parallel) and the consumer is the producer's only
+    user, so a chain becomes one loop nest whose intermediate values stay in
+    registers. Contractions and reductions take no producers (the BLAS
+    patterns must still recognize them), and a producer with several users
+    is not computed twice. Numbers do not change: the fused body performs the
+    same scalar operations, roundings to narrow types included.
+
+    ```mlir
+    %s = linalg.generic {...} ins(%a, %b : ...) outs(%e : ...) { addf }
+    %r = linalg.generic {...} ins(%s, %c : ...) outs(%e2 : ...) { mulf }
+    ```
+    becomes one `linalg.generic` on `%a, %b, %c` whose body is the `addf`
+    then the `mulf`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def DistPlaceBuckets : Pass<"dist-place-buckets", "::mlir::ModuleOp"> {
   let summary = "Makes gradients in the memory of the bucket that reduces them";
   let description = [{

@@ -46,6 +46,11 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
                      "an out-of-bounds load or store prints the op and its "
                      "location and aborts"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse chains of elementwise linalg.generic ops into one "
+                     "loop nest each (dist-fuse-elementwise)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> reportBuckets{
       *this, "report-buckets",
       llvm::cl::desc("Report, for each gradient bucket, how many of its "

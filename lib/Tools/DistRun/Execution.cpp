@@ -27,6 +27,7 @@ CompiledProgram::compile(ModuleOp module, const CompileOptions &options,
   LowerToLLVMOptions lowering;
   lowering.blas = options.blas;
   lowering.runtimeVerification = options.runtimeVerification;
+  lowering.fuseElementwise = options.fuseElementwise;
   buildLowerToLLVMPipeline(pm, lowering);
   if (failed(pm.run(module))) {
     error = "lowering failed";

@@ -24,6 +24,8 @@ struct CompileOptions {
   /// MLIR's runtime verification of memref ops (bounds of loads, stores and
   /// subviews): a violation prints the op and its location and aborts.
   bool runtimeVerification = false;
+  /// Elementwise chains fused into one loop nest (dist-fuse-elementwise).
+  bool fuseElementwise = true;
   /// Libraries the JIT loads (libmlir_c_runner_utils, a BLAS).
   SmallVector<std::string> sharedLibraries;
   /// Where to write the object file; empty for none.

@@ -1,0 +1,91 @@
+// RUN: dist-opt %s --dist-fuse-elementwise | FileCheck %s
+
+// A chain of elementwise ops (add, then a broadcast multiply, then exp) becomes
+// one op; exp's result has two users (a reduction, a negation), so it is
+// neither fused into them nor computed twice, and the reduction takes no
+// producer (contractions must stay recognizable).
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @chain(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %c: tensor<4xf32>) -> (tensor<4x8xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %r = arith.addf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %m = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %c : tensor<4x8xf32>, tensor<4xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %r = arith.mulf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  // Used twice: not fused into either user.
+  %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = math.exp %x : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %z = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<4xf32>
+  %zeros = linalg.fill ins(%z : f32) outs(%init : tensor<4xf32>) -> tensor<4xf32>
+  // A reduction takes no producer.
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%t : tensor<4x8xf32>) outs(%zeros : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.addf %x, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %u = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.negf %x : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %u, %sum : tensor<4x8xf32>, tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @chain
+// CHECK: %[[F:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1, %arg2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: math.exp
+// CHECK-NEXT: linalg.yield
+// CHECK: linalg.fill
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[F]] : tensor<4x8xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[F]] : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.negf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+
+
+
+// Rounding to a narrow type between the ops stays in the fused body (bf16
+// steps compute as before).
+#id1 = affine_map<(d0) -> (d0)>
+func.func @narrow(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %e16 = tensor.empty() : tensor<8xbf16>
+  %h = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%a : tensor<8xf32>) outs(%e16 : tensor<8xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<8xbf16>
+  %e = tensor.empty() : tensor<8xf32>
+  %w = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%h : tensor<8xbf16>) outs(%e : tensor<8xf32>) {
+  ^bb0(%x: bf16, %o: f32):
+    %r = arith.extf %x : bf16 to f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %w : tensor<8xf32>
+}
+// CHECK-LABEL: func.func @narrow
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.truncf %{{.*}} : f32 to bf16
+// CHECK-NEXT: arith.extf %{{.*}} : bf16 to f32
+// CHECK-NOT: linalg.generic
