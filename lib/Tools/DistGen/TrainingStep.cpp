@@ -240,6 +240,20 @@ void TrainingStep::addGradient(unsigned handle, Value gradient) {
       param.gradient ? ops().add(param.gradient, gradient) : gradient;
 }
 
+/// The sum of rank-0 values, through `finish`, as one einsum.
+static Value combineSums(StepBuilder &b, ArrayRef<Value> sums, Type type,
+                         llvm::function_ref<Value(Scalar &, Value)> finish) {
+  return b.einsum(
+      std::string(sums.size() - 1, ',') + "->", sums,
+      [&](Scalar &s, ValueRange x) {
+        Value total = x[0];
+        for (Value term : x.drop_front())
+          total = s.add(total, term);
+        return finish(s, total);
+      },
+      Combine::None, type);
+}
+
 SmallVector<Value> TrainingStep::groupSums(ArrayRef<unsigned> order,
                                            ArrayRef<Value> terms) {
   SmallVector<Value> split, whole;
@@ -254,31 +268,10 @@ SmallVector<Value> TrainingStep::groupSums(ArrayRef<unsigned> order,
       sums.push_back(group.front());
       continue;
     }
-    sums.push_back(ops().einsum(
-        std::string(group.size() - 1, ',') + "->", group,
-        [](Scalar &s, ValueRange x) {
-          Value total = x[0];
-          for (Value term : x.drop_front())
-            total = s.add(total, term);
-          return total;
-        },
-        Combine::None, masterType));
+    sums.push_back(combineSums(ops(), group, masterType,
+                               [](Scalar &, Value total) { return total; }));
   }
   return sums;
-}
-
-/// The sum of one to two rank-0 values (group sums), through `finish`.
-static Value combineSums(StepBuilder &b, ArrayRef<Value> sums, Type type,
-                         llvm::function_ref<Value(Scalar &, Value)> finish) {
-  return b.einsum(
-      std::string(sums.size() - 1, ',') + "->", sums,
-      [&](Scalar &s, ValueRange x) {
-        Value total = x[0];
-        for (Value term : x.drop_front())
-          total = s.add(total, term);
-        return finish(s, total);
-      },
-      Combine::None, type);
 }
 
 Value TrainingStep::clipGradients(ArrayRef<unsigned> order,
