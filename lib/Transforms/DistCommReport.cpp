@@ -166,13 +166,10 @@ void DistCommReportPass::runOnOperation() {
         int64_t copied = *cost.bytes;
         if (std::optional<BucketPlacement> placement =
                 getBucketPlacement(op))
-          for (auto [member, placed] :
-               llvm::zip(op.getCollectiveInputs(), placement->placed))
-            if (placed) {
-              auto type = cast<MemRefType>(member.getType());
-              copied -= type.getNumElements() *
-                        getElementBytes(type.getElementType());
-            }
+          for (auto [i, placed] : llvm::enumerate(placement->placed))
+            if (placed)
+              copied -= placement->slotOffsets[i + 1] -
+                        placement->slotOffsets[i];
         cost.packCopyBytes =
             fitOrFlag((__int128)2 * copied * *cost.executions, cost.tooLarge)
                 .value_or(0);

@@ -35,8 +35,11 @@ struct DistFuseElementwisePass
     };
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation().emitError()
+          << "dist-fuse-elementwise: fusion did not reach a fixed point";
       return signalPassFailure();
+    }
   }
 };
 } // namespace

@@ -79,15 +79,8 @@ static void reportBucket(CollectiveOpInterface op, int64_t members,
 
 void DistPlaceBucketsPass::place(CollectiveOpInterface op) {
   ValueRange members = op.getCollectiveInputs();
-  // Slots in operand order.
-  SmallVector<int64_t> offsets;
-  int64_t totalBytes = 0;
-  for (Type type : members.getTypes()) {
-    auto memref = cast<MemRefType>(type);
-    offsets.push_back(totalBytes);
-    totalBytes +=
-        memref.getNumElements() * getElementBytes(memref.getElementType());
-  }
+  SmallVector<int64_t> offsets = getBucketSlotOffsets(members);
+  int64_t totalBytes = offsets.back();
   auto notPlaced = [&] {
     if (summary)
       reportBucket(op, members.size(), 0, 0, totalBytes);
@@ -132,18 +125,17 @@ void DistPlaceBucketsPass::place(CollectiveOpInterface op) {
   builder.setInsertionPoint(lastFree);
   memref::DeallocOp::create(builder, loc, bucket);
   int64_t placed = 0, placedBytes = 0;
-  for (auto [member, offset, dealloc] :
-       llvm::zip(members, offsets, deallocs)) {
+  for (auto [i, member, dealloc] : llvm::enumerate(members, deallocs)) {
     if (!dealloc)
       continue;
+    int64_t offset = offsets[i];
     dealloc.erase();
     auto alloc = member.getDefiningOp<memref::AllocOp>();
     builder.setInsertionPoint(alloc);
     Value shift = arith::ConstantIndexOp::create(builder, alloc.getLoc(), offset);
     Value view = memref::ViewOp::create(builder, alloc.getLoc(), alloc.getType(),
                                         bucket, shift, ValueRange{});
-    MemRefType type = alloc.getType();
-    placedBytes += type.getNumElements() * getElementBytes(type.getElementType());
+    placedBytes += offsets[i + 1] - offset;
     ++placed;
     alloc.getResult().replaceAllUsesWith(view);
     alloc.erase();

@@ -59,6 +59,17 @@ int64_t dist::getElementBytes(Type type) {
   return (type.getIntOrFloatBitWidth() + 7) / 8;
 }
 
+SmallVector<int64_t> dist::getBucketSlotOffsets(ValueRange members) {
+  SmallVector<int64_t> offsets = {0};
+  for (Type type : members.getTypes()) {
+    auto memref = cast<MemRefType>(type);
+    offsets.push_back(offsets.back() +
+                      memref.getNumElements() *
+                          getElementBytes(memref.getElementType()));
+  }
+  return offsets;
+}
+
 std::optional<dist::BucketPlacement>
 dist::getBucketPlacement(CollectiveOpInterface op) {
   if (!op.isBufferForm() || !op.isInPlace())
@@ -66,13 +77,14 @@ dist::getBucketPlacement(CollectiveOpInterface op) {
   ValueRange members = op.getCollectiveInputs();
   if (members.size() < 2)
     return std::nullopt;
-  BucketPlacement placement;
-  int64_t offset = 0;
-  for (Value member : members) {
-    auto type = dyn_cast<MemRefType>(member.getType());
-    if (!type || !type.hasStaticShape())
+  for (Type type : members.getTypes()) {
+    auto memref = dyn_cast<MemRefType>(type);
+    if (!memref || !memref.hasStaticShape())
       return std::nullopt;
-    placement.slotOffsets.push_back(offset);
+  }
+  BucketPlacement placement;
+  placement.slotOffsets = getBucketSlotOffsets(members);
+  for (auto [member, offset] : llvm::zip(members, placement.slotOffsets)) {
     bool placed = false;
     if (auto view = member.getDefiningOp<memref::ViewOp>()) {
       auto alloc = view.getSource().getDefiningOp<memref::AllocOp>();
@@ -85,10 +97,10 @@ dist::getBucketPlacement(CollectiveOpInterface op) {
       }
     }
     placement.placed.push_back(placed);
-    offset += type.getNumElements() * getElementBytes(type.getElementType());
   }
   if (!placement.buffer ||
-      cast<MemRefType>(placement.buffer.getType()).getNumElements() != offset)
+      cast<MemRefType>(placement.buffer.getType()).getNumElements() !=
+          placement.slotOffsets.back())
     return std::nullopt;
   return placement;
 }

@@ -27,8 +27,8 @@ LogicalResult declareExternalFunction(OpBuilder &builder, ModuleOp module,
 /// Where the members of a bucket (an in-place buffer collective of several
 /// buffers) live: `buffer` is the bucket's contiguous memory made by
 /// dist-place-buckets (an i8 memref.alloc marked dist.bucket_buffer) and
-/// member i occupies bytes [slotOffsets[i], slotOffsets[i] + its size) of
-/// it; `placed[i]` says whether the member's buffer is the view of its slot
+/// member i occupies bytes [slotOffsets[i], slotOffsets[i + 1]) of it (the
+/// last entry is the bucket's size); `placed[i]` says whether the member's buffer is the view of its slot
 /// (no copy) rather than a buffer of its own (copied in and back).
 struct BucketPlacement {
   Value buffer;
@@ -42,6 +42,10 @@ std::optional<BucketPlacement> getBucketPlacement(CollectiveOpInterface op);
 
 /// Bytes of one element in memory (i1 takes a byte, index 8).
 int64_t getElementBytes(Type type);
+
+/// The byte offset of each member's slot in a bucket of static buffers, in
+/// operand order, then the bucket's size.
+SmallVector<int64_t> getBucketSlotOffsets(ValueRange members);
 
 } // namespace mlir::dist
 
