@@ -30,8 +30,12 @@ struct DistFuseElementwisePass
     linalg::ControlFusionFn control = [](OpOperand *operand) {
       Operation *producer = operand->get().getDefiningOp();
       auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
+      // A reduction takes producers too (a layernorm's variance sums the
+      // squares it computes), but not a contraction: BLAS must still see
+      // its two operands.
       return producer && producer->hasOneUse() && consumer &&
-             consumer.getNumLoops() == consumer.getNumParallelLoops();
+             (consumer.getNumLoops() == consumer.getNumParallelLoops() ||
+              !linalg::isaContractionOpInterface(consumer));
     };
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);

@@ -62,10 +62,15 @@ void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
   // Chains of elementwise ops become one loop nest each.
   if (options.fuseElementwise)
     pm.addPass(createDistFuseElementwise());
+  // BLAS reads transposed operands in place.
+  if (options.blas)
+    pm.addPass(createDistFoldTransposes());
   // Matmuls no BLAS takes become register-tiled vector code (not loops).
   DistVectorizeMatmulOptions vectorize;
   vectorize.skipBlasTypes = options.blas;
   pm.addNestedPass<func::FuncOp>(createDistVectorizeMatmul(vectorize));
+  // Unrelated results must not meet in one buffer through a shared init.
+  pm.addPass(createDistPrivatizeInits());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -88,6 +93,10 @@ void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createDistLowerToRuntime());
   if (options.blas)
     pm.addPass(createDistMatmulToBlas());
+  if (options.approximateMath)
+    pm.addPass(createDistApproximateMath());
+  if (options.vectorizableReductions)
+    pm.addPass(createDistVectorizableReductions());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // Transfers of 2-D tiles become rows (unrolled), then LLVM vectors.
   pm.addPass(createConvertVectorToSCFPass(

@@ -2,8 +2,7 @@
 
 // A chain of elementwise ops (add, then a broadcast multiply, then exp) becomes
 // one op; exp's result has two users (a reduction, a negation), so it is
-// neither fused into them nor computed twice, and the reduction takes no
-// producer (contractions must stay recognizable).
+// neither fused into them nor computed twice.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
 func.func @chain(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %c: tensor<4xf32>) -> (tensor<4x8xf32>, tensor<4xf32>) {
@@ -30,7 +29,6 @@ func.func @chain(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %c: tensor<4xf32>) ->
   %z = arith.constant 0.0 : f32
   %init = tensor.empty() : tensor<4xf32>
   %zeros = linalg.fill ins(%z : f32) outs(%init : tensor<4xf32>) -> tensor<4xf32>
-  // A reduction takes no producer.
   %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
       ins(%t : tensor<4x8xf32>) outs(%zeros : tensor<4xf32>) {
   ^bb0(%x: f32, %o: f32):
@@ -89,3 +87,55 @@ func.func @narrow(%a: tensor<8xf32>) -> tensor<8xf32> {
 // CHECK-NEXT: arith.truncf %{{.*}} : f32 to bf16
 // CHECK-NEXT: arith.extf %{{.*}} : bf16 to f32
 // CHECK-NOT: linalg.generic
+
+
+// A reduction takes its single-use producer (the squares it sums); a
+// contraction takes none, so BLAS still sees its two operands.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row2 = affine_map<(d0, d1) -> (d0)>
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+func.func @reductions(%a: tensor<4x8xf32>, %w: tensor<8x2xf32>) -> (tensor<4xf32>, tensor<4x2xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %sq = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.mulf %x, %x : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %z = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<4xf32>
+  %zeros = linalg.fill ins(%z : f32) outs(%init : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#id2, #row2], iterator_types = ["parallel", "reduction"]}
+      ins(%sq : tensor<4x8xf32>) outs(%zeros : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.addf %x, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %neg = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.negf %x : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %init2 = tensor.empty() : tensor<4x2xf32>
+  %zeros2 = linalg.fill ins(%z : f32) outs(%init2 : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %mm = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%neg, %w : tensor<4x8xf32>, tensor<8x2xf32>) outs(%zeros2 : tensor<4x2xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %o, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<4x2xf32>
+  return %sum, %mm : tensor<4xf32>, tensor<4x2xf32>
+}
+// CHECK-LABEL: func.func @reductions
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: arith.addf
+// CHECK: %[[NEG:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.negf
+// CHECK: linalg.generic {{.*}} ins(%[[NEG]], %arg1 : tensor<4x8xf32>, tensor<8x2xf32>)

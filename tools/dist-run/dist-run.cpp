@@ -142,6 +142,16 @@ static cl::opt<bool> fuseElementwise(
     cl::desc("Fuse chains of elementwise ops before bufferization "
              "(dist-lower-to-llvm's fuse-elementwise)"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> approximateMath(
+    "approximate-math",
+    cl::desc("Replace f32 exp, log, tanh and erf by polynomial "
+             "approximations (dist-lower-to-llvm's approximate-math)"),
+    cl::init(true), cl::cat(category));
+static cl::opt<bool> vectorizableReductions(
+    "vectorizable-reductions",
+    cl::desc("Reorder and flag reductions so that LLVM vectorizes them "
+             "(dist-lower-to-llvm's vectorizable-reductions)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<unsigned> timeoutSeconds(
     "timeout",
     cl::desc("Seconds before the serial run or the N-rank run is killed "
@@ -288,6 +298,8 @@ static int runWorker(MLIRContext &context) {
   options.compile.blas = useBlas;
 #endif
   options.compile.fuseElementwise = fuseElementwise;
+  options.compile.vectorizableReductions = vectorizableReductions;
+  options.compile.approximateMath = approximateMath;
   // The user's loads and stores are checked in the serial run.
   options.compile.runtimeVerification = run == run::kSerialRun;
   options.compile.sharedLibraries = jitLibraries();
@@ -447,6 +459,10 @@ static void appendWorkerOptions(SmallVectorImpl<std::string> &argv,
     argv.push_back("--blas=false");
   if (!fuseElementwise)
     argv.push_back("--fuse-elementwise=false");
+  if (!approximateMath)
+    argv.push_back("--approximate-math=false");
+  if (!vectorizableReductions)
+    argv.push_back("--vectorizable-reductions=false");
 }
 
 /// Runs `argv` with `environment`, within --timeout; `what` names it in the

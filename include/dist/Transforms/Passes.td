@@ -743,6 +743,134 @@ def DistFuseElementwise : Pass<"dist-fuse-elementwise", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def DistPrivatizeInits : Pass<"dist-privatize-inits", "::mlir::ModuleOp"> {
+  let summary = "Gives each destination-passing op its own empty or "
+                "zero-filled init tensor";
+  let description = [{
+    CSE leaves one `tensor.empty` (and one zero `linalg.fill` of it) as the
+    init of many ops: every weight gradient starts from the same zeros, every
+    optimizer update writes into the same empty tensor. One-shot
+    bufferization then chains those unrelated results through one buffer: it
+    copies the shared zeros into a fresh buffer for every user but one, and
+    that one writes in place into memory that an unrelated result (a
+    gradient) also lived in, which keeps the gradient out of its bucket's
+    buffer (`dist-place-buckets`). This pass (in `dist-lower-to-llvm`, just
+    before bufferization) clones the `tensor.empty`, or the `tensor.empty`
+    and `linalg.fill`, for every destination (`outs`) use but one; uses as
+    an input are left alone. Nothing is computed twice that was not copied
+    before (a fill instead of a copy of zeros).
+
+    ```mlir
+    %e = tensor.empty() : tensor<16x16xf32>
+    %z = linalg.fill ins(%cst : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+    %g1 = linalg.matmul ins(%a, %b : ...) outs(%z : tensor<16x16xf32>) -> tensor<16x16xf32>
+    %g2 = linalg.matmul ins(%c, %d : ...) outs(%z : tensor<16x16xf32>) -> tensor<16x16xf32>
+    ```
+    gets a second `tensor.empty` and `linalg.fill` right before `%g2`, which
+    reads that one.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def DistFoldTransposes : Pass<"dist-fold-transposes", "::mlir::ModuleOp"> {
+  let summary = "Folds 2-D transposes on tensors into the matmuls that read "
+                "them";
+  let description = [{
+    A backward pass multiplies by transposed activations and weights
+    (`dW = X^T dY`, `dX = dY W^T`); `dist-gen` and most frontends write a
+    `linalg.transpose` (a copy through memory) and then a `linalg.matmul`.
+    A BLAS reads either operand transposed for free, so this pass (in
+    `dist-lower-to-llvm` when BLAS is on, before bufferization) rewrites a
+    `linalg.matmul` on tensors (one float element type, no indexing maps of
+    its own) whose operand is a `[1, 0]` transpose into a `linalg.generic`
+    contraction that reads the transpose's input through a swapped map;
+    `dist-matmul-to-blas` makes it one gemm with a transpose flag. A
+    transpose left without users disappears. Numbers do not change (the same
+    products and sums). Other ops that read a transpose are left alone.
+
+    ```mlir
+    %t = linalg.transpose ins(%x : tensor<512x256xf32>)
+        outs(%e : tensor<256x512xf32>) permutation = [1, 0]
+    %dw = linalg.matmul ins(%t, %dy : tensor<256x512xf32>, tensor<512x64xf32>)
+        outs(%zero : tensor<256x64xf32>) -> tensor<256x64xf32>
+    ```
+    becomes a `linalg.generic` on `%x, %dy` with maps `(m, n, k) -> (k, m)`,
+    `(m, n, k) -> (k, n)`, `(m, n, k) -> (m, n)` whose body is
+    `%out + %x * %dy`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
+def DistApproximateMath : Pass<"dist-approximate-math", "::mlir::ModuleOp"> {
+  let summary = "Replaces exp, log, tanh and erf on scalars and vectors by "
+                "polynomial approximations";
+  let description = [{
+    `math.exp`, `log`, `tanh` and `erf` lower to one libm call per element,
+    and a loop with a call in it stays scalar: softmax, cross-entropy and
+    GELU spend their time there. This pass (in `dist-lower-to-llvm`, on the
+    bodies of linalg ops just before they become loops) rewrites `exp`,
+    `expm1`, `log`, `log1p`, `log2`, `tanh` and `erf` on f32 scalars and
+    vectors into upstream MLIR's polynomial approximations (plain `arith`
+    that LLVM vectorizes; errors of a few ulp, well inside the tolerances a
+    training step is judged by); on bf16 and f16 they are computed in f32 and
+    rounded back. f64 keeps libm. Ops on tensors are left to
+    `convert-elementwise-to-linalg`.
+
+    ```mlir
+    %e = math.exp %x : f32
+    ```
+    becomes a range reduction by `ln 2`, a polynomial and an exponent
+    insertion (`arith.mulf`, `math.fma`, `arith.fptosi`, `arith.bitcast`, ...).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def DistVectorizableReductions
+    : Pass<"dist-vectorizable-reductions", "::mlir::ModuleOp"> {
+  let summary = "Reorders and flags linalg reductions so that LLVM vectorizes "
+                "them";
+  let description = [{
+    `convert-linalg-to-loops` keeps a `linalg.generic`'s loop order and
+    LLVM's loop vectorizer works on the innermost loop only. A reduction whose
+    innermost loop strides through memory (a bias gradient, summing the rows
+    of an activation: `out[j] += in[i][j]` with `j` outer) stays scalar and
+    misses the cache, and a floating-point sum along a contiguous row
+    vectorizes only when its adds may be reassociated. For every
+    `linalg.generic` with a reduction loop (on tensors or buffers), this pass
+    (in `dist-lower-to-llvm`, just before the loops are made)
+    - moves the loop that walks the largest input's innermost dim innermost
+      (the other loops keep their order; every indexing map must be a
+      projected permutation), and
+    - marks the op that combines each reduced output with its running value
+      (`arith.addf`, `mulf`, `maximumf`, `minimumf`, `maxnumf`, `minnumf`)
+      `fastmath<reassoc>`.
+    The sums are then formed in another order (partial sums per vector lane),
+    a difference of rounding only, as in any vectorized BLAS or PyTorch
+    reduction. Elementwise ops, named ops and contractions that went to BLAS
+    are left alone.
+
+    ```mlir
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>,
+                                     affine_map<(d0, d1) -> (d0)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%in : tensor<512x1024xf32>) outs(%zero : tensor<1024xf32>) {
+    ^bb0(%x: f32, %acc: f32):
+      %s = arith.addf %x, %acc : f32
+      linalg.yield %s : f32
+    }
+    ```
+    becomes the same sum with `iterator_types = ["reduction", "parallel"]`,
+    maps `(d0, d1) -> (d0, d1)` and `(d0, d1) -> (d1)`, and
+    `arith.addf %x, %acc fastmath<reassoc>`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 def DistPlaceBuckets : Pass<"dist-place-buckets", "::mlir::ModuleOp"> {
   let summary = "Makes gradients in the memory of the bucket that reduces them";
   let description = [{

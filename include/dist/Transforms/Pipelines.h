@@ -51,6 +51,17 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
       llvm::cl::desc("Fuse chains of elementwise linalg.generic ops into one "
                      "loop nest each (dist-fuse-elementwise)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("Replace f32 exp, log, tanh and erf by polynomial "
+                     "approximations that vectorize (dist-approximate-math)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> vectorizableReductions{
+      *this, "vectorizable-reductions",
+      llvm::cl::desc("Reorder and flag linalg reductions so that LLVM "
+                     "vectorizes them (dist-vectorizable-reductions; sums "
+                     "are reassociated)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> reportBuckets{
       *this, "report-buckets",
       llvm::cl::desc("Report, for each gradient bucket, how many of its "

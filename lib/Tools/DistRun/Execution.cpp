@@ -8,6 +8,8 @@
 #include "mlir/ExecutionEngine/MemRefUtils.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include <cstdlib>
 
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Target/TargetMachine.h"
@@ -28,7 +30,11 @@ CompiledProgram::compile(ModuleOp module, const CompileOptions &options,
   lowering.blas = options.blas;
   lowering.runtimeVerification = options.runtimeVerification;
   lowering.fuseElementwise = options.fuseElementwise;
+  lowering.vectorizableReductions = options.vectorizableReductions;
+  lowering.approximateMath = options.approximateMath;
   buildLowerToLLVMPipeline(pm, lowering);
+  if (std::getenv("DIST_DEBUG_LINES"))
+    pm.addPass(LLVM::createDIScopeForLLVMFuncOpPass());
   if (failed(pm.run(module))) {
     error = "lowering failed";
     return failure();

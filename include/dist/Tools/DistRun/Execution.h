@@ -26,6 +26,11 @@ struct CompileOptions {
   bool runtimeVerification = false;
   /// Elementwise chains fused into one loop nest (dist-fuse-elementwise).
   bool fuseElementwise = true;
+  /// Reductions reordered and flagged for LLVM's vectorizer
+  /// (dist-vectorizable-reductions).
+  bool vectorizableReductions = true;
+  /// f32 exp, log, tanh and erf as polynomials (dist-approximate-math).
+  bool approximateMath = true;
   /// Libraries the JIT loads (libmlir_c_runner_utils, a BLAS).
   SmallVector<std::string> sharedLibraries;
   /// Where to write the object file; empty for none.
