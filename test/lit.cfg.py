@@ -26,7 +26,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.dist_tools_dir, config.llvm_tools_dir]
-tools = ["dist-opt", "dist-run", "dist-gen", "mlir-opt", "mlir-translate", "FileCheck", "not", "count",
+tools = ["dist-opt", "dist-run", "dist-gen", "mlir-opt", "mlir-translate", "FileCheck", "not", "count", "llvm-readelf",
          "split-file"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.dist_tools_dir, append_path=True)

@@ -10,6 +10,12 @@
 // RUN: dist-run %s --mesh 4 | FileCheck %s -DN=4
 // RUN: dist-run %s --mesh mesh=8 | FileCheck %s -DN=8
 
+// --debug-lines (for profilers and debuggers) changes no result and puts the
+// MLIR source's line table into the compiled code.
+// RUN: rm -rf %t && dist-run %s --mesh 2 --debug-lines --keep --work-dir %t | FileCheck %s -DN=2
+// RUN: llvm-readelf -S %t/partitioned.rank0.o | FileCheck %s --check-prefix=LINES
+// LINES: .debug_line
+
 // CHECK: dist-run: @layernorm on [[N]] rank(s), mesh @mesh [mp = [[N]]]
 // CHECK-NEXT: result #0 tensor<16x64xf32> {{.*}}: PASS{{$}}
 // CHECK-NEXT: result #1 tensor<16xf32> {{.*}}: PASS{{$}}

@@ -51,6 +51,7 @@
 #include <csignal>
 #include <cstdio>
 #include <random>
+#include <thread>
 #include <unistd.h>
 
 using namespace mlir;
@@ -152,6 +153,12 @@ static cl::opt<bool> vectorizableReductions(
     cl::desc("Reorder and flag reductions so that LLVM vectorizes them "
              "(dist-lower-to-llvm's vectorizable-reductions)"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> debugLines(
+    "debug-lines",
+    cl::desc("Compile with line tables of the program's MLIR source, so that "
+             "gdb or perf attached to a run names the line of the op it is "
+             "in (for profiling)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<unsigned> timeoutSeconds(
     "timeout",
     cl::desc("Seconds before the serial run or the N-rank run is killed "
@@ -300,6 +307,7 @@ static int runWorker(MLIRContext &context) {
   options.compile.fuseElementwise = fuseElementwise;
   options.compile.vectorizableReductions = vectorizableReductions;
   options.compile.approximateMath = approximateMath;
+  options.compile.debugLines = debugLines;
   // The user's loads and stores are checked in the serial run.
   options.compile.runtimeVerification = run == run::kSerialRun;
   options.compile.sharedLibraries = jitLibraries();
@@ -459,6 +467,8 @@ static void appendWorkerOptions(SmallVectorImpl<std::string> &argv,
     argv.push_back("--blas=false");
   if (!fuseElementwise)
     argv.push_back("--fuse-elementwise=false");
+  if (debugLines)
+    argv.push_back("--debug-lines");
   if (!approximateMath)
     argv.push_back("--approximate-math=false");
   if (!vectorizableReductions)
@@ -524,6 +534,13 @@ static LogicalResult launchRanks(StringRef self, StringRef dir, int ranks) {
     if (!StringRef(*entry).starts_with("TMPDIR="))
       environment.push_back(*entry);
   environment.push_back(("TMPDIR=" + dir).str());
+  // More ranks than cores: a rank waiting in MPI yields its core to the
+  // ranks that compute on it instead of spinning (unless the user chose).
+  if (ranks > (int)std::thread::hardware_concurrency() &&
+      !llvm::any_of(environment, [](StringRef entry) {
+        return entry.starts_with("OMPI_MCA_mpi_yield_when_idle=");
+      }))
+    environment.push_back("OMPI_MCA_mpi_yield_when_idle=1");
   SmallVector<StringRef> env(environment.begin(), environment.end());
   return runChild(argv, ArrayRef<StringRef>(env),
                   "the " + Twine(ranks) + "-rank run");

@@ -9,7 +9,6 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
-#include <cstdlib>
 
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Target/TargetMachine.h"
@@ -33,7 +32,7 @@ CompiledProgram::compile(ModuleOp module, const CompileOptions &options,
   lowering.vectorizableReductions = options.vectorizableReductions;
   lowering.approximateMath = options.approximateMath;
   buildLowerToLLVMPipeline(pm, lowering);
-  if (std::getenv("DIST_DEBUG_LINES"))
+  if (options.debugLines)
     pm.addPass(LLVM::createDIScopeForLLVMFuncOpPass());
   if (failed(pm.run(module))) {
     error = "lowering failed";

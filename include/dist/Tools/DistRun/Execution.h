@@ -31,6 +31,9 @@ struct CompileOptions {
   bool vectorizableReductions = true;
   /// f32 exp, log, tanh and erf as polynomials (dist-approximate-math).
   bool approximateMath = true;
+  /// Line tables of the MLIR source in the compiled code, so that a
+  /// debugger or profiler attached to a run names the op's line.
+  bool debugLines = false;
   /// Libraries the JIT loads (libmlir_c_runner_utils, a BLAS).
   SmallVector<std::string> sharedLibraries;
   /// Where to write the object file; empty for none.
