@@ -229,6 +229,9 @@ private:
   Value blocksAlong(Value data, int64_t dim, bool toBlocks);
   /// One contiguous buffer holding every buffer of a bucket.
   Value packBucket(ValueRange buffers, bool copyIn, bool copyOut);
+  /// Copies `buffer` into `slot` before the call (copyIn) and back after it
+  /// (copyOut).
+  void copyThrough(Value buffer, Value slot, bool copyIn, bool copyOut);
   Value address(Value contiguousBuffer) {
     auto type = cast<MemRefType>(contiguousBuffer.getType());
     return buildBufferAddress(rewriter, loc, contiguousBuffer,
@@ -320,6 +323,16 @@ Value CollectiveLowering::blocksAlong(Value data, int64_t dim, bool toBlocks) {
   return blocks;
 }
 
+void CollectiveLowering::copyThrough(Value buffer, Value slot, bool copyIn,
+                                     bool copyOut) {
+  if (copyIn)
+    memref::CopyOp::create(rewriter, loc, buffer, slot);
+  if (copyOut)
+    afterCall([this, slot, buffer] {
+      memref::CopyOp::create(rewriter, loc, slot, buffer);
+    });
+}
+
 Value CollectiveLowering::packBucket(ValueRange buffers, bool copyIn,
                                      bool copyOut) {
   if (buffers.size() == 1)
@@ -331,7 +344,7 @@ Value CollectiveLowering::packBucket(ValueRange buffers, bool copyIn,
   // dist-place-buckets gave the bucket its memory: only the members that
   // could not be placed in their slots are copied.
   if (std::optional<BucketPlacement> placement =
-          getBucketPlacement(cast<CollectiveOpInterface>(op.getOperation()))) {
+          getBucketPlacement(op)) {
     auto viewAt = [&](int64_t byteShift, MemRefType type) -> Value {
       Value shift = arith::ConstantIndexOp::create(rewriter, loc, byteShift);
       return memref::ViewOp::create(rewriter, loc, getContiguousType(type, type.getShape()),
@@ -341,14 +354,8 @@ Value CollectiveLowering::packBucket(ValueRange buffers, bool copyIn,
              buffers, placement->slotOffsets, placement->placed)) {
       if (placed)
         continue;
-      Value buffer = member;
-      Value slot = viewAt(offset, cast<MemRefType>(buffer.getType()));
-      if (copyIn)
-        memref::CopyOp::create(rewriter, loc, buffer, slot);
-      if (copyOut)
-        afterCall([this, slot, buffer] {
-          memref::CopyOp::create(rewriter, loc, slot, buffer);
-        });
+      copyThrough(member, viewAt(offset, cast<MemRefType>(member.getType())),
+                  copyIn, copyOut);
     }
     return viewAt(0, getContiguousType(firstType, {total}));
   }
@@ -365,12 +372,7 @@ Value CollectiveLowering::packBucket(ValueRange buffers, bool copyIn,
                                     layout, type.getMemorySpace());
     Value view = memref::ReinterpretCastOp::create(
         rewriter, loc, viewType, packed, offset, type.getShape(), strides);
-    if (copyIn)
-      memref::CopyOp::create(rewriter, loc, buffer, view);
-    if (copyOut)
-      afterCall([this, view, buffer] {
-        memref::CopyOp::create(rewriter, loc, view, buffer);
-      });
+    copyThrough(buffer, view, copyIn, copyOut);
     offset += type.getNumElements();
   }
   return packed;

@@ -3,12 +3,12 @@
 #include "dist/Tools/DistRun/Execution.h"
 #include "dist/Transforms/Pipelines.h"
 
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/MemRefUtils.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Target/TargetMachine.h"
