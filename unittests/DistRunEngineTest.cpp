@@ -155,4 +155,67 @@ TEST_F(DistRunEngineTest, CompileAndCall) {
   }
 }
 
+// Tests a training loop's calls on bound buffers: a result fed back to its
+// argument in place (tensor and scalar), an argument given again, a result
+// overwritten before it is fed back.
+TEST_F(DistRunEngineTest, FeedResultsBack) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+    func.func @f(%w: tensor<4xf32>, %x: tensor<4xf32>, %n: i64) -> (tensor<4xf32>, i64) {
+      %e = tensor.empty() : tensor<4xf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                           iterator_types = ["parallel"]}
+          ins(%w, %x : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+      ^bb0(%a: f32, %b: f32, %o: f32):
+        %m = arith.addf %a, %b : f32
+        linalg.yield %m : f32
+      } -> tensor<4xf32>
+      %one = arith.constant 1 : i64
+      %m = arith.addi %n, %one : i64
+      return %r, %m : tensor<4xf32>, i64
+    })mlir");
+  ASSERT_TRUE(module);
+  func::FuncOp entry = run::findEntry(*module, "");
+  ASSERT_TRUE(entry);
+  run::addRunWrapper(*module, entry);
+  std::string error;
+  auto program = run::CompiledProgram::compile(*module, {}, error);
+  ASSERT_TRUE(succeeded(program)) << error;
+  run::CompiledProgram &step = **program;
+
+  HostArray w(DType::F32, {4}), x(DType::F32, {4}), n(DType::I64, {});
+  for (int i = 0; i < 4; ++i) {
+    w.set(i, i);
+    x.set(i, 1);
+  }
+  std::vector<run::HostValue> args = {{w, false}, {x, false}, {n, true}};
+  std::vector<run::HostValue> results = {{HostArray(DType::F32, {4}), false},
+                                         {HostArray(DType::I64, {}), false}};
+  ASSERT_TRUE(succeeded(step.bind(args, results, error))) << error;
+  for (auto [i, arg] : llvm::enumerate(args))
+    step.setArgument(i, arg);
+  for (int call = 1; call <= 3; ++call) {
+    ASSERT_TRUE(succeeded(step.invoke(error))) << error;
+    step.feedResultToArgument(0, 0);
+    step.feedResultToArgument(1, 2);
+    step.setArgument(1, args[1]);
+  }
+  // Three calls added x three times; the counter counted them.
+  ASSERT_TRUE(succeeded(step.invoke(error))) << error;
+  step.getResult(0, results[0].array);
+  step.getResult(1, results[1].array);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(results[0].array.get(i), i + 4);
+  EXPECT_EQ(results[1].array.getInt(0), 4);
+  // A result changed on the host is what the next call takes.
+  results[0].array.set(0, 100);
+  step.setResult(0, results[0].array);
+  step.feedResultToArgument(0, 0);
+  ASSERT_TRUE(succeeded(step.invoke(error))) << error;
+  step.getResult(0, results[0].array);
+  EXPECT_EQ(results[0].array.get(0), 101);
+  EXPECT_EQ(results[0].array.get(3), 8);
+}
+
 } // namespace

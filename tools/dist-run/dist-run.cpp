@@ -179,6 +179,10 @@ static cl::opt<bool> serialWorker(
 static cl::opt<bool> referenceWorker(
     "reference", cl::Hidden, cl::init(false),
     cl::desc("Internal: with --worker, run the widened reference program"));
+static cl::opt<bool> lastResultsOnly(
+    "last-results-only", cl::Hidden, cl::init(false),
+    cl::desc("Internal: with --worker, write only the last step's results "
+             "(nothing compares or keeps the others)"));
 
 //===----------------------------------------------------------------------===//
 // Program preparation
@@ -301,6 +305,7 @@ static int runWorker(MLIRContext &context) {
   options.steps = numSteps;
   options.corruptRank = corruptRank;
   options.corruptStep = corruptStep;
+  options.resultsOfEveryStep = !lastResultsOnly;
 #ifdef DIST_BLAS_LIBRARY
   options.compile.blas = useBlas;
 #endif
@@ -463,6 +468,8 @@ static void appendWorkerOptions(SmallVectorImpl<std::string> &argv,
   argv.push_back("--steps=" + std::to_string(numSteps));
   if (keep)
     argv.push_back("--keep");
+  else if (noCompare)
+    argv.push_back("--last-results-only");
   if (!useBlas)
     argv.push_back("--blas=false");
   if (!fuseElementwise)

@@ -19,8 +19,6 @@ using namespace mlir;
 using namespace mlir::dist;
 using namespace mlir::dist::run;
 
-CompiledProgram::~CompiledProgram() = default;
-
 FailureOr<std::unique_ptr<CompiledProgram>>
 CompiledProgram::compile(ModuleOp module, const CompileOptions &options,
                          std::string &error) {
@@ -122,49 +120,133 @@ std::unique_ptr<Buffer> makeBuffer(const hostdata::HostArray &array) {
 }
 } // namespace
 
-LogicalResult CompiledProgram::call(ArrayRef<HostValue> args,
-                                    MutableArrayRef<HostValue> results,
-                                    std::string &error) {
-  // invokePacked takes a pointer to each parameter of the C interface: a
-  // scalar's value, or a pointer to a memref descriptor.
-  std::vector<std::unique_ptr<Buffer>> buffers;
-  std::vector<void *> descriptors;
-  descriptors.reserve(args.size() + results.size());
-  SmallVector<void *> packed;
-  auto addBuffer = [&](const hostdata::HostArray &array) -> Buffer * {
-    std::unique_ptr<Buffer> buffer = makeBuffer(array);
-    if (!buffer) {
-      error = "a tensor of rank " + std::to_string(array.shape().size()) +
-              " (dist-run passes ranks up to " + std::to_string(kMaxRank) +
-              ")";
-      return nullptr;
+/// An argument or result of the entry between calls: a buffer, or a scalar
+/// argument's bytes.
+struct CompiledProgram::Frame {
+  struct Slot {
+    std::unique_ptr<Buffer> buffer;
+    alignas(8) char scalar[8] = {};
+    meshmath::Shape shape;
+    hostdata::DType dtype;
+    int64_t numBytes = 0;
+
+    bool fits(const HostValue &value) const {
+      return (buffer != nullptr) != value.isScalar &&
+             value.array.dtype() == dtype && value.array.shape() == shape;
     }
-    descriptors.push_back(buffer->descriptor());
-    packed.push_back(&descriptors.back());
-    buffers.push_back(std::move(buffer));
-    return buffers.back().get();
   };
-  for (const HostValue &arg : args) {
-    if (arg.isScalar) {
-      packed.push_back(const_cast<char *>(arg.array.data()));
-      continue;
+  std::vector<Slot> args, results;
+  /// invokePacked's parameters: a scalar's address, or the address of a
+  /// pointer to a memref descriptor.
+  std::vector<void *> descriptors;
+  SmallVector<void *> packed;
+};
+
+LogicalResult CompiledProgram::bind(ArrayRef<HostValue> args,
+                                    ArrayRef<HostValue> results,
+                                    std::string &error) {
+  auto fits = [](ArrayRef<Frame::Slot> slots, ArrayRef<HostValue> values) {
+    return slots.size() == values.size() &&
+           llvm::all_of(llvm::zip(slots, values), [](auto pair) {
+             return std::get<0>(pair).fits(std::get<1>(pair));
+           });
+  };
+  if (frame && fits(frame->args, args) && fits(frame->results, results))
+    return success();
+  auto newFrame = std::make_unique<Frame>();
+  auto makeSlot = [&](const HostValue &value,
+                      Frame::Slot &slot) -> LogicalResult {
+    slot.shape = value.array.shape();
+    slot.dtype = value.array.dtype();
+    slot.numBytes = value.array.numBytes();
+    if (value.isScalar)
+      return success();
+    slot.buffer = makeBuffer(value.array);
+    if (slot.buffer)
+      return success();
+    error = "a tensor of rank " + std::to_string(slot.shape.size()) +
+            " (dist-run passes ranks up to " + std::to_string(kMaxRank) + ")";
+    return failure();
+  };
+  newFrame->args.resize(args.size());
+  newFrame->results.resize(results.size());
+  for (auto [value, slot] : llvm::zip(args, newFrame->args))
+    if (failed(makeSlot(value, slot)))
+      return failure();
+  for (auto [value, slot] : llvm::zip(results, newFrame->results))
+    if (failed(makeSlot(value, slot)))
+      return failure();
+  newFrame->descriptors.resize(args.size() + results.size());
+  frame = std::move(newFrame);
+  return success();
+}
+
+void CompiledProgram::setArgument(unsigned index, const HostValue &value) {
+  Frame::Slot &slot = frame->args[index];
+  assert(slot.fits(value) && "an argument of another type than bound");
+  std::memcpy(slot.buffer ? slot.buffer->data() : slot.scalar,
+              value.array.data(), slot.numBytes);
+}
+
+void CompiledProgram::getResult(unsigned index,
+                                hostdata::HostArray &array) const {
+  const Frame::Slot &slot = frame->results[index];
+  assert(array.numBytes() == slot.numBytes && "a result of another size");
+  std::memcpy(array.data(), slot.buffer->data(), slot.numBytes);
+}
+
+void CompiledProgram::setResult(unsigned index,
+                                const hostdata::HostArray &array) {
+  Frame::Slot &slot = frame->results[index];
+  assert(array.numBytes() == slot.numBytes && "a result of another size");
+  std::memcpy(slot.buffer->data(), array.data(), slot.numBytes);
+}
+
+void CompiledProgram::feedResultToArgument(unsigned result, unsigned argument) {
+  Frame::Slot &from = frame->results[result], &to = frame->args[argument];
+  assert(from.numBytes == to.numBytes && "a result of another size");
+  if (!to.buffer)
+    std::memcpy(to.scalar, from.buffer->data(), to.numBytes);
+  else
+    std::swap(from.buffer, to.buffer);
+}
+
+LogicalResult CompiledProgram::invoke(std::string &error) {
+  Frame &f = *frame;
+  f.packed.clear();
+  size_t next = 0;
+  auto add = [&](Frame::Slot &slot) {
+    if (!slot.buffer) {
+      f.packed.push_back(slot.scalar);
+      return;
     }
-    Buffer *buffer = addBuffer(arg.array);
-    if (!buffer)
-      return failure();
-    std::memcpy(buffer->data(), arg.array.data(), arg.array.numBytes());
-  }
-  size_t firstResult = buffers.size();
-  for (HostValue &result : results)
-    if (!addBuffer(result.array))
-      return failure();
+    f.descriptors[next] = slot.buffer->descriptor();
+    f.packed.push_back(&f.descriptors[next++]);
+  };
+  for (Frame::Slot &slot : f.args)
+    add(slot);
+  for (Frame::Slot &slot : f.results)
+    add(slot);
   if (llvm::Error callError = engine->invokePacked(
-          std::string("_mlir_ciface_") + kWrapperName, packed)) {
+          std::string("_mlir_ciface_") + kWrapperName, f.packed)) {
     error = "call failed: " + llvm::toString(std::move(callError));
     return failure();
   }
-  for (auto [i, result] : llvm::enumerate(results))
-    std::memcpy(result.array.data(), buffers[firstResult + i]->data(),
-                result.array.numBytes());
   return success();
 }
+
+LogicalResult CompiledProgram::call(ArrayRef<HostValue> args,
+                                    MutableArrayRef<HostValue> results,
+                                    std::string &error) {
+  if (failed(bind(args, results, error)))
+    return failure();
+  for (auto [i, arg] : llvm::enumerate(args))
+    setArgument(i, arg);
+  if (failed(invoke(error)))
+    return failure();
+  for (auto [i, result] : llvm::enumerate(results))
+    getResult(i, result.array);
+  return success();
+}
+
+CompiledProgram::~CompiledProgram() = default;

@@ -146,35 +146,55 @@ llvm::Error run::runSteps(ModuleOp module, const WorkDir &dir, int run,
   if (failed(program))
     return llvm::createStringError(error);
 
-  // A call copies its arguments into buffers of its own, so an argument that
-  // no result updates keeps its input from step to step.
   std::vector<HostValue> argValues, resultValues;
   for (Boundary &arg : args)
     argValues.push_back(arg.value);
   for (Boundary &result : results)
     resultValues.push_back(result.value);
+  CompiledProgram &step = **program;
+  if (failed(step.bind(argValues, resultValues, error)))
+    return llvm::createStringError(error);
+  // An argument fed by a result of its own layout takes that result's buffer
+  // (no copy); the others get their values again before every step, since
+  // the entry may write its arguments.
+  SmallVector<bool> fedBack(args.size(), false);
+  for (auto [i, arg] : llvm::enumerate(updates))
+    if (arg >= 0 && keepsBlock(i, arg))
+      fedBack[arg] = true;
+  for (auto [i, arg] : llvm::enumerate(argValues))
+    step.setArgument(i, arg);
+  // The time of a step is the compiled step's: copies between dist-run's
+  // files and the buffers are not part of training.
   std::vector<double> seconds;
-  for (int step = 1; step <= options.steps; ++step) {
+  for (int stepNumber = 1; stepNumber <= options.steps; ++stepNumber) {
     auto start = std::chrono::steady_clock::now();
-    if (failed((*program)->call(argValues, resultValues, error)))
+    if (failed(step.invoke(error)))
       return llvm::createStringError(error);
     seconds.push_back(std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
                           .count());
-    if (distributed && run == options.corruptRank &&
-        step == options.corruptStep && !resultValues.empty() &&
-        resultValues.front().array.numElements() > 0) {
-      // Adding 1 is lost on a true i1 or a saturated integer: then subtract.
-      HostArray &first = resultValues.front().array;
-      double before = first.get(0);
-      first.set(0, before + 1.0);
-      if (first.get(0) == before)
-        first.set(0, before - 1.0);
+    bool last = stepNumber == options.steps;
+    bool corrupt = distributed && run == options.corruptRank &&
+                   stepNumber == options.corruptStep && !resultValues.empty() &&
+                   resultValues.front().array.numElements() > 0;
+    if (options.resultsOfEveryStep || last || exchange || corrupt) {
+      for (auto [i, result] : llvm::enumerate(resultValues))
+        step.getResult(i, result.array);
+      if (corrupt) {
+        // Adding 1 is lost on a true i1 or a saturated integer: subtract.
+        HostArray &first = resultValues.front().array;
+        double before = first.get(0);
+        first.set(0, before + 1.0);
+        if (first.get(0) == before)
+          first.set(0, before - 1.0);
+        step.setResult(0, first);
+      }
+      for (auto [i, result] : llvm::enumerate(resultValues))
+        if (llvm::Error error =
+                writeArray(dir.result(i, stepNumber, run), result.array))
+          return error;
     }
-    for (auto [i, result] : llvm::enumerate(resultValues))
-      if (llvm::Error error = writeArray(dir.result(i, step, run), result.array))
-        return error;
-    if (step == options.steps)
+    if (last)
       break;
     // Every rank's blocks of this step are written (files of later steps
     // have other names, so nothing needs to wait for the reads).
@@ -182,18 +202,19 @@ llvm::Error run::runSteps(ModuleOp module, const WorkDir &dir, int run,
       barrier();
     for (auto [i, samples] : llvm::enumerate(argSamples))
       if (samples.size() > 1)
-        argValues[i].array = samples[step % samples.size()];
+        argValues[i].array = samples[stepNumber % samples.size()];
     for (auto [i, arg] : llvm::enumerate(updates)) {
       if (arg < 0)
         continue;
       if (keepsBlock(i, arg)) {
-        argValues[arg].array = resultValues[i].array;
+        step.feedResultToArgument(i, arg);
         continue;
       }
       std::vector<HostArray> blocks;
       for (int64_t r = 0, n = meshmath::numDevices(meshShape); r < n; ++r) {
         blocks.push_back(resultValues[i].array);
-        if (llvm::Error error = readArray(dir.result(i, step, r), blocks.back()))
+        if (llvm::Error error =
+                readArray(dir.result(i, stepNumber, r), blocks.back()))
           return error;
       }
       std::optional<std::vector<HostArray>> global = hostdata::assembleBlocks(
@@ -207,6 +228,9 @@ llvm::Error run::runSteps(ModuleOp module, const WorkDir &dir, int run,
                         error);
       argValues[arg].array = std::move(*block);
     }
+    for (auto [i, arg] : llvm::enumerate(argValues))
+      if (!fedBack[i])
+        step.setArgument(i, arg);
   }
   return writeTimes(dir.times(run), seconds);
 }

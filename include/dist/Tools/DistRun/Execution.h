@@ -56,13 +56,35 @@ public:
   compile(ModuleOp module, const CompileOptions &options, std::string &error);
 
   /// Calls the entry on `args` (in the argument types) and copies its results
-  /// into `results` (whose types and shapes are set).
+  /// into `results` (whose types and shapes are set): bind, setArgument for
+  /// each argument, invoke, getResult for each result.
   LogicalResult call(ArrayRef<HostValue> args,
                      MutableArrayRef<HostValue> results, std::string &error);
+
+  /// Repeated calls keep their buffers: `bind` allocates one per argument
+  /// and result of the entry (of the values' types and shapes), and a
+  /// training loop copies only what changes between calls. Binding again
+  /// with other shapes replaces the buffers.
+  LogicalResult bind(ArrayRef<HostValue> args, ArrayRef<HostValue> results,
+                     std::string &error);
+  /// Copies `value` into argument `index`'s buffer (the entry may write its
+  /// arguments: give an argument its value again before each call).
+  void setArgument(unsigned index, const HostValue &value);
+  /// Copies result `index` of the last call into `array`, or `array` into it.
+  void getResult(unsigned index, hostdata::HostArray &array) const;
+  void setResult(unsigned index, const hostdata::HostArray &array);
+  /// Result `result` of the last call becomes argument `argument` of the
+  /// next: the two buffers swap (a copy for a scalar argument), so a
+  /// training step's state moves without a copy. Their types must agree.
+  void feedResultToArgument(unsigned result, unsigned argument);
+  /// Calls the entry on the bound buffers.
+  LogicalResult invoke(std::string &error);
 
 private:
   CompiledProgram() = default;
   std::unique_ptr<ExecutionEngine> engine;
+  struct Frame;
+  std::unique_ptr<Frame> frame;
 };
 
 } // namespace dist::run

@@ -5,9 +5,10 @@
 // take its inputs from the work directory (a rank takes its block of every
 // global input, by the argument's `dist.partitioned_as` layout), compile the
 // program once, and call it `steps` times. After each step it writes its
-// results and feeds every result marked `dist.updates = I` into argument I
-// of the next step (a rank keeps its own block when the argument has the
-// result's layout, and otherwise the ranks exchange blocks through the work
+// results (only the last step's when nothing reads the others) and feeds
+// every result marked `dist.updates = I` into argument I of the next step
+// (a rank keeps its own block, in place, when the argument has the result's
+// layout, and otherwise the ranks exchange blocks through the work
 // directory); the other arguments get their inputs again (an input file
 // with a value per step, a dataset, gives step s its value (s - 1) mod n).
 //
@@ -30,6 +31,9 @@ struct StepOptions {
   /// result at step `corruptStep` (before feeding it back).
   int corruptRank = -1;
   int corruptStep = 1;
+  /// Write the results of every step (for comparison, or kept files);
+  /// otherwise only the last step's, and those that ranks exchange.
+  bool resultsOfEveryStep = true;
 };
 
 /// The layout of a boundary value of a partitioned function with attributes
