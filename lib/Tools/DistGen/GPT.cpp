@@ -1,6 +1,6 @@
 //===- GPT.cpp - A GPT-style decoder's training step ----------------------===//
 //
-//   x = onehot(ids) wte + wpe                       (tokens are rows: [B*S, H])
+//   x = wte[ids] + wpe                              (tokens are rows: [B*S, H])
 //   per layer (pre-layernorm, as GPT-2):
 //     x = x + proj(attention(ln1(x)))               causal, A heads of H/A,
 //                                                   no key bias
@@ -289,17 +289,11 @@ OwningOpRef<ModuleOp> gen::buildGPTStep(MLIRContext *context,
   GPTStep gpt(step, model);
   StepBuilder &ops = step.ops();
 
-  // Embeddings: one-hot(ids) wte (a partial sum when the vocabulary is
-  // split) plus the position embedding.
+  // Embeddings: the rows of wte the ids name (a partial sum when the
+  // vocabulary is split) plus the position embedding. Backward takes wte's
+  // gradient as one-hot(ids)^T dx.
   Value tokenIds = ops.collapse(step.input(ids), {{0, 1}});
-  Value oneHot = ops.einsum(
-      "n->nv", {tokenIds},
-      [](Scalar &s, ValueRange x) {
-        Value hit = s.equalIndex(s.index('v'), s.toIndex(x[0]));
-        return s.select(hit, s.constant(1.0), s.constant(0.0));
-      },
-      Combine::None, {}, {{'v', v}});
-  Value tokens = ops.expand(ops.matmul(oneHot, step.param(wte)),
+  Value tokens = ops.expand(ops.gatherRows(step.param(wte), tokenIds),
                             {model.batch, model.seq, h}, {{0, 1}, {2}});
   Value x = ops.collapse(
       ops.einsum("bsh,sh->bsh", {tokens, step.param(wpe)}, addFn),
@@ -354,6 +348,13 @@ OwningOpRef<ModuleOp> gen::buildGPTStep(MLIRContext *context,
   Value dx3 = ops.expand(dx, {model.batch, model.seq, h}, {{0, 1}, {2}});
   step.addGradient(wpe,
                    ops.einsum("bsh->sh", {dx3}, identityFn, Combine::Sum));
+  Value oneHot = ops.einsum(
+      "n->nv", {tokenIds},
+      [](Scalar &s, ValueRange x) {
+        Value hit = s.equalIndex(s.index('v'), s.toIndex(x[0]));
+        return s.select(hit, s.constant(1.0), s.constant(0.0));
+      },
+      Combine::None, {}, {{'v', v}});
   step.addGradient(wte, ops.matmulTransposedLhs(oneHot, dx));
   step.finish(loss);
   return module;

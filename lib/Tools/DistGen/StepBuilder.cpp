@@ -337,6 +337,17 @@ Value StepBuilder::collapse(Value value,
                                          toReassociation(groups));
 }
 
+Value StepBuilder::gatherRows(Value table, Value rowIds) {
+  auto tableType = cast<RankedTensorType>(table.getType());
+  int64_t rows = cast<RankedTensorType>(rowIds.getType()).getDimSize(0);
+  Value indices = expand(rowIds, {rows, 1}, {{0, 1}});
+  auto type = RankedTensorType::get({rows, tableType.getDimSize(1)},
+                                    tableType.getElementType());
+  return tensor::GatherOp::create(b, loc, type, table, indices,
+                                  ArrayRef<int64_t>{0})
+      .getResult();
+}
+
 //===----------------------------------------------------------------------===//
 // Softmax cross-entropy
 //===----------------------------------------------------------------------===//

@@ -104,6 +104,9 @@ public:
   Value expand(Value value, ArrayRef<int64_t> shape,
                ArrayRef<SmallVector<int64_t, 2>> groups);
   Value collapse(Value value, ArrayRef<SmallVector<int64_t, 2>> groups);
+  /// Rows `rowIds` ([N], integers) of `table` ([R, C]) as [N, C]: a
+  /// tensor.gather (an embedding lookup).
+  Value gatherRows(Value table, Value rowIds);
   /// Elementwise conversion to another element type.
   Value convertElements(Value value, Type element);
   /// lhs + rhs, same shapes.
