@@ -6,7 +6,9 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::dist {
@@ -41,8 +43,30 @@ static bool fitsCblas(Type type) {
          fits(strides[0]);
 }
 
+/// The zero `linalg.fill` of exactly `c` that a contraction writing all of
+/// `c` would accumulate into, or null: found walking back through the
+/// block over ops that touch no memory (pure ops, allocations). A gemm with
+/// beta = 0 makes the fill redundant.
+static linalg::FillOp findZeroFillOf(Operation *op, Value c) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev))
+      return fill.hasPureBufferSemantics() &&
+                     fill.getDpsInitOperand(0)->get() == c &&
+                     (matchPattern(fill.value(), m_AnyZeroFloat()))
+                 ? fill
+                 : nullptr;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(prev);
+    if (isPure(prev) ||
+        (effects && effects.onlyHasEffect<MemoryEffects::Allocate>()))
+      continue;
+    return nullptr;
+  }
+  return nullptr;
+}
+
 /// The module the patterns declare cblas_?gemm in, and the one call they
-/// all make: C = alpha A B + beta C with alpha = beta = 1, row-major.
+/// all make: C = alpha A B + beta C, row-major, with alpha = 1 and beta = 1
+/// (accumulate) or 0 (C's zero fill is erased).
 struct GemmCallee {
   ModuleOp module;
   SymbolTable &symbols;
@@ -56,12 +80,16 @@ struct GemmCallee {
   LogicalResult call(OpBuilder &builder, Location loc, Type elementType,
                      Value transA, Value transB, Value m, Value n, Value k,
                      Value a, Value lda, Value b, Value ldb, Value c,
-                     Value ldc) {
+                     Value ldc, bool accumulate) {
     Value one = arith::ConstantOp::create(
         builder, loc, builder.getFloatAttr(elementType, 1));
+    Value beta = accumulate ? one
+                            : arith::ConstantOp::create(
+                                  builder, loc,
+                                  builder.getFloatAttr(elementType, 0));
     Value rowMajor = arith::ConstantIntOp::create(builder, loc, kCblasRowMajor, 32);
     SmallVector<Value> args = {rowMajor, transA, transB, m, n, k, one,
-                               a,        lda,    b,      ldb, one, c, ldc};
+                               a,        lda,    b,      ldb, beta, c, ldc};
     StringRef callee = elementType.isF32() ? "cblas_sgemm" : "cblas_dgemm";
     if (failed(declareExternalFunction(builder, module, symbols, callee,
                                        ValueRange(args).getTypes(), {}))) {
@@ -95,6 +123,7 @@ struct MatmulToBlas : public OpRewritePattern<linalg::MatmulOp> {
           !fitsCblas(operand.getType()))
         return failure();
 
+    linalg::FillOp zeroFill = findZeroFillOf(op, c);
     Location loc = op.getLoc();
     Type i32 = rewriter.getI32Type();
     auto toI32 = [&](Value index) -> Value {
@@ -120,8 +149,10 @@ struct MatmulToBlas : public OpRewritePattern<linalg::MatmulOp> {
                          buildBufferAddress(rewriter, loc, b, bytes),
                          leadingDim(b),
                          buildBufferAddress(rewriter, loc, c, bytes),
-                         leadingDim(c))))
+                         leadingDim(c), /*accumulate=*/!zeroFill)))
       return failure();
+    if (zeroFill)
+      rewriter.eraseOp(zeroFill);
     rewriter.eraseOp(op);
     return success();
   }
@@ -232,6 +263,8 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
         rowsC > INT32_MAX || colsC > INT32_MAX || ranges[k] > INT32_MAX)
       return failure();
 
+    // Every batch element's call writes its block of C: all of it.
+    linalg::FillOp zeroFill = findZeroFillOf(op, operands[2]);
     Location loc = op.getLoc();
     auto constI32 = [&](int64_t value) -> Value {
       return arith::ConstantIntOp::create(rewriter, loc, value, 32);
@@ -267,8 +300,11 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
                          constI32(colsC), constI32(ranges[k]),
                          address(aValue, a), constI32(layoutA->second),
                          address(bValue, b), constI32(layoutB->second),
-                         address(operands[2], c), constI32(layoutC->second))))
+                         address(operands[2], c), constI32(layoutC->second),
+                         /*accumulate=*/!zeroFill)))
       return failure();
+    if (zeroFill)
+      rewriter.eraseOp(zeroFill);
     rewriter.eraseOp(op);
     return success();
   }

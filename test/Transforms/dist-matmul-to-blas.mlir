@@ -67,9 +67,6 @@ func.func @transposed(%as: memref<4x4xf32, strided<[1, 4]>>, %b: memref<4x4xf32>
 // CHECK:   scf.for %{{.*}} = %c0{{[_0-9]*}} to %c4{{[_0-9]*}} step %c1{{[_0-9]*}} {
 // CHECK:     call @cblas_sgemm(%c101_i32{{[_0-9]*}}, %c111_i32{{[_0-9]*}}, %c112_i32{{[_0-9]*}}, %c16_i32{{[_0-9]*}}, %c16_i32{{[_0-9]*}}, %c8_i32{{[_0-9]*}}, %{{[^,]*}}, %{{[^,]*}}, %c32_i32{{[_0-9]*}}, %{{[^,]*}}, %c32_i32{{[_0-9]*}}, %{{[^,]*}}, %{{[^,]*}}, %c16_i32{{[_0-9]*}})
 // CHECK-NOT: linalg.generic
-// The CBLAS functions are declared once, at the end of the module.
-// CHECK-DAG: func.func private @cblas_sgemm(i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32)
-// CHECK-DAG: func.func private @cblas_dgemm(i32, i32, i32, i32, i32, i32, f64, !llvm.ptr, i32, !llvm.ptr, i32, f64, !llvm.ptr, i32)
 func.func @attention_scores(%q: memref<2x16x4x8xf32>, %k: memref<2x16x4x8xf32>, %s: memref<2x4x16x16xf32>) {
   linalg.generic {indexing_maps = [affine_map<(b, a, i, j, d) -> (b, i, a, d)>,
                                    affine_map<(b, a, i, j, d) -> (b, j, a, d)>,
@@ -83,3 +80,58 @@ func.func @attention_scores(%q: memref<2x16x4x8xf32>, %k: memref<2x16x4x8xf32>, 
   }
   return
 }
+
+// Tests that a zero fill of exactly C, with only allocations and pure ops
+// between it and the contraction, becomes beta = 0 (the fill is erased):
+// for a matmul and for a batched contraction. (The program's zero is -0.0,
+// so that the only +0.0 is beta's.)
+// CHECK-LABEL: func.func @zero_fill_is_beta_zero
+// CHECK-NOT: linalg.fill
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: call @cblas_sgemm({{.*}}, %[[ZERO]], %{{[^,]*}}, %{{[^,]*}}) :
+// CHECK-NOT: linalg.fill
+// CHECK: scf.for
+// CHECK: %[[ZERO2:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: call @cblas_sgemm({{.*}}, %[[ZERO2]], %{{[^,]*}}, %{{[^,]*}}) :
+// CHECK-NOT: linalg.fill
+// CHECK: return
+func.func @zero_fill_is_beta_zero(%a: memref<8x4xf32>, %b: memref<4x8xf32>,
+                                  %x: memref<2x8x4xf32>, %y: memref<2x4x8xf32>)
+    -> (memref<8x8xf32>, memref<2x8x8xf32>) {
+  %zero = arith.constant -0.0 : f32
+  %c = memref.alloc() : memref<8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x8xf32>)
+  %other = memref.alloc() : memref<8x8xf32>
+  %unused = arith.addf %zero, %zero : f32
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x8xf32>) outs(%c : memref<8x8xf32>)
+  %d = memref.alloc() : memref<2x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%d : memref<2x8x8xf32>)
+  linalg.batch_matmul ins(%x, %y : memref<2x8x4xf32>, memref<2x4x8xf32>) outs(%d : memref<2x8x8xf32>)
+  memref.dealloc %other : memref<8x8xf32>
+  return %c, %d : memref<8x8xf32>, memref<2x8x8xf32>
+}
+
+// Tests fills that stay (beta = 1): a nonzero fill, a fill of another
+// buffer, and a zero fill that an op reading or writing memory separates
+// from the matmul.
+// CHECK-LABEL: func.func @fills_that_stay
+// CHECK-COUNT-3: linalg.fill
+// CHECK-NOT: arith.constant 0.000000e+00 : f32
+// CHECK: return
+func.func @fills_that_stay(%a: memref<8x4xf32>, %b: memref<4x8xf32>, %c: memref<8x8xf32>,
+                           %view: memref<8x8xf32>) {
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant -0.0 : f32
+  linalg.fill ins(%one : f32) outs(%c : memref<8x8xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x8xf32>) outs(%c : memref<8x8xf32>)
+  linalg.fill ins(%zero : f32) outs(%view : memref<8x8xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x8xf32>) outs(%c : memref<8x8xf32>)
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x8xf32>)
+  memref.copy %c, %view : memref<8x8xf32> to memref<8x8xf32>
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x8xf32>) outs(%c : memref<8x8xf32>)
+  return
+}
+
+// The CBLAS functions are declared once, at the end of the module.
+// CHECK-DAG: func.func private @cblas_sgemm(i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32)
+// CHECK-DAG: func.func private @cblas_dgemm(i32, i32, i32, i32, i32, i32, f64, !llvm.ptr, i32, !llvm.ptr, i32, f64, !llvm.ptr, i32)

@@ -405,8 +405,11 @@ def DistMatmulToBlas : Pass<"dist-matmul-to-blas", "::mlir::ModuleOp"> {
     Replaces `linalg.matmul` on memrefs of f32 (f64) whose rows are
     contiguous (unit innermost stride) by a call to `cblas_sgemm`
     (`cblas_dgemm`) in row-major order with beta = 1, which is what
-    linalg.matmul computes (C += A * B). The program must be linked with a
-    CBLAS (OpenBLAS).
+    linalg.matmul computes (C += A * B); where C was just zero-filled (a
+    `linalg.fill` of 0 of the same buffer, with only pure ops and
+    allocations in between), beta = 0 and the fill is erased, so C is
+    neither cleared nor read. The program must be linked with a CBLAS
+    (OpenBLAS).
 
     Other contractions on buffers go to the same calls: any linalg op whose
     body is a multiply-accumulate and whose loops are one m, one n and one
