@@ -52,7 +52,7 @@ static linalg::FillOp findZeroFillOf(Operation *op, Value c) {
     if (auto fill = dyn_cast<linalg::FillOp>(prev))
       return fill.hasPureBufferSemantics() &&
                      fill.getDpsInitOperand(0)->get() == c &&
-                     (matchPattern(fill.value(), m_AnyZeroFloat()))
+                     matchPattern(fill.value(), m_AnyZeroFloat())
                  ? fill
                  : nullptr;
     auto effects = dyn_cast<MemoryEffectOpInterface>(prev);

@@ -68,6 +68,15 @@ CompiledProgram::compile(ModuleOp module, const CompileOptions &options,
   if (!options.objectDump.empty())
     (*engine)->dumpToObjectFile(options.objectDump);
   std::unique_ptr<CompiledProgram> program(new CompiledProgram());
+  // The entry is looked up once; every call goes through the pointer.
+  auto entry =
+      (*engine)->lookupPacked(std::string("_mlir_ciface_") + kWrapperName);
+  if (!entry) {
+    error = "no entry in the compiled program: " +
+            llvm::toString(entry.takeError());
+    return failure();
+  }
+  program->packedEntry = *entry;
   program->engine = std::move(*engine);
   return program;
 }
@@ -125,7 +134,7 @@ std::unique_ptr<Buffer> makeBuffer(const hostdata::HostArray &array) {
 struct CompiledProgram::Frame {
   struct Slot {
     std::unique_ptr<Buffer> buffer;
-    alignas(8) char scalar[8] = {};
+    alignas(8) char scalar[8] = {}; // the widest scalar: i64, f64
     meshmath::Shape shape;
     hostdata::DType dtype;
     int64_t numBytes = 0;
@@ -211,7 +220,7 @@ void CompiledProgram::feedResultToArgument(unsigned result, unsigned argument) {
     std::swap(from.buffer, to.buffer);
 }
 
-LogicalResult CompiledProgram::invoke(std::string &error) {
+void CompiledProgram::invoke() {
   Frame &f = *frame;
   f.packed.clear();
   size_t next = 0;
@@ -227,12 +236,7 @@ LogicalResult CompiledProgram::invoke(std::string &error) {
     add(slot);
   for (Frame::Slot &slot : f.results)
     add(slot);
-  if (llvm::Error callError = engine->invokePacked(
-          std::string("_mlir_ciface_") + kWrapperName, f.packed)) {
-    error = "call failed: " + llvm::toString(std::move(callError));
-    return failure();
-  }
-  return success();
+  packedEntry(f.packed.data());
 }
 
 LogicalResult CompiledProgram::call(ArrayRef<HostValue> args,
@@ -242,8 +246,7 @@ LogicalResult CompiledProgram::call(ArrayRef<HostValue> args,
     return failure();
   for (auto [i, arg] : llvm::enumerate(args))
     setArgument(i, arg);
-  if (failed(invoke(error)))
-    return failure();
+  invoke();
   for (auto [i, result] : llvm::enumerate(results))
     getResult(i, result.array);
   return success();

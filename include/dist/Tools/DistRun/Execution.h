@@ -78,11 +78,13 @@ public:
   /// training step's state moves without a copy. Their types must agree.
   void feedResultToArgument(unsigned result, unsigned argument);
   /// Calls the entry on the bound buffers.
-  LogicalResult invoke(std::string &error);
+  void invoke();
 
 private:
   CompiledProgram() = default;
   std::unique_ptr<ExecutionEngine> engine;
+  /// The wrapper's packed C interface: one pointer per parameter.
+  void (*packedEntry)(void **) = nullptr;
   struct Frame;
   std::unique_ptr<Frame> frame;
 };
