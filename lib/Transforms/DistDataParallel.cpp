@@ -30,49 +30,9 @@ struct DistDataParallelPass
   void runOnOperation() override;
 
 private:
-  FailureOr<MeshOp> findMesh(ModuleOp module);
   LogicalResult runOnStep(func::FuncOp func, MeshOp mesh);
 };
 } // namespace
-
-FailureOr<MeshOp> DistDataParallelPass::findMesh(ModuleOp module) {
-  SmallVector<MeshOp> meshes(module.getOps<MeshOp>());
-  if (!meshName.empty()) {
-    for (MeshOp mesh : meshes)
-      if (mesh.getSymName() == meshName)
-        return mesh;
-    return module.emitError() << "dist-data-parallel: no dist.mesh named @"
-                              << meshName;
-  }
-  if (meshes.size() != 1)
-    return module.emitError()
-           << "dist-data-parallel: the module has " << meshes.size()
-           << " meshes; name one with the 'mesh' option";
-  return meshes.front();
-}
-
-/// The axes of `sharding`'s dims as plain lists (all empty if null).
-static SmallVector<SmallVector<StringRef>> dimAxes(ShardingAttr sharding,
-                                                   int64_t rank) {
-  SmallVector<SmallVector<StringRef>> dims(rank);
-  if (!sharding)
-    return dims;
-  for (int64_t d = 0; d < rank; ++d)
-    for (StringAttr axis : sharding.getDimAxes(d))
-      dims[d].push_back(axis.getValue());
-  return dims;
-}
-
-static bool usesAxis(ShardingAttr sharding, StringRef axis) {
-  if (!sharding)
-    return false;
-  for (DimShardingAttr dim : sharding.getDims())
-    for (StringAttr a : dim.getAxes())
-      if (a.getValue() == axis)
-        return true;
-  return llvm::any_of(sharding.getPartialAxes(),
-                      [&](StringAttr a) { return a.getValue() == axis; });
-}
 
 LogicalResult DistDataParallelPass::runOnStep(func::FuncOp func, MeshOp mesh) {
   MLIRContext *context = func.getContext();
@@ -128,7 +88,7 @@ LogicalResult DistDataParallelPass::runOnStep(func::FuncOp func, MeshOp mesh) {
              << sharding.getMesh() << ", not on @" << meshRef
              << " where dist-data-parallel splits the batch";
     if (stateArgs.contains(i)) {
-      if (usesAxis(sharding, axis))
+      if (shardingUsesAxis(sharding, axis))
         return emitError(argLoc(i))
                << "argument " << i << " is state (a parameter, optimizer "
                << "state or an updated value) laid out over '" << axis
@@ -140,7 +100,7 @@ LogicalResult DistDataParallelPass::runOnStep(func::FuncOp func, MeshOp mesh) {
     if (accumulatorArgs.contains(i)) {
       // Each rank adds its own gradients: their sum is partial over the axis
       // until the merged gradient is reduced.
-      if (usesAxis(sharding, axis))
+      if (shardingUsesAxis(sharding, axis))
         return emitError(argLoc(i))
                << "argument " << i << " is a gradient accumulator laid out "
                << "over '" << axis << "'; data parallelism keeps it partial "
@@ -151,7 +111,7 @@ LogicalResult DistDataParallelPass::runOnStep(func::FuncOp func, MeshOp mesh) {
           partial.push_back(a.getValue());
       partial.push_back(axis);
       newArgShardings[i] = ShardingAttr::get(
-          context, meshRef, dimAxes(sharding, type.getRank()), partial);
+          context, meshRef, getDimAxisNames(sharding, type.getRank()), partial);
       continue;
     }
     // A scalar (a learning rate as a tensor) has no batch: replicated.
@@ -159,8 +119,8 @@ LogicalResult DistDataParallelPass::runOnStep(func::FuncOp func, MeshOp mesh) {
       continue;
     // A batch argument: its first dim over the axis too.
     SmallVector<SmallVector<StringRef>> dims =
-        dimAxes(sharding, type.getRank());
-    if (usesAxis(sharding, axis) &&
+        getDimAxisNames(sharding, type.getRank());
+    if (shardingUsesAxis(sharding, axis) &&
         !llvm::is_contained(dims.front(), StringRef(axis)))
       return emitError(argLoc(i))
              << "argument " << i << " is already laid out over '" << axis
@@ -220,7 +180,8 @@ void DistDataParallelPass::runOnOperation() {
                        << static_cast<int64_t>(numComms);
     return signalPassFailure();
   }
-  FailureOr<MeshOp> mesh = findMesh(module);
+  FailureOr<MeshOp> mesh =
+      findStepMesh(module, meshName, "dist-data-parallel");
   if (failed(mesh))
     return signalPassFailure();
   if (!mesh->getAxisIndex(StringAttr::get(&getContext(), axis))) {

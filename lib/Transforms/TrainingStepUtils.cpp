@@ -92,3 +92,42 @@ dist::forEachTrainingStep(ModuleOp module, StringRef passName, StepPhase phase,
   }
   return success(ok);
 }
+
+FailureOr<MeshOp> dist::findStepMesh(ModuleOp module, StringRef meshName,
+                                     StringRef passName) {
+  SmallVector<MeshOp> meshes(module.getOps<MeshOp>());
+  if (!meshName.empty()) {
+    for (MeshOp mesh : meshes)
+      if (mesh.getSymName() == meshName)
+        return mesh;
+    return module.emitError() << passName << ": no dist.mesh named @"
+                              << meshName;
+  }
+  if (meshes.size() != 1)
+    return module.emitError()
+           << passName << ": the module has " << meshes.size()
+           << " meshes; name one with the 'mesh' option";
+  return meshes.front();
+}
+
+SmallVector<SmallVector<StringRef>>
+dist::getDimAxisNames(ShardingAttr sharding, int64_t rank) {
+  SmallVector<SmallVector<StringRef>> dims(rank);
+  if (!sharding)
+    return dims;
+  for (int64_t d = 0; d < rank; ++d)
+    for (StringAttr axis : sharding.getDimAxes(d))
+      dims[d].push_back(axis.getValue());
+  return dims;
+}
+
+bool dist::shardingUsesAxis(ShardingAttr sharding, StringRef axis) {
+  if (!sharding)
+    return false;
+  for (DimShardingAttr dim : sharding.getDims())
+    for (StringAttr a : dim.getAxes())
+      if (a.getValue() == axis)
+        return true;
+  return llvm::any_of(sharding.getPartialAxes(),
+                      [&](StringAttr a) { return a.getValue() == axis; });
+}

@@ -9,6 +9,8 @@
 #ifndef DIST_LIB_TRANSFORMS_TRAININGSTEPUTILS_H
 #define DIST_LIB_TRANSFORMS_TRAININGSTEPUTILS_H
 
+#include "dist/Dialect/Dist/IR/DistAttrs.h"
+#include "dist/Dialect/Dist/IR/DistOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Builders.h"
@@ -30,6 +32,21 @@ std::string derivedStateName(func::FuncOp func, unsigned arg,
 /// that is true when it is a multiple of `k`, marked dist.true_once_every.
 std::pair<Value, Value> buildOnceEveryK(OpBuilder &builder, Location loc,
                                         Value counter, int64_t k);
+
+/// The mesh a training-step pass works on: the one named `meshName`, or the
+/// module's only one. Reports, as `passName`, a missing name or no/several
+/// meshes without a name.
+FailureOr<MeshOp> findStepMesh(ModuleOp module, StringRef meshName,
+                               StringRef passName);
+
+/// The axes of each of `rank` dims of `sharding` as plain lists (all empty
+/// if it is null).
+SmallVector<SmallVector<StringRef>> getDimAxisNames(ShardingAttr sharding,
+                                                    int64_t rank);
+
+/// Whether `sharding` (may be null) splits a dim over `axis` or is partial
+/// over it.
+bool shardingUsesAxis(ShardingAttr sharding, StringRef axis);
 
 /// Which program a training-step pass takes.
 enum class StepPhase { Global, PerRank };

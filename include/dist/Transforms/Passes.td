@@ -722,6 +722,82 @@ def DistLocalSGD : Pass<"dist-local-sgd", "::mlir::ModuleOp"> {
                            "::mlir::dist::DistDialect"];
 }
 
+def DistSharding : Pass<"dist-sharding", "::mlir::ModuleOp"> {
+  let summary = "Splits a data-parallel step's state across its ranks (ZeRO stages 1-3)";
+  // `}~]` stands for `}]`, which would end the TableGen code block.
+  let description = !subst("}~]", "}]", [{
+    ZeRO-style sharding of a global training step that `dist-data-parallel`
+    made data parallel over `axis`, in the ZeRO/FSDP style: every parameter
+    is cut evenly across the axis's group along its first dimension that the
+    group divides (after the axes already splitting it, a Megatron split, so
+    the block is minor to them). Stages as in the ZeRO paper:
+
+    * stage 1: the optimizer state shaped like its parameter (`dist.state_of`)
+      is split; the update of each parameter is pinned split where it leaves
+      the step, so every rank updates only its block and partitioning
+      gathers the updated parameter (`all_gather`) into its replicated
+      result. Gradients are still all-reduced.
+    * stage 2 (default): also each gradient, pinned split where backward
+      makes it, so partitioning reduces it with `reduce_scatter` (half the
+      bytes of an `all_reduce`, and only a block of it is kept).
+    * stage 3: also the parameter, split between steps (argument and
+      result), gathered by a `dist.annotate` just before each use outside
+      the update (so each gathered copy lives from its use's gather to the
+      use).
+
+    A parameter whose dims the group divides nowhere stays whole, as in data
+    parallelism (`print-layout` lists them). Global-norm clipping stays
+    exact: its sum over split gradients is partial and partitioning
+    all-reduces that scalar. Partitioning and `dist-run` then work as for
+    data parallelism; the state arguments are allocated as their blocks.
+
+    ```mlir
+    dist.mesh @mesh [dp = 2]
+    func.func @step(%w: tensor<4x2xf32> {dist.param, dist.name = "w", dist.sharding = #dist.sharding<@mesh, [{}, {}~]>},
+                    %m: tensor<4x2xf32> {dist.state_of = 0 : i64, dist.name = "w.momentum", ...}, %x: ...) -> (...) {
+      %g = linalg.matmul {dist.grad_of = 0 : i64} ...
+      %g_1 = dist.annotate %g as <@mesh, [{}, {}~]> : tensor<4x2xf32>
+      ...
+      return %w2, %m2 ...
+    ```
+    becomes (`stage=2`)
+    ```mlir
+    func.func @step(%w: tensor<4x2xf32> {..., dist.sharding = #dist.sharding<@mesh, [{}, {}~]>},
+                    %m: tensor<4x2xf32> {..., dist.sharding = #dist.sharding<@mesh, [{dp}, {}~]>}, %x: ...)
+        -> (tensor<4x2xf32> {dist.name = "w", dist.sharding = #dist.sharding<@mesh, [{}, {}~]>},
+            tensor<4x2xf32> {dist.name = "w.momentum", dist.sharding = #dist.sharding<@mesh, [{dp}, {}~]>}) {
+      %g = linalg.matmul {dist.grad_of = 0 : i64} ...
+      %g_1 = dist.annotate %g as <@mesh, [{dp}, {}~]> : tensor<4x2xf32>
+      ...
+      %w3 = dist.annotate %w2 as <@mesh, [{dp}, {}~]> : tensor<4x2xf32>
+      return %w3, %m2 ...
+    ```
+
+    With an outer data-parallel axis (hybrid), run `dist-data-parallel` on
+    both axes first: the gradients are then reduce-scattered over `axis` and
+    all-reduced over the other. Options: `axis`, `stage`, `mesh`,
+    `print-layout` (prints each rank's bytes of parameters, gradients and
+    optimizer state, and the parameters left whole).
+
+    Errors (located): no mesh or several and no `mesh` option, an axis not
+    on the mesh, a stage other than 1, 2 or 3, no training step, a
+    per-rank program, a step whose batch is not split over the axis or whose
+    gradients are not pinned (run `dist-data-parallel` first), a step
+    without gradients, a parameter already laid out over the axis.
+  }]);
+  let options = [
+    Option<"axis", "axis", "std::string", /*default=*/"\"dp\"",
+           "The data-parallel mesh axis whose group shares the state">,
+    Option<"stage", "stage", "int64_t", /*default=*/"2",
+           "1: optimizer state; 2: and gradients; 3: and parameters">,
+    Option<"meshName", "mesh", "std::string", /*default=*/"\"\"",
+           "The mesh (default: the module's only dist.mesh)">,
+    Option<"printLayoutOption", "print-layout", "bool", /*default=*/"false",
+           "Print each rank's bytes of parameters, gradients and state">
+  ];
+  let dependentDialects = ["::mlir::dist::DistDialect"];
+}
+
 def DistFuseElementwise : Pass<"dist-fuse-elementwise", "::mlir::ModuleOp"> {
   let summary = "Fuses chains of elementwise linalg.generic ops on tensors";
   let description = [{

@@ -1,0 +1,325 @@
+//===- DistSharding.cpp - ZeRO sharding of a data-parallel step -----------===//
+//
+// Splits the state of a data-parallel training step over the data-parallel
+// axis (ZeRO / FSDP style: every tensor cut evenly across the group), by
+// annotation: optimizer state is laid out split (stage 1), gradients are
+// pinned split where backward makes them, so partitioning reduce-scatters
+// them instead of all-reducing (stage 2), and parameters are kept split
+// between steps and gathered before each use (stage 3). The update is
+// pinned split, so each rank updates only its block; partitioning then
+// gathers the updated parameters where they leave replicated.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TrainingStepUtils.h"
+#include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/IR/StepState.h"
+#include "dist/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTSHARDING
+#include "dist/Transforms/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+/// What happens to one parameter: the dim its block is cut along (none when
+/// the axis divides no dim; it then stays replicated, as in data
+/// parallelism), its layout before and after.
+struct ShardedParameter {
+  unsigned argument;
+  std::optional<int64_t> dim;
+  ShardingAttr layout, sharded;
+};
+
+struct DistShardingPass
+    : public dist::impl::DistShardingBase<DistShardingPass> {
+  using DistShardingBase::DistShardingBase;
+  void runOnOperation() override;
+
+private:
+  LogicalResult runOnStep(func::FuncOp func, MeshOp mesh);
+  void printLayout(func::FuncOp func, MeshOp mesh,
+                   ArrayRef<ShardedParameter> parameters,
+                   const llvm::DenseMap<unsigned, SmallVector<unsigned>> &state);
+};
+} // namespace
+
+/// `layout` with `axis` added (minor) to dim `dim`.
+static ShardingAttr withAxisOnDim(ShardingAttr layout, int64_t dim,
+                                  StringRef axis) {
+  SmallVector<SmallVector<StringRef>> dims = getDimAxisNames(layout, layout.getRank());
+  dims[dim].push_back(axis);
+  SmallVector<StringRef> partial;
+  for (StringAttr a : layout.getPartialAxes())
+    partial.push_back(a.getValue());
+  return ShardingAttr::get(layout.getContext(), layout.getMesh().getValue(),
+                           dims, partial, layout.getPartialKind());
+}
+
+/// The first dim of `type` whose blocks (under `layout`) `axisSize` divides.
+static std::optional<int64_t> chooseDim(RankedTensorType type,
+                                        ShardingAttr layout, MeshOp mesh,
+                                        int64_t axisSize) {
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (type.isDynamicDim(d))
+      continue;
+    int64_t blocks = 1;
+    for (StringAttr a : layout.getDimAxes(d))
+      blocks *= mesh.getAxisSize(a);
+    if (type.getDimSize(d) % (blocks * axisSize) == 0)
+      return d;
+  }
+  return std::nullopt;
+}
+
+/// The dist.annotate ops that pin `gradient` (a chain, one per
+/// dist-data-parallel run).
+static SmallVector<AnnotateOp> pinsOf(Value gradient) {
+  SmallVector<AnnotateOp> pins;
+  Value value = gradient;
+  while (true) {
+    AnnotateOp next;
+    for (Operation *user : value.getUsers())
+      if (auto annotate = dyn_cast<AnnotateOp>(user))
+        next = annotate;
+    if (!next)
+      return pins;
+    pins.push_back(next);
+    value = next.getResult();
+  }
+}
+
+/// Whether `type` is a tensor of the shape of tensor type `like`.
+static bool isShapedLike(Type type, Type like) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getShape() == cast<RankedTensorType>(like).getShape();
+}
+
+static bool isOptimizerOp(Operation *op) {
+  auto role = op->getAttrOfType<RoleAttr>(DistDialect::getRoleAttrName());
+  return role && role.getValue() == Role::optimizer;
+}
+
+LogicalResult DistShardingPass::runOnStep(func::FuncOp func, MeshOp mesh) {
+  MLIRContext *context = func.getContext();
+  StringRef shardingName = DistDialect::getShardingAttrName();
+  auto axisAttr = StringAttr::get(context, axis);
+  int64_t axisSize = mesh.getAxisSize(axisAttr);
+  auto shardingOf = [&](unsigned i) {
+    return func.getArgAttrOfType<ShardingAttr>(i, shardingName);
+  };
+  auto argLoc = [&](unsigned i) { return func.getArgument(i).getLoc(); };
+
+  // The step must already be data parallel over the axis: some argument
+  // (the batch) split over it.
+  bool batchSplit = llvm::any_of(
+      llvm::seq(func.getNumArguments()), [&](unsigned i) {
+        ShardingAttr sharding = shardingOf(i);
+        return sharding && !func.getArgAttr(i, DistDialect::getParamAttrName()) &&
+               shardingUsesAxis(sharding, axis);
+      });
+  if (!batchSplit)
+    return func.emitOpError()
+           << "splits no argument over '" << axis
+           << "': dist-sharding shards the state of a data-parallel step; "
+              "run dist-data-parallel{axis="
+           << axis << "} first";
+
+  // Gradients by parameter, each with the pins dist-data-parallel put on it.
+  llvm::DenseMap<unsigned, SmallVector<AnnotateOp>> pinsByParameter;
+  WalkResult walk = func.walk([&](Operation *op) {
+    auto param =
+        op->getAttrOfType<IntegerAttr>(DistDialect::getGradOfAttrName());
+    if (!param || op->getNumResults() != 1)
+      return WalkResult::advance();
+    SmallVector<AnnotateOp> pins = pinsOf(op->getResult(0));
+    if (pins.empty()) {
+      op->emitOpError() << "makes the gradient of argument " << param.getInt()
+                        << ", which is not pinned to its parameter's layout: "
+                           "run dist-data-parallel{axis="
+                        << axis << "} before dist-sharding";
+      return WalkResult::interrupt();
+    }
+    llvm::append_range(pinsByParameter[param.getInt()], pins);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  if (pinsByParameter.empty())
+    return func.emitOpError()
+           << "has parameters but no gradients (no op marked '"
+           << DistDialect::getGradOfAttrName()
+           << "'): dist-sharding needs the backward pass of a step";
+
+  // Optimizer state by parameter; the result that updates each argument.
+  llvm::DenseMap<unsigned, SmallVector<unsigned>> stateByParameter;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (auto of = func.getArgAttrOfType<IntegerAttr>(
+            i, DistDialect::getStateOfAttrName()))
+      stateByParameter[of.getInt()].push_back(i);
+  llvm::DenseMap<unsigned, unsigned> resultOf;
+  for (unsigned r = 0, e = func.getNumResults(); r < e; ++r)
+    if (std::optional<unsigned> arg = getUpdatedArgument(func, r))
+      resultOf[*arg] = r;
+
+  SmallVector<ShardedParameter> parameters;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    if (!func.getArgAttr(i, DistDialect::getParamAttrName()))
+      continue;
+    auto type = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
+    if (!type)
+      continue;
+    ShardingAttr layout = shardingOf(i);
+    if (!layout)
+      layout = ShardingAttr::get(context, mesh.getSymName(),
+                                 SmallVector<SmallVector<StringRef>>(
+                                     type.getRank()));
+    if (shardingUsesAxis(layout, axis))
+      return emitError(argLoc(i))
+             << "parameter " << i << " is already laid out over '" << axis
+             << "'; dist-sharding splits replicated state over it";
+    ShardedParameter parameter{i, chooseDim(type, layout, mesh, axisSize),
+                               layout, layout};
+    if (parameter.dim)
+      parameter.sharded = withAxisOnDim(layout, *parameter.dim, axis);
+    parameters.push_back(parameter);
+  }
+
+  OpBuilder builder(context);
+  Operation *ret = func.getBody().front().getTerminator();
+  for (const ShardedParameter &p : parameters) {
+    if (!p.dim)
+      continue;
+    Type paramType = func.getArgument(p.argument).getType();
+    // Stage 1: optimizer state shaped like the parameter is split (moments,
+    // and f32 master weights of a bf16 or fp16 parameter).
+    for (unsigned s : stateByParameter.lookup(p.argument)) {
+      if (!isShapedLike(func.getArgument(s).getType(), paramType))
+        continue;
+      func.setArgAttr(s, shardingName, p.sharded);
+      if (auto r = resultOf.find(s); r != resultOf.end())
+        func.setResultAttr(r->second, shardingName, p.sharded);
+    }
+    // Stage 2: the gradient is reduce-scattered where backward makes it.
+    if (stage >= 2)
+      for (AnnotateOp pin : pinsByParameter.lookup(p.argument))
+        pin.setShardingAttr(p.sharded);
+    // The update runs on this rank's block only: its value is pinned split
+    // where it leaves (gathered there in stages 1 and 2).
+    auto r = resultOf.find(p.argument);
+    if (r != resultOf.end()) {
+      Value updated = ret->getOperand(r->second);
+      builder.setInsertionPoint(ret);
+      auto pin = AnnotateOp::create(builder, updated.getLoc(),
+                                    updated.getType(), updated, p.sharded,
+                                    /*comm=*/IntegerAttr());
+      pin->setAttr(DistDialect::getRoleAttrName(),
+                   RoleAttr::get(context, Role::optimizer));
+      ret->setOperand(r->second, pin.getResult());
+    }
+    if (stage < 3)
+      continue;
+    // Stage 3: the parameter stays split between steps and is gathered just
+    // before each use outside the update.
+    func.setArgAttr(p.argument, shardingName, p.sharded);
+    if (r != resultOf.end())
+      func.setResultAttr(r->second, shardingName, p.sharded);
+    BlockArgument argument = func.getArgument(p.argument);
+    for (OpOperand &use : llvm::make_early_inc_range(argument.getUses())) {
+      Operation *user = use.getOwner();
+      if (isOptimizerOp(user) || isa<func::ReturnOp>(user))
+        continue;
+      builder.setInsertionPoint(user);
+      auto gather = AnnotateOp::create(builder, argument.getLoc(), paramType,
+                                       argument, p.layout,
+                                       /*comm=*/IntegerAttr());
+      if (Attribute role = user->getAttr(DistDialect::getRoleAttrName()))
+        gather->setAttr(DistDialect::getRoleAttrName(), role);
+      use.set(gather.getResult());
+    }
+  }
+  if (printLayoutOption)
+    printLayout(func, mesh, parameters, stateByParameter);
+  return success();
+}
+
+/// Bytes of `type` (sub-byte elements round up to a byte each).
+static int64_t bytesOf(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return 0;
+  int64_t bits = tensor.getElementType().getIntOrFloatBitWidth();
+  return tensor.getNumElements() * std::max<int64_t>(1, bits / 8);
+}
+
+/// Per rank of the group: the bytes of parameters, gradients and optimizer
+/// state it keeps, and the parameters left whole.
+void DistShardingPass::printLayout(
+    func::FuncOp func, MeshOp mesh, ArrayRef<ShardedParameter> parameters,
+    const llvm::DenseMap<unsigned, SmallVector<unsigned>> &state) {
+  int64_t axisSize = mesh.getAxisSize(StringAttr::get(&getContext(), axis));
+  int64_t paramBytes = 0, gradBytes = 0, stateBytes = 0;
+  int64_t split = 0;
+  SmallVector<std::string> whole;
+  for (const ShardedParameter &p : parameters) {
+    Type type = func.getArgument(p.argument).getType();
+    int64_t bytes = bytesOf(type);
+    int64_t divisor = p.dim ? axisSize : 1;
+    split += p.dim.has_value();
+    if (!p.dim) {
+      auto name = func.getArgAttrOfType<StringAttr>(
+          p.argument, DistDialect::getNameAttrName());
+      whole.push_back(name ? name.getValue().str()
+                           : "arg" + std::to_string(p.argument));
+    }
+    paramBytes += stage >= 3 ? bytes / divisor : bytes;
+    gradBytes += stage >= 2 ? bytes / divisor : bytes;
+    for (unsigned s : state.lookup(p.argument)) {
+      Type stateType = func.getArgument(s).getType();
+      stateBytes +=
+          bytesOf(stateType) / (isShapedLike(stateType, type) ? divisor : 1);
+    }
+  }
+  llvm::outs() << llvm::formatv(
+      "dist-sharding @{0}: stage {1} over '{2}' ({3} ranks), {4} of {5} "
+      "parameters split\n",
+      func.getSymName(), (int64_t)stage, axis, axisSize, split,
+      parameters.size());
+  llvm::outs() << llvm::formatv(
+      "  per rank: parameters {0} B, gradients {1} B, optimizer state {2} B "
+      "(every rank the same: each holds 1/{3} of every split tensor)\n",
+      paramBytes, gradBytes, stateBytes, axisSize);
+  if (!whole.empty())
+    llvm::outs() << "  whole on every rank (no dim divisible by " << axisSize
+                 << "): " << llvm::join(whole, ", ") << "\n";
+}
+
+void DistShardingPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (stage < 1 || stage > 3) {
+    module.emitError() << "dist-sharding: stage must be 1, 2 or 3, got "
+                       << static_cast<int64_t>(stage);
+    return signalPassFailure();
+  }
+  FailureOr<MeshOp> mesh = findStepMesh(module, meshName, "dist-sharding");
+  if (failed(mesh))
+    return signalPassFailure();
+  if (!mesh->getAxisIndex(StringAttr::get(&getContext(), axis))) {
+    mesh->emitError() << "dist-sharding: axis '" << axis
+                      << "' is not an axis of this mesh";
+    return signalPassFailure();
+  }
+  if (failed(forEachTrainingStep(module, "dist-sharding", StepPhase::Global,
+                                 [&](func::FuncOp func) {
+                                   return runOnStep(func, *mesh);
+                                 })))
+    signalPassFailure();
+}

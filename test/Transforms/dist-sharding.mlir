@@ -1,0 +1,116 @@
+// RUN: dist-opt %s --dist-data-parallel --dist-sharding | FileCheck %s
+// RUN: dist-opt %s --dist-data-parallel --dist-sharding="stage=1" | FileCheck %s --check-prefix=STAGE1
+// RUN: dist-opt %s --dist-data-parallel --dist-sharding="stage=3" | FileCheck %s --check-prefix=STAGE3
+// RUN: dist-opt %s --dist-data-parallel --dist-sharding --dist-auto-partition | FileCheck %s --check-prefix=PART
+// RUN: dist-opt %s --dist-data-parallel --dist-sharding="stage=1" --dist-auto-partition | FileCheck %s --check-prefix=PART1
+// RUN: dist-opt %s --dist-data-parallel --dist-sharding="stage=3" --dist-auto-partition | FileCheck %s --check-prefix=PART3
+// RUN: dist-opt %s --dist-data-parallel --dist-sharding="print-layout=true" -o /dev/null | FileCheck %s --check-prefix=PRINT
+
+// A momentum step on dp = 2: w (4x6) and its velocity are split along their
+// first dim; the bias b (3 elements) divides nowhere and stays whole.
+dist.mesh @mesh [dp = 2]
+
+// Stage 2: the velocity argument and result are split, w's gradient is
+// pinned split (reduce-scattered), the updated w is pinned split before it
+// leaves replicated (gathered).
+// CHECK-LABEL: func.func @momentum_step
+// CHECK-SAME: %[[W:.*]]: tensor<4x6xf32> {dist.name = "w", dist.param, dist.sharding = #dist.sharding<@mesh, [{}, {}]>}
+// CHECK-SAME: %[[B:.*]]: tensor<3xf32> {dist.name = "b", dist.param, dist.sharding = #dist.sharding<@mesh, [{}]>}
+// CHECK-SAME: %[[V:.*]]: tensor<4x6xf32> {dist.name = "w.velocity", dist.sharding = #dist.sharding<@mesh, [{dp}, {}]>, dist.state_of = 0 : i64}
+// CHECK-SAME: -> (tensor<4x6xf32> {dist.name = "w", dist.sharding = #dist.sharding<@mesh, [{}, {}]>}
+// CHECK-SAME: tensor<3xf32> {dist.name = "b", dist.sharding = #dist.sharding<@mesh, [{}]>}
+// CHECK-SAME: tensor<4x6xf32> {dist.name = "w.velocity", dist.sharding = #dist.sharding<@mesh, [{dp}, {}]>, dist.state_of = 0 : i64}, tensor<8x6xf32>)
+// CHECK: %[[G:.*]] = linalg.matmul {dist.grad_of = 0 : i64
+// CHECK-NEXT: %[[GR:.*]] = dist.annotate %[[G]] as <@mesh, [{dp}, {}]> {dist.role = #dist.role<backward>} : tensor<4x6xf32>
+// CHECK: %[[GB:.*]] = linalg.generic {{.*}} attrs = {dist.grad_of = 1 : i64
+// CHECK: dist.annotate %[[GB]] as <@mesh, [{}]> {dist.role = #dist.role<backward>} : tensor<3xf32>
+// CHECK: %[[V2:.*]] = arith.addf %[[V]], %[[GR]]
+// CHECK: %[[W2:.*]] = arith.subf %[[W]], %[[V2]]
+// CHECK: %[[B2:.*]] = arith.subf %[[B]]
+// CHECK: %[[W3:.*]] = dist.annotate %[[W2]] as <@mesh, [{dp}, {}]> {dist.role = #dist.role<optimizer>} : tensor<4x6xf32>
+// CHECK-NOT: dist.annotate
+// CHECK: return %[[W3]], %[[B2]], %[[V2]]
+
+// Stage 1: the gradient stays replicated (all-reduced).
+// STAGE1-LABEL: func.func @momentum_step
+// STAGE1-SAME: dist.name = "w.velocity", dist.sharding = #dist.sharding<@mesh, [{dp}, {}]>
+// STAGE1: dist.annotate %{{.*}} as <@mesh, [{}, {}]> {dist.role = #dist.role<backward>} : tensor<4x6xf32>
+// STAGE1: dist.annotate %{{.*}} as <@mesh, [{dp}, {}]> {dist.role = #dist.role<optimizer>} : tensor<4x6xf32>
+
+// Stage 3: w is split between steps and gathered before its forward use;
+// the update reads its block.
+// STAGE3-LABEL: func.func @momentum_step
+// STAGE3-SAME: %[[W:.*]]: tensor<4x6xf32> {dist.name = "w", dist.param, dist.sharding = #dist.sharding<@mesh, [{dp}, {}]>}
+// STAGE3-SAME: -> (tensor<4x6xf32> {dist.name = "w", dist.sharding = #dist.sharding<@mesh, [{dp}, {}]>}
+// STAGE3: %[[WG:.*]] = dist.annotate %[[W]] as <@mesh, [{}, {}]> {dist.role = #dist.role<forward>} : tensor<4x6xf32>
+// STAGE3-NEXT: linalg.matmul {dist.role = #dist.role<forward>} ins(%{{.*}}, %[[WG]] :
+// STAGE3: arith.subf %[[W]], %{{.*}} {dist.role = #dist.role<optimizer>}
+
+// Partitioned, stage 2: w's gradient is reduce-scattered, the velocity and
+// the update are 2x6 blocks, the updated w is gathered; b is all-reduced.
+// PART-LABEL: func.func @momentum_step
+// PART-SAME: tensor<2x6xf32> {dist.name = "w.velocity"
+// PART: linalg.matmul {dist.grad_of = 0 : i64
+// PART-NEXT: dist.reduce_scatter %{{.*}} on @mesh [dp] sum dim = 0
+// PART: dist.all_reduce %{{.*}} on @mesh [dp] sum {{.*}} : tensor<3xf32>
+// PART: arith.addf %{{.*}} : tensor<2x6xf32>
+// PART: arith.subf %{{.*}} : tensor<2x6xf32>
+// PART: dist.all_gather %{{.*}} on @mesh [dp] dim = 0
+// PART-NOT: dist.all_reduce
+// PART: return
+
+// Partitioned, stage 1: w's gradient is all-reduced, the update is a block.
+// PART1-LABEL: func.func @momentum_step
+// PART1: linalg.matmul {dist.grad_of = 0 : i64
+// PART1-NEXT: dist.all_reduce %{{.*}} on @mesh [dp] sum {{.*}} : tensor<4x6xf32>
+// PART1: arith.subf %{{.*}} : tensor<2x6xf32>
+// PART1: dist.all_gather %{{.*}} on @mesh [dp] dim = 0
+
+// Partitioned, stage 3: w comes in and leaves as a 2x6 block, gathered
+// before the forward matmul; no gather after the update.
+// PART3-LABEL: func.func @momentum_step
+// PART3-SAME: tensor<2x6xf32> {dist.name = "w"
+// PART3: dist.all_gather %{{.*}} on @mesh [dp] dim = 0
+// PART3-NEXT: linalg.matmul
+// PART3: dist.reduce_scatter
+// PART3: arith.subf %{{.*}} : tensor<2x6xf32>
+// PART3-NOT: dist.all_gather
+// PART3: return
+
+// PRINT: dist-sharding @momentum_step: stage 2 over 'dp' (2 ranks), 1 of 2 parameters split
+// PRINT-NEXT: per rank: parameters 108 B, gradients 60 B, optimizer state 48 B
+// PRINT-NEXT: whole on every rank (no dim divisible by 2): b
+func.func @momentum_step(
+    %w: tensor<4x6xf32> {dist.param, dist.name = "w"},
+    %b: tensor<3xf32> {dist.param, dist.name = "b"},
+    %v: tensor<4x6xf32> {dist.state_of = 0 : i64, dist.name = "w.velocity"},
+    %x: tensor<8x4xf32>,
+    %dy: tensor<8x6xf32>)
+    -> (tensor<4x6xf32> {dist.name = "w"}, tensor<3xf32> {dist.name = "b"},
+        tensor<4x6xf32> {dist.state_of = 0 : i64, dist.name = "w.velocity"}, tensor<8x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ey = tensor.empty() : tensor<8x6xf32>
+  %zy = linalg.fill ins(%zero : f32) outs(%ey : tensor<8x6xf32>) -> tensor<8x6xf32>
+  %y = linalg.matmul {dist.role = #dist.role<forward>} ins(%x, %w : tensor<8x4xf32>, tensor<4x6xf32>) outs(%zy : tensor<8x6xf32>) -> tensor<8x6xf32>
+  %e = tensor.empty() : tensor<4x6xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %et = tensor.empty() : tensor<4x8xf32>
+  %xt = linalg.transpose ins(%x : tensor<8x4xf32>) outs(%et : tensor<4x8xf32>) permutation = [1, 0]
+  %g = linalg.matmul {dist.grad_of = 0 : i64, dist.role = #dist.role<backward>}
+      ins(%xt, %dy : tensor<4x8xf32>, tensor<8x6xf32>) outs(%z : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %e3 = tensor.empty() : tensor<3xf32>
+  %z3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<3xf32>) -> tensor<3xf32>
+  %dy3 = tensor.extract_slice %dy[0, 0] [8, 3] [1, 1] : tensor<8x6xf32> to tensor<8x3xf32>
+  %gb = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>],
+                        iterator_types = ["reduction", "parallel"]}
+      ins(%dy3 : tensor<8x3xf32>) outs(%z3 : tensor<3xf32>)
+      attrs = {dist.grad_of = 1 : i64, dist.role = #dist.role<backward>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<3xf32>
+  %v2 = arith.addf %v, %g {dist.role = #dist.role<optimizer>} : tensor<4x6xf32>
+  %w2 = arith.subf %w, %v2 {dist.role = #dist.role<optimizer>} : tensor<4x6xf32>
+  %b2 = arith.subf %b, %gb {dist.role = #dist.role<optimizer>} : tensor<3xf32>
+  return %w2, %b2, %v2, %y : tensor<4x6xf32>, tensor<3xf32>, tensor<4x6xf32>, tensor<8x6xf32>
+}
