@@ -17,6 +17,8 @@
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -106,6 +108,49 @@ static bool isShapedLike(Type type, Type like) {
 static bool isOptimizerOp(Operation *op) {
   auto role = op->getAttrOfType<RoleAttr>(DistDialect::getRoleAttrName());
   return role && role.getValue() == Role::optimizer;
+}
+
+/// Pins `updated`, the next value of parameter `param`, where it is made:
+/// split as `sharded`, then (when `gathered` is set) gathered back to it.
+/// Through region branch ops (not loops) whose regions yield their results
+/// (the scf.if that updates once every k calls under gradient merge), the
+/// pins go into each region that makes a new value, so the gather runs only
+/// when the update does.
+static void pinWhereMade(Value updated, Value param, ShardingAttr sharded,
+                         ShardingAttr gathered) {
+  if (updated == param)
+    return;
+  Operation *def = updated.getDefiningOp();
+  if (def && isa<RegionBranchOpInterface>(def) &&
+      !isa<LoopLikeOpInterface>(def)) {
+    unsigned index = cast<OpResult>(updated).getResultNumber();
+    bool yieldsResults = llvm::all_of(def->getRegions(), [&](Region &region) {
+      return region.hasOneBlock() &&
+             region.front().getTerminator()->getNumOperands() ==
+                 def->getNumResults();
+    });
+    if (yieldsResults) {
+      for (Region &region : def->getRegions())
+        pinWhereMade(region.front().getTerminator()->getOperand(index), param,
+                     sharded, gathered);
+      return;
+    }
+  }
+  OpBuilder builder(updated.getContext());
+  builder.setInsertionPointAfterValue(updated);
+  auto role = RoleAttr::get(updated.getContext(), Role::optimizer);
+  auto pin = AnnotateOp::create(builder, updated.getLoc(), updated.getType(),
+                                updated, sharded, /*comm=*/IntegerAttr());
+  pin->setAttr(DistDialect::getRoleAttrName(), role);
+  Value next = pin.getResult();
+  if (gathered) {
+    auto gather = AnnotateOp::create(builder, updated.getLoc(),
+                                     updated.getType(), next, gathered,
+                                     /*comm=*/IntegerAttr());
+    gather->setAttr(DistDialect::getRoleAttrName(), role);
+    next = gather.getResult();
+  }
+  updated.replaceAllUsesExcept(next, pin);
 }
 
 LogicalResult DistShardingPass::runOnStep(func::FuncOp func, MeshOp mesh) {
@@ -213,18 +258,11 @@ LogicalResult DistShardingPass::runOnStep(func::FuncOp func, MeshOp mesh) {
       for (AnnotateOp pin : pinsByParameter.lookup(p.argument))
         pin.setShardingAttr(p.sharded);
     // The update runs on this rank's block only: its value is pinned split
-    // where it leaves (gathered there in stages 1 and 2).
+    // where it is made (and, in stages 1 and 2, gathered right there).
     auto r = resultOf.find(p.argument);
-    if (r != resultOf.end()) {
-      Value updated = ret->getOperand(r->second);
-      builder.setInsertionPoint(ret);
-      auto pin = AnnotateOp::create(builder, updated.getLoc(),
-                                    updated.getType(), updated, p.sharded,
-                                    /*comm=*/IntegerAttr());
-      pin->setAttr(DistDialect::getRoleAttrName(),
-                   RoleAttr::get(context, Role::optimizer));
-      ret->setOperand(r->second, pin.getResult());
-    }
+    if (r != resultOf.end())
+      pinWhereMade(ret->getOperand(r->second), func.getArgument(p.argument),
+                   p.sharded, stage < 3 ? p.layout : ShardingAttr());
     if (stage < 3)
       continue;
     // Stage 3: the parameter stays split between steps and is gathered just

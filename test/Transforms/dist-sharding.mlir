@@ -11,8 +11,8 @@
 dist.mesh @mesh [dp = 2]
 
 // Stage 2: the velocity argument and result are split, w's gradient is
-// pinned split (reduce-scattered), the updated w is pinned split before it
-// leaves replicated (gathered).
+// pinned split (reduce-scattered), the updated w is pinned split where it is
+// made and then replicated (gathered).
 // CHECK-LABEL: func.func @momentum_step
 // CHECK-SAME: %[[W:.*]]: tensor<4x6xf32> {dist.name = "w", dist.param, dist.sharding = #dist.sharding<@mesh, [{}, {}]>}
 // CHECK-SAME: %[[B:.*]]: tensor<3xf32> {dist.name = "b", dist.param, dist.sharding = #dist.sharding<@mesh, [{}]>}
@@ -26,16 +26,18 @@ dist.mesh @mesh [dp = 2]
 // CHECK: dist.annotate %[[GB]] as <@mesh, [{}]> {dist.role = #dist.role<backward>} : tensor<3xf32>
 // CHECK: %[[V2:.*]] = arith.addf %[[V]], %[[GR]]
 // CHECK: %[[W2:.*]] = arith.subf %[[W]], %[[V2]]
+// CHECK-NEXT: %[[W3:.*]] = dist.annotate %[[W2]] as <@mesh, [{dp}, {}]> {dist.role = #dist.role<optimizer>} : tensor<4x6xf32>
+// CHECK-NEXT: %[[W4:.*]] = dist.annotate %[[W3]] as <@mesh, [{}, {}]> {dist.role = #dist.role<optimizer>} : tensor<4x6xf32>
 // CHECK: %[[B2:.*]] = arith.subf %[[B]]
-// CHECK: %[[W3:.*]] = dist.annotate %[[W2]] as <@mesh, [{dp}, {}]> {dist.role = #dist.role<optimizer>} : tensor<4x6xf32>
 // CHECK-NOT: dist.annotate
-// CHECK: return %[[W3]], %[[B2]], %[[V2]]
+// CHECK: return %[[W4]], %[[B2]], %[[V2]]
 
 // Stage 1: the gradient stays replicated (all-reduced).
 // STAGE1-LABEL: func.func @momentum_step
 // STAGE1-SAME: dist.name = "w.velocity", dist.sharding = #dist.sharding<@mesh, [{dp}, {}]>
 // STAGE1: dist.annotate %{{.*}} as <@mesh, [{}, {}]> {dist.role = #dist.role<backward>} : tensor<4x6xf32>
 // STAGE1: dist.annotate %{{.*}} as <@mesh, [{dp}, {}]> {dist.role = #dist.role<optimizer>} : tensor<4x6xf32>
+// STAGE1-NEXT: dist.annotate %{{.*}} as <@mesh, [{}, {}]> {dist.role = #dist.role<optimizer>} : tensor<4x6xf32>
 
 // Stage 3: w is split between steps and gathered before its forward use;
 // the update reads its block.
@@ -44,7 +46,10 @@ dist.mesh @mesh [dp = 2]
 // STAGE3-SAME: -> (tensor<4x6xf32> {dist.name = "w", dist.sharding = #dist.sharding<@mesh, [{dp}, {}]>}
 // STAGE3: %[[WG:.*]] = dist.annotate %[[W]] as <@mesh, [{}, {}]> {dist.role = #dist.role<forward>} : tensor<4x6xf32>
 // STAGE3-NEXT: linalg.matmul {dist.role = #dist.role<forward>} ins(%{{.*}}, %[[WG]] :
-// STAGE3: arith.subf %[[W]], %{{.*}} {dist.role = #dist.role<optimizer>}
+// STAGE3: %[[W2:.*]] = arith.subf %[[W]], %{{.*}} {dist.role = #dist.role<optimizer>}
+// STAGE3-NEXT: %[[W3:.*]] = dist.annotate %[[W2]] as <@mesh, [{dp}, {}]> {dist.role = #dist.role<optimizer>}
+// STAGE3-NOT: dist.annotate
+// STAGE3: return %[[W3]]
 
 // Partitioned, stage 2: w's gradient is reduce-scattered, the velocity and
 // the update are 2x6 blocks, the updated w is gathered; b is all-reduced.
