@@ -85,6 +85,8 @@ void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
   // Gradients made in their bucket's memory (no packing copies).
   pm.addPass(createDistPlaceBuckets(
       DistPlaceBucketsOptions{options.reportBuckets}));
+  if (options.memoryReport)
+    pm.addPass(createDistMemoryReport());
   // The user's loads, stores and subviews (and the shapes of linalg ops) are
   // checked here, before linalg becomes loops whose accesses are in bounds by
   // construction and would only cost time.

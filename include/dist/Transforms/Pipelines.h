@@ -68,6 +68,11 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
                      "buffers dist-place-buckets made in the bucket's memory "
                      "and the bytes still copied (remarks)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> memoryReport{
+      *this, "memory-report",
+      llvm::cl::desc("Report each function's peak bytes live per rank, by "
+                     "kind, after bufferization (dist-memory-report)"),
+      llvm::cl::init(false)};
 };
 
 /// Takes a program on tensors (serial, or the per-rank program of
