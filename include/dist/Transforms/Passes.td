@@ -837,6 +837,64 @@ def DistMemoryReport : Pass<"dist-memory-report", "::mlir::ModuleOp"> {
   }];
 }
 
+def DistSchedule : Pass<"dist-schedule", "::mlir::ModuleOp"> {
+  let summary = "Starts async collectives early and waits late, to overlap them with compute";
+  let description = [{
+    Schedules the async collectives of a per-rank program on tensors (made by
+    `dist-make-async`), within each block:
+
+    * every start moves up to just after the last op it needs: the ops that
+      define its operands, the previous start (collectives start in their
+      original order, so every rank issues them in the same order), and any
+      op with side effects other than waits and async starts (a blocking
+      collective, a call);
+    * every wait moves down to just before the first op that uses one of its
+      results (or the block's terminator);
+    * bounds (0: none): with `max-in-flight=N` at most N collectives are
+      outstanding when one starts, and with `max-mb-in-flight=M` the outputs
+      of the outstanding collectives and the starting one take at most M MB
+      (unless it is the only one): before a start that would exceed a
+      bound, the oldest outstanding collectives are waited for.
+
+    Gradient buckets then start while backward still runs, and under
+    `dist-sharding{stage=3}` the gathers of parameters start at the top of
+    the step (prefetch) instead of just before their use; the bounds keep
+    their memory in check. Only the place of starts and waits changes, so a
+    scheduled program computes exactly what the unscheduled one does.
+
+    Before (after `dist-make-async`):
+    ```mlir
+    %a = arith.mulf %x, %x : tensor<64xf32>
+    %g, %t = dist.all_gather async %w on @mesh_4 [dp] dim = 0 : tensor<16xf32> -> tensor<64xf32>
+    %gw = dist.wait %t, %g : tensor<64xf32>
+    %b = arith.addf %a, %gw : tensor<64xf32>
+    ```
+    After:
+    ```mlir
+    %g, %t = dist.all_gather async %w on @mesh_4 [dp] dim = 0 : tensor<16xf32> -> tensor<64xf32>
+    %a = arith.mulf %x, %x : tensor<64xf32>
+    %gw = dist.wait %t, %g : tensor<64xf32>
+    %b = arith.addf %a, %gw : tensor<64xf32>
+    ```
+
+    Errors: a negative bound; a collective on buffers (the pass runs before
+    bufferization).
+  }];
+  let options = [
+    Option<"maxInFlight", "max-in-flight", "int64_t", /*default=*/"0",
+           "At most this many collectives outstanding when one starts (0: no bound)">,
+    Option<"maxMBInFlight", "max-mb-in-flight", "double", /*default=*/"0",
+           "At most this many MB of outputs in flight (0: no bound)">
+  ];
+  let statistics = [
+    Statistic<"numStartsHoisted", "starts-hoisted", "Starts moved earlier">,
+    Statistic<"numWaitsSunk", "waits-sunk", "Waits moved to their first use">,
+    Statistic<"numWaitsForBound", "waits-for-bound",
+              "Waits moved before a start to respect a bound">
+  ];
+  let dependentDialects = ["::mlir::dist::DistDialect"];
+}
+
 def DistFuseElementwise : Pass<"dist-fuse-elementwise", "::mlir::ModuleOp"> {
   let summary = "Fuses chains of elementwise linalg.generic ops on tensors";
   let description = [{
