@@ -266,14 +266,16 @@ LogicalResult DistShardingPass::runOnStep(func::FuncOp func, MeshOp mesh) {
     if (stage < 3)
       continue;
     // Stage 3: the parameter stays split between steps and is gathered just
-    // before each use outside the update.
+    // before each use outside the update that computes with it.
     func.setArgAttr(p.argument, shardingName, p.sharded);
     if (r != resultOf.end())
       func.setResultAttr(r->second, shardingName, p.sharded);
     BlockArgument argument = func.getArgument(p.argument);
     for (OpOperand &use : llvm::make_early_inc_range(argument.getUses())) {
       Operation *user = use.getOwner();
-      if (isOptimizerOp(user) || isa<func::ReturnOp>(user))
+      // The update reads its block; a terminator only forwards the value
+      // (the branch of gradient merge that does not update).
+      if (isOptimizerOp(user) || user->hasTrait<OpTrait::IsTerminator>())
         continue;
       builder.setInsertionPoint(user);
       auto gather = AnnotateOp::create(builder, argument.getLoc(), paramType,
