@@ -61,10 +61,17 @@ def time_dist(args, program, ranks):
     """Median step time in ms: the slowest rank's. For 1 rank the one-rank
     run's, not the serial reference run's (dist-run checks that one's memory
     accesses at run time)."""
+    passes = "dist-fuse-gradients,dist-make-async" if ranks > 1 else None
+    return median_step_ms(args, program, ranks, passes)
+
+
+def median_step_ms(args, program, ranks, per_rank_passes=None):
+    """dist-run's median step time in ms on `ranks` ranks (the slowest
+    rank's), one thread per rank, steps back to back."""
     command = [os.path.join(args.bin, "dist-run"), program, "--steps", str(args.steps + 1),
                "--time", "--no-compare", "--ranks", str(ranks)]
-    if ranks > 1:
-        command.append("--per-rank-passes=dist-fuse-gradients,dist-make-async")
+    if per_rank_passes:
+        command.append("--per-rank-passes=" + per_rank_passes)
     out = subprocess.run(command, env=dict(os.environ, **ONE_THREAD), stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
     if out.returncode != 0:
@@ -98,16 +105,24 @@ class Model(torch.nn.Module):
         return gpt_loss(params, batch, self.opts, Compute(torch.float32))
 
 
-def torch_worker(rank, ranks, shapes, opts, steps, port, results):
-    torch.set_num_threads(1)
-    if ranks > 1:
-        os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-        torch_dist.init_process_group("gloo", rank=rank, world_size=ranks)
-    generator = torch.Generator().manual_seed(0)
-    model = Model(shapes, opts, generator)
-    if ranks > 1:
-        model = DistributedDataParallel(model)
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+def add_model_arguments(parser):
+    """The GPT-mini of issue 13 and its batch per rank."""
+    parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--heads", type=int, default=4)
+    parser.add_argument("--seq", type=int, default=128)
+    parser.add_argument("--vocab", type=int, default=1024)
+    parser.add_argument("--batch", type=int, default=4, help="per rank")
+
+
+def model_options(args):
+    return argparse.Namespace(layers=args.layers, hidden=args.hidden, heads=args.heads,
+                              seq=args.seq, vocab=args.vocab, batch=args.batch)
+
+
+def median_torch_step_ms(model, optimizer, opts, rank, steps):
+    """Median time of `steps` PyTorch training steps on this rank's batch
+    (one more first, left out)."""
     data = torch.Generator().manual_seed(1 + rank)
     batch = {"ids": torch.randint(0, opts.vocab, (opts.batch, opts.seq), generator=data),
              "labels": torch.randint(0, opts.vocab, (opts.batch, opts.seq), generator=data)}
@@ -119,14 +134,26 @@ def torch_worker(rank, ranks, shapes, opts, steps, port, results):
         loss.backward()
         optimizer.step()
         times.append((time.perf_counter() - start) * 1000)
-    results[rank] = statistics.median(times[1:])
+    return statistics.median(times[1:])
+
+
+def torch_worker(rank, ranks, shapes, opts, steps, port, results):
+    torch.set_num_threads(1)
+    if ranks > 1:
+        os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+        torch_dist.init_process_group("gloo", rank=rank, world_size=ranks)
+    generator = torch.Generator().manual_seed(0)
+    model = Model(shapes, opts, generator)
+    if ranks > 1:
+        model = DistributedDataParallel(model)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    results[rank] = median_torch_step_ms(model, optimizer, opts, rank, steps)
     if ranks > 1:
         torch_dist.destroy_process_group()
 
 
 def time_torch(args, shapes, ranks, port):
-    opts = argparse.Namespace(layers=args.layers, hidden=args.hidden, heads=args.heads,
-                              seq=args.seq, vocab=args.vocab, batch=args.batch)
+    opts = model_options(args)
     os.environ.update(ONE_THREAD)
     manager = mp.Manager()
     results = manager.dict()
@@ -141,12 +168,7 @@ def main():
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--steps", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--layers", type=int, default=2)
-    parser.add_argument("--hidden", type=int, default=256)
-    parser.add_argument("--heads", type=int, default=4)
-    parser.add_argument("--seq", type=int, default=128)
-    parser.add_argument("--vocab", type=int, default=1024)
-    parser.add_argument("--batch", type=int, default=4, help="per rank")
+    add_model_arguments(parser)
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="dist-ddp-bench-")

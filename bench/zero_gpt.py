@@ -24,7 +24,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -36,7 +35,8 @@ import torch.multiprocessing as mp  # noqa: E402
 from torch.distributed.optim import ZeroRedundancyOptimizer  # noqa: E402
 from torch.nn.parallel import DistributedDataParallel  # noqa: E402
 
-from ddp_gpt import ONE_THREAD, Model  # noqa: E402
+from ddp_gpt import (ONE_THREAD, Model, add_model_arguments, median_step_ms,  # noqa: E402
+                     median_torch_step_ms, model_options)
 from step_signature import parse_signature  # noqa: E402
 
 VARIANTS = {
@@ -87,19 +87,6 @@ def state_bytes(args, step, passes):
     return per_rank if stage else per_rank * args.ranks
 
 
-def time_dist(args, program, per_rank_passes):
-    command = [tool(args, "dist-run"), program, "--steps", str(args.steps + 1), "--time",
-               "--no-compare", "--ranks", str(args.ranks),
-               "--per-rank-passes=" + per_rank_passes]
-    out = subprocess.run(command, env=dict(os.environ, **ONE_THREAD), stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True)
-    if out.returncode != 0:
-        sys.exit("dist-run failed:\n" + out.stdout)
-    medians = [float(m.group(1)) for m in
-               re.finditer(r"rank \d+ +[0-9.]+ / +([0-9.]+) /", out.stdout)]
-    return max(medians)
-
-
 def torch_worker(rank, ranks, shapes, opts, steps, port, results):
     torch.set_num_threads(1)
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
@@ -107,26 +94,15 @@ def torch_worker(rank, ranks, shapes, opts, steps, port, results):
     model = DistributedDataParallel(Model(shapes, opts, torch.Generator().manual_seed(0)))
     optimizer = ZeroRedundancyOptimizer(model.parameters(), optimizer_class=torch.optim.Adam,
                                         lr=1e-3)
-    data = torch.Generator().manual_seed(1 + rank)
-    batch = {"ids": torch.randint(0, opts.vocab, (opts.batch, opts.seq), generator=data),
-             "labels": torch.randint(0, opts.vocab, (opts.batch, opts.seq), generator=data)}
-    times = []
-    for _ in range(steps + 1):
-        start = time.perf_counter()
-        optimizer.zero_grad()
-        loss = model(batch)
-        loss.backward()
-        optimizer.step()
-        times.append((time.perf_counter() - start) * 1000)
+    step_ms = median_torch_step_ms(model, optimizer, opts, rank, steps)
     state = sum(t.numel() * t.element_size() for s in optimizer.optim.state.values()
                 for t in s.values() if torch.is_tensor(t) and t.dim() > 0)
-    results[rank] = (statistics.median(times[1:]), state)
+    results[rank] = (step_ms, state)
     torch_dist.destroy_process_group()
 
 
 def time_torch(args, shapes, port):
-    opts = argparse.Namespace(layers=args.layers, hidden=args.hidden, heads=args.heads,
-                              seq=args.seq, vocab=args.vocab, batch=args.batch)
+    opts = model_options(args)
     os.environ.update(ONE_THREAD)
     results = mp.Manager().dict()
     mp.spawn(torch_worker, args=(args.ranks, shapes, opts, args.steps, port, results),
@@ -140,12 +116,7 @@ def main():
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--steps", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument("--layers", type=int, default=2)
-    parser.add_argument("--hidden", type=int, default=256)
-    parser.add_argument("--heads", type=int, default=4)
-    parser.add_argument("--seq", type=int, default=128)
-    parser.add_argument("--vocab", type=int, default=1024)
-    parser.add_argument("--batch", type=int, default=4, help="per rank")
+    add_model_arguments(parser)
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="dist-zero-bench-")
@@ -173,7 +144,7 @@ def main():
     port = 29500 + os.getpid() % 1000
     for repeat in range(args.repeat):
         for name, (_, per_rank_passes) in VARIANTS.items():
-            times[name].append(time_dist(args, programs[name], per_rank_passes))
+            times[name].append(median_step_ms(args, programs[name], args.ranks, per_rank_passes))
         torch_ms, torch_state = time_torch(args, shapes, port + repeat)
         times["PyTorch ZeRO (gloo)"].append(torch_ms)
         print("  repeat %d: %s" % (repeat + 1, ", ".join(

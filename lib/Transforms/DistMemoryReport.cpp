@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringUtils.h"
 #include "dist/Dialect/Dist/IR/CollectiveOpInterface.h"
 #include "dist/Dialect/Dist/IR/DistDialect.h"
 #include "dist/Dialect/Dist/IR/StepState.h"
@@ -57,18 +58,6 @@ struct DistMemoryReportPass
   void runOnOperation() override;
 };
 } // namespace
-
-/// Bytes of a statically shaped memref (sub-byte elements take a byte).
-static std::optional<int64_t> bytesOf(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  if (!memref || !memref.hasStaticShape() ||
-      !memref.getElementType().isIntOrIndexOrFloat())
-    return std::nullopt;
-  int64_t bits = memref.getElementType().isIndex()
-                     ? 64
-                     : memref.getElementType().getIntOrFloatBitWidth();
-  return memref.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
-}
 
 /// The buffer `value` is a view of (through view-like ops).
 static Value rootOf(Value value) {
@@ -137,7 +126,7 @@ static void reportFunction(func::FuncOp func) {
 
   Footprint live, peak;
   for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-    if (std::optional<int64_t> bytes = bytesOf(func.getArgument(i).getType()))
+    if (std::optional<int64_t> bytes = getStaticBytes(func.getArgument(i).getType()))
       live.bytes[categoryOfArgument(func, i)] += *bytes;
   peak = live;
   int64_t unsized = 0;
@@ -146,7 +135,7 @@ static void reportFunction(func::FuncOp func) {
     for (Value result : op->getResults()) {
       if (!allocates(op, result))
         continue;
-      std::optional<int64_t> bytes = bytesOf(result.getType());
+      std::optional<int64_t> bytes = getStaticBytes(result.getType());
       if (!bytes) {
         ++unsized;
         continue;

@@ -44,19 +44,6 @@ private:
 };
 } // namespace
 
-/// Bytes the collective's outputs occupy (what is in flight until the wait).
-static int64_t outputBytes(CollectiveOpInterface op) {
-  int64_t bytes = 0;
-  for (Value output : op.getCollectiveOutputs()) {
-    auto type = dyn_cast<ShapedType>(output.getType());
-    if (!type || !type.hasStaticShape())
-      continue;
-    bytes += type.getNumElements() *
-             std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-  }
-  return bytes;
-}
-
 /// The wait of an async collective, if it is in the collective's block.
 static WaitOp waitOf(CollectiveOpInterface op) {
   for (Operation *user : op.getAsyncToken().getUsers())
@@ -97,7 +84,7 @@ void DistSchedulePass::scheduleBlock(Block &block) {
     if (auto collective = dyn_cast<CollectiveOpInterface>(&op))
       if (collective.getAsyncToken())
         collectives.push_back(
-            {collective, waitOf(collective), outputBytes(collective)});
+            {collective, waitOf(collective), collective.getPayloadBytes().value_or(0)});
   if (collectives.empty())
     return;
 

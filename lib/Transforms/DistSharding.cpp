@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringUtils.h"
 #include "TrainingStepUtils.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/StepState.h"
@@ -291,15 +292,6 @@ LogicalResult DistShardingPass::runOnStep(func::FuncOp func, MeshOp mesh) {
   return success();
 }
 
-/// Bytes of `type` (sub-byte elements round up to a byte each).
-static int64_t bytesOf(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape())
-    return 0;
-  int64_t bits = tensor.getElementType().getIntOrFloatBitWidth();
-  return tensor.getNumElements() * std::max<int64_t>(1, bits / 8);
-}
-
 /// Per rank of the group: the bytes of parameters, gradients and optimizer
 /// state it keeps, and the parameters left whole.
 void DistShardingPass::printLayout(
@@ -311,7 +303,7 @@ void DistShardingPass::printLayout(
   SmallVector<std::string> whole;
   for (const ShardedParameter &p : parameters) {
     Type type = func.getArgument(p.argument).getType();
-    int64_t bytes = bytesOf(type);
+    int64_t bytes = getStaticBytes(type).value_or(0);
     int64_t divisor = p.dim ? axisSize : 1;
     split += p.dim.has_value();
     if (!p.dim) {
@@ -325,7 +317,7 @@ void DistShardingPass::printLayout(
     for (unsigned s : state.lookup(p.argument)) {
       Type stateType = func.getArgument(s).getType();
       stateBytes +=
-          bytesOf(stateType) / (isShapedLike(stateType, type) ? divisor : 1);
+          getStaticBytes(stateType).value_or(0) / (isShapedLike(stateType, type) ? divisor : 1);
     }
   }
   llvm::outs() << llvm::formatv(

@@ -59,6 +59,14 @@ int64_t dist::getElementBytes(Type type) {
   return (type.getIntOrFloatBitWidth() + 7) / 8;
 }
 
+std::optional<int64_t> dist::getStaticBytes(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape() ||
+      !shaped.getElementType().isIntOrIndexOrFloat())
+    return std::nullopt;
+  return shaped.getNumElements() * getElementBytes(shaped.getElementType());
+}
+
 SmallVector<int64_t> dist::getBucketSlotOffsets(ValueRange members) {
   SmallVector<int64_t> offsets = {0};
   for (Type type : members.getTypes()) {

@@ -43,6 +43,10 @@ std::optional<BucketPlacement> getBucketPlacement(CollectiveOpInterface op);
 /// Bytes of one element in memory (i1 takes a byte, index 8).
 int64_t getElementBytes(Type type);
 
+/// Bytes of a statically shaped tensor or memref of int, index or float
+/// elements; std::nullopt for anything else.
+std::optional<int64_t> getStaticBytes(Type type);
+
 /// The byte offset of each member's slot in a bucket of static buffers, in
 /// operand order, then the bucket's size.
 SmallVector<int64_t> getBucketSlotOffsets(ValueRange members);

@@ -851,8 +851,9 @@ def DistSchedule : Pass<"dist-schedule", "::mlir::ModuleOp"> {
     * every wait moves down to just before the first op that uses one of its
       results (or the block's terminator);
     * bounds (0: none): with `max-in-flight=N` at most N collectives are
-      outstanding when one starts, and with `max-mb-in-flight=M` the outputs
-      of the outstanding collectives and the starting one take at most M MB
+      outstanding when one starts, and with `max-mb-in-flight=M` the payloads
+      (as dist-comm-report measures them) of the outstanding collectives
+      and the starting one take at most M MB
       (unless it is the only one): before a start that would exceed a
       bound, the oldest outstanding collectives are waited for.
 
@@ -884,7 +885,7 @@ def DistSchedule : Pass<"dist-schedule", "::mlir::ModuleOp"> {
     Option<"maxInFlight", "max-in-flight", "int64_t", /*default=*/"0",
            "At most this many collectives outstanding when one starts (0: no bound)">,
     Option<"maxMBInFlight", "max-mb-in-flight", "double", /*default=*/"0",
-           "At most this many MB of outputs in flight (0: no bound)">
+           "At most this many MB of payloads in flight (0: no bound)">
   ];
   let statistics = [
     Statistic<"numStartsHoisted", "starts-hoisted", "Starts moved earlier">,
