@@ -174,6 +174,31 @@ TEST(HostArrayTest, PartialSum) {
   EXPECT_EQ(replicas->front().get(1), 60);
 }
 
+// Tests owned layouts: every rank gets the value; assembling reads only the
+// owners (index 1 along axis 1), one replica per index along axis 0.
+TEST(HostArrayTest, OwnedReadsTheOwners) {
+  meshmath::Shape mesh = {2, 2};
+  HostArray global = iota(DType::F32, {2, 4});
+  meshmath::Layout owned = layout({{}, {}});
+  owned.owned = {1};
+  owned.owner = 1;
+  std::string error;
+  std::vector<HostArray> blocks;
+  for (int64_t r = 0; r < 4; ++r)
+    blocks.push_back(*shardBlock(global, owned, mesh, r, error));
+  EXPECT_EQ(blocks[0].get(5), 5);
+  blocks[0].set(5, 99); // rank (0, 0) does not own it
+  blocks[2].set(5, 99);
+  auto replicas = assembleBlocks(blocks, {2, 4}, owned, mesh, error);
+  ASSERT_TRUE(replicas) << error;
+  ASSERT_EQ(replicas->size(), 2u);
+  for (const HostArray &replica : *replicas)
+    EXPECT_EQ(replica.get(5), 5);
+  owned.owner = 2;
+  EXPECT_FALSE(shardBlock(global, owned, mesh, 0, error));
+  EXPECT_EQ(error, "owner 2 is not an index of its group");
+}
+
 // Tests that layouts that do not fit are reported, not asserted.
 TEST(HostArrayTest, Errors) {
   std::string error;

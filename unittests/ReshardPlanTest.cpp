@@ -3,8 +3,9 @@
 // Runs each plan on a simulated mesh, every rank holding its local block of
 // a 2-D tensor, and checks that every rank ends with exactly the block the
 // target layout gives it (for partial targets: that the partial values
-// reduce to that block). Covers every pair of layouts of a 2-D tensor on a
-// 2x2x2 mesh and on a 2x3 mesh.
+// reduce to that block; for owned targets: only on the owners). Ranks that do
+// not own a value hold NaN, so a plan that reads them fails. Covers every
+// pair of layouts of a 2-D tensor on a 2x2x2 mesh and on a 2x3 mesh.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,9 +53,25 @@ public:
     return blocks;
   }
 
+  /// True if `rank` holds values under `layout` (it owns them, if owned).
+  bool holds(const Layout &layout, int64_t rank) const {
+    return !layout.isOwned() ||
+           indexInGroup(delinearize(rank, mesh), mesh, layout.owned) ==
+               layout.owner;
+  }
+
+  /// Fills the blocks of the ranks that do not hold `layout`'s value with
+  /// NaN.
+  void spoilNonOwners(std::vector<Block> &blocks, const Layout &layout) const {
+    for (int64_t rank = 0; rank < numDevices(mesh); ++rank)
+      if (!holds(layout, rank))
+        std::fill(blocks[rank].data.begin(), blocks[rank].data.end(), NAN);
+  }
+
   /// The blocks of `layout`, with partial values whose reduction is the truth.
   std::vector<Block> make(const Layout &layout) const {
     std::vector<Block> blocks = expected(layout);
+    spoilNonOwners(blocks, layout);
     if (layout.partial.empty())
       return blocks;
     int64_t n = groupSize(mesh, layout.partial);
@@ -147,10 +164,30 @@ public:
       return out;
     }
     case ReshardStep::MakePartial:
-      if (step.reduction == kSum)
+      if (step.reduction == kSum || step.fromOwner)
         for (int64_t rank = 0; rank < ranks; ++rank)
-          if (indexInGroup(delinearize(rank, mesh), mesh, step.axes) != 0)
-            std::fill(out[rank].data.begin(), out[rank].data.end(), 0.0);
+          if (indexInGroup(delinearize(rank, mesh), mesh, step.axes) !=
+              step.root)
+            std::fill(out[rank].data.begin(), out[rank].data.end(),
+                      step.reduction == kSum ? 0.0 : -INFINITY);
+      return out;
+    case ReshardStep::Reduce: {
+      std::vector<Block> reduced = reduce(blocks, step.axes, step.reduction);
+      for (int64_t rank = 0; rank < ranks; ++rank) {
+        out[rank] = reduced[rank];
+        if (indexInGroup(delinearize(rank, mesh), mesh, step.axes) != step.root)
+          std::fill(out[rank].data.begin(), out[rank].data.end(), NAN);
+      }
+      return out;
+    }
+    case ReshardStep::Broadcast:
+      for (int64_t rank = 0; rank < ranks; ++rank)
+        out[rank] = blocks[groupRanks(rank, mesh, step.axes)[step.root]];
+      return out;
+    case ReshardStep::Own:
+      for (int64_t rank = 0; rank < ranks; ++rank)
+        if (indexInGroup(delinearize(rank, mesh), mesh, step.axes) != step.root)
+          std::fill(out[rank].data.begin(), out[rank].data.end(), NAN);
       return out;
     }
     return out;
@@ -174,6 +211,8 @@ public:
                                : reduce(blocks, target.partial, target.partialKind);
     std::vector<Block> want = expected(target);
     for (size_t rank = 0; rank < want.size(); ++rank) {
+      if (!holds(target, rank))
+        continue;
       if (logical[rank].rows != want[rank].rows || logical[rank].cols != want[rank].cols)
         return "wrong local shape on rank " + std::to_string(rank) + ": " + trace;
       for (size_t e = 0; e < want[rank].data.size(); ++e)
@@ -201,12 +240,20 @@ std::string describe(const Layout &l) {
       s += std::to_string(a);
     s += "}";
   }
+  if (l.isOwned()) {
+    s += " owner " + std::to_string(l.owner) + "{";
+    for (int64_t a : l.owned)
+      s += std::to_string(a);
+    s += "}";
+  }
   return s;
 }
 
-/// Every layout of a 2-D tensor on a mesh of `numAxes` axes: each axis splits
-/// dim 0, dim 1, is partial, or is unused; every order within a dim.
-std::vector<Layout> allLayouts(int64_t numAxes, int partialKind) {
+/// Every layout of a 2-D tensor on a mesh of shape `meshShape`: each axis
+/// splits dim 0, dim 1, is partial, owned, or unused; every order within a
+/// dim; the owner is the last rank of its group.
+std::vector<Layout> allLayouts(const Shape &meshShape, int partialKind) {
+  int64_t numAxes = meshShape.size();
   std::vector<Layout> layouts;
   std::vector<int> place(numAxes, 0);
   std::function<void(int64_t)> assign = [&](int64_t axis) {
@@ -219,7 +266,11 @@ std::vector<Layout> allLayouts(int64_t numAxes, int partialKind) {
           base.dims[place[a] - 1].push_back(a);
         else if (place[a] == 3)
           base.partial.push_back(a);
+        else if (place[a] == 4)
+          base.owned.push_back(a);
       }
+      if (base.isOwned())
+        base.owner = groupSize(meshShape, base.owned) - 1;
       // Every order of the axes within each dim.
       AxisList d0 = base.dims[0];
       do {
@@ -232,7 +283,7 @@ std::vector<Layout> allLayouts(int64_t numAxes, int partialKind) {
       } while (std::next_permutation(d0.begin(), d0.end()));
       return;
     }
-    for (int p = 0; p < 4; ++p) {
+    for (int p = 0; p < 5; ++p) {
       place[axis] = p;
       assign(axis + 1);
     }
@@ -257,15 +308,15 @@ int checkAllPairs(const Simulator &sim, const std::vector<Layout> &layouts) {
 // Tests every pair of layouts (sum partials) on a 2x2x2 mesh.
 TEST(ReshardPlan, AllPairsOn2x2x2) {
   Simulator sim({2, 2, 2}, {8, 8});
-  std::vector<Layout> layouts = allLayouts(3, kSum);
-  ASSERT_EQ(layouts.size(), 92u);
+  std::vector<Layout> layouts = allLayouts({2, 2, 2}, kSum);
+  ASSERT_EQ(layouts.size(), 159u);
   EXPECT_EQ(checkAllPairs(sim, layouts), 0);
 }
 
 // Tests every pair of layouts on a 2x3 mesh, with max partials.
 TEST(ReshardPlan, AllPairsOn2x3WithMax) {
   Simulator sim({2, 3}, {12, 6});
-  std::vector<Layout> layouts = allLayouts(2, kMax);
+  std::vector<Layout> layouts = allLayouts({2, 3}, kMax);
   EXPECT_EQ(checkAllPairs(sim, layouts), 0);
 }
 
@@ -277,7 +328,10 @@ std::string planText(const Layout &from, const Layout &to) {
 }
 
 Layout layout(std::vector<AxisList> dims, AxisList partial = {}) {
-  return Layout{std::move(dims), std::move(partial), kSum};
+  Layout l;
+  l.dims = std::move(dims);
+  l.partial = std::move(partial);
+  return l;
 }
 
 // Tests that the plans use the cheapest collective for the common cases.
@@ -302,6 +356,39 @@ TEST(ReshardPlan, PicksTheCheapCollectives) {
             "all_to_all [1] split 1 concat 0");
   // Nothing to do.
   EXPECT_EQ(planText(layout({{0, 1}, {}}, {2}), layout({{0, 1}, {}}, {2})), "");
+}
+
+Layout owned(std::vector<AxisList> dims, AxisList axes, int64_t owner,
+             AxisList partial = {}) {
+  Layout l = layout(std::move(dims), std::move(partial));
+  l.owned = std::move(axes);
+  l.owner = owner;
+  return l;
+}
+
+// Tests the steps of the owned state (ZeRO in the seeds' style: a gradient
+// reduced onto its owner, the update broadcast from it).
+TEST(ReshardPlan, OwnershipSteps) {
+  // Partial -> owned: reduce onto the owner; owned -> replicated: broadcast.
+  EXPECT_EQ(planText(layout({{}, {}}, {0}), owned({{}, {}}, {0}, 1)),
+            "reduce [0] root 1");
+  EXPECT_EQ(planText(owned({{}, {}}, {0}, 1), layout({{}, {}})),
+            "broadcast [0] root 1");
+  // Replicated -> owned costs nothing.
+  EXPECT_EQ(planText(layout({{}, {}}), owned({{}, {}}, {0}, 1)), "own [0] root 1");
+  // Owned -> partial over the owned axes: the others masked, no traffic.
+  EXPECT_EQ(planText(owned({{}, {}}, {0}, 1), layout({{}, {}}, {0})),
+            "make_partial [0] root 1");
+  // Hybrid: reduced onto the owner within its group, summed over the other
+  // axis among the ranks of equal index.
+  EXPECT_EQ(planText(layout({{}, {}}, {0, 1}), owned({{}, {}}, {1}, 0)),
+            "reduce [1] root 0; all_reduce [0]");
+  // Another owner: broadcast, then owned again.
+  EXPECT_EQ(planText(owned({{}, {}}, {0}, 1), owned({{}, {}}, {0}, 0)),
+            "broadcast [0] root 1; own [0] root 0");
+  // Owned and split over another axis: the split changes among the owners.
+  EXPECT_EQ(planText(owned({{1}, {}}, {0}, 1), owned({{}, {}}, {0}, 1)),
+            "all_gather [1] dim 0");
 }
 
 } // namespace

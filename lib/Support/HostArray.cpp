@@ -369,8 +369,15 @@ checkLayout(const meshmath::Shape &globalShape, const meshmath::Layout &layout,
   for (const meshmath::AxisList &axes : layout.dims)
     if (!checkAxes(axes))
       return std::nullopt;
-  if (!checkAxes(layout.partial))
+  if (!checkAxes(layout.partial) || !checkAxes(layout.owned))
     return std::nullopt;
+  if (layout.isOwned() &&
+      (layout.owner < 0 ||
+       layout.owner >= meshmath::groupSize(meshShape, layout.owned))) {
+    error = "owner " + std::to_string(layout.owner) +
+            " is not an index of its group";
+    return std::nullopt;
+  }
   if (layout.partialKind < 0 || layout.partialKind > 4) {
     error = "unknown reduction kind " + std::to_string(layout.partialKind);
     return std::nullopt;
@@ -469,7 +476,10 @@ assembleBlocks(const std::vector<HostArray> &blocks,
       return std::nullopt;
     }
 
+  // Along owned axes only the owner's block counts: those axes are neither
+  // replicas nor parts.
   meshmath::AxisList used = layout.partial;
+  used.insert(used.end(), layout.owned.begin(), layout.owned.end());
   for (const meshmath::AxisList &axes : layout.dims)
     used.insert(used.end(), axes.begin(), axes.end());
   meshmath::AxisList replicaAxes;
@@ -497,6 +507,9 @@ assembleBlocks(const std::vector<HostArray> &blocks,
   }
   for (int64_t r = 0; r < ranks; ++r) {
     meshmath::Shape coords = meshmath::delinearize(r, meshShape);
+    if (layout.isOwned() &&
+        meshmath::indexInGroup(coords, meshShape, layout.owned) != layout.owner)
+      continue;
     int64_t replica = meshmath::indexInGroup(coords, meshShape, replicaAxes);
     meshmath::Shape offsets =
         meshmath::localOffsets(globalShape, layout.dims, meshShape, coords);

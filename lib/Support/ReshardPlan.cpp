@@ -8,6 +8,9 @@
 
 namespace meshmath {
 
+/// dist::ReductionKind::avg.
+static constexpr int kAvg = 4;
+
 static bool contains(const AxisList &list, int64_t axis) {
   return std::find(list.begin(), list.end(), axis) != list.end();
 }
@@ -35,7 +38,13 @@ bool Layout::operator==(const Layout &other) const {
   std::sort(mine.begin(), mine.end());
   std::sort(theirs.begin(), theirs.end());
   return dims == other.dims && mine == theirs &&
-         (partial.empty() || partialKind == other.partialKind);
+         (partial.empty() || partialKind == other.partialKind) &&
+         owned == other.owned && (owned.empty() || owner == other.owner);
+}
+
+static void removeAxes(AxisList &from, const AxisList &axes) {
+  for (int64_t axis : axes)
+    from.erase(std::remove(from.begin(), from.end(), axis), from.end());
 }
 
 Layout applyStep(Layout layout, const ReshardStep &step) {
@@ -62,6 +71,21 @@ Layout applyStep(Layout layout, const ReshardStep &step) {
     layout.partial.insert(layout.partial.end(), step.axes.begin(),
                           step.axes.end());
     layout.partialKind = step.reduction;
+    // Masked from an owner: the owner's value is now one of the parts.
+    removeAxes(layout.owned, step.axes);
+    break;
+  case ReshardStep::Reduce:
+    removeAxes(layout.partial, step.axes);
+    layout.owned = step.axes;
+    layout.owner = step.root;
+    break;
+  case ReshardStep::Broadcast:
+    layout.owned.clear();
+    layout.owner = 0;
+    break;
+  case ReshardStep::Own:
+    layout.owned = step.axes;
+    layout.owner = step.root;
     break;
   }
   return layout;
@@ -77,24 +101,50 @@ std::vector<ReshardStep> planReshard(const Layout &source,
     steps.push_back(std::move(step));
   };
 
-  // 1. Reduce the partial axes the target does not keep. A reduce_scatter
-  // does it with half the traffic where the target splits a dim by the axis.
-  bool sameKind = source.partial.empty() || target.partial.empty() ||
-                  source.partialKind == target.partialKind;
+  // 0. Give up an ownership the target does not keep: a target partial over
+  // the owned axes only needs the other ranks masked; otherwise the owner
+  // broadcasts.
+  if (current.isOwned() &&
+      (current.owned != target.owned || current.owner != target.owner)) {
+    bool maskToPartial =
+        std::all_of(current.owned.begin(), current.owned.end(),
+                    [&](int64_t axis) { return contains(target.partial, axis); }) &&
+        target.partialKind != kAvg &&
+        (current.partial.empty() || current.partialKind == target.partialKind);
+    if (maskToPartial)
+      emit({ReshardStep::MakePartial, current.owned, -1, -1, target.partialKind,
+            current.owner, /*fromOwner=*/true});
+    else
+      emit({ReshardStep::Broadcast, current.owned, -1, -1, 0, current.owner});
+  }
+
+  // 1. Reduce the partial axes the target does not keep: onto the owner
+  // where the target owns the value along exactly those axes (reduce), with
+  // half the traffic where the target splits a dim by the axis
+  // (reduce_scatter), else everywhere (all_reduce).
+  bool sameKind = current.partial.empty() || target.partial.empty() ||
+                  current.partialKind == target.partialKind;
+  int kind = current.partialKind;
   AxisList toReduce;
-  for (int64_t axis : source.partial)
+  for (int64_t axis : current.partial)
     if (!sameKind || !contains(target.partial, axis))
       toReduce.push_back(axis);
+  if (target.isOwned() && !current.isOwned() &&
+      std::all_of(target.owned.begin(), target.owned.end(),
+                  [&](int64_t axis) { return contains(toReduce, axis); })) {
+    emit({ReshardStep::Reduce, target.owned, -1, -1, kind, target.owner});
+    removeAxes(toReduce, target.owned);
+  }
   AxisList allReduceAxes;
   for (int64_t axis : toReduce) {
     int64_t dim = findDimWantingNext(current, target, axis, -1);
     if (dim >= 0)
-      emit({ReshardStep::ReduceScatter, {axis}, dim, -1, source.partialKind});
+      emit({ReshardStep::ReduceScatter, {axis}, dim, -1, kind});
     else
       allReduceAxes.push_back(axis);
   }
   if (!allReduceAxes.empty())
-    emit({ReshardStep::AllReduce, allReduceAxes, -1, -1, source.partialKind});
+    emit({ReshardStep::AllReduce, allReduceAxes, -1, -1, kind});
 
   // 2. Take off the minor axes that the target does not have there. Moving
   // one to the dim that wants it next (all_to_all) beats gathering it; gather
@@ -136,12 +186,17 @@ std::vector<ReshardStep> planReshard(const Layout &source,
       toMask.push_back(axis);
   if (!toMask.empty())
     emit({ReshardStep::MakePartial, toMask, -1, -1, target.partialKind});
+
+  // 5. New ownership, locally: every rank holds the value.
+  if (target.isOwned() && !current.isOwned())
+    emit({ReshardStep::Own, target.owned, -1, -1, 0, target.owner});
   return steps;
 }
 
 std::string ReshardStep::str() const {
   static const char *names[] = {"all_reduce", "reduce_scatter", "all_gather",
-                                "all_to_all", "slice", "make_partial"};
+                                "all_to_all",  "slice",          "make_partial",
+                                "reduce",      "broadcast",      "own"};
   std::ostringstream os;
   os << names[kind] << " [";
   for (size_t i = 0; i < axes.size(); ++i)
@@ -151,6 +206,9 @@ std::string ReshardStep::str() const {
     os << " split " << dim << " concat " << concatDim;
   else if (dim >= 0)
     os << " dim " << dim;
+  if (kind == Reduce || kind == Broadcast || kind == Own ||
+      (kind == MakePartial && root != 0))
+    os << " root " << root;
   return os.str();
 }
 

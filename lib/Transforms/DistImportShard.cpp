@@ -66,8 +66,7 @@ static FailureOr<ShardingAttr> convertSharding(shard::ShardingOp op,
         axes.push_back(axisName(context, axis));
     dims.push_back(DimShardingAttr::get(context, axes));
   }
-  return ShardingAttr::get(context, FlatSymbolRefAttr::get(context, op.getGrid()),
-                           dims, {}, ReductionKind::sum);
+  return ShardingAttr::get(FlatSymbolRefAttr::get(context, op.getGrid()), dims);
 }
 
 static LogicalResult importShard(shard::ShardOp op, OpBuilder &builder) {

@@ -63,6 +63,23 @@ private:
   LogicalResult buildLocalForm(Operation *op);
   LogicalResult partitionWithRule(Operation *op, const ShardingRule &rule,
                                   ArrayAttr recorded);
+  /// Lets `op` compute on owned operands where it is: if its owned operands
+  /// share one owner and it splits and reduces nothing along the owner's
+  /// axes, its operands are needed (`needed`) and its results made (`made`)
+  /// owned by that owner, so non-owners compute on what they hold and only
+  /// the owner's results mean anything. Additive ops whose owned operands
+  /// have different owners of the same axes take them as partial sums (each
+  /// owner's value, zeros elsewhere): the sum is reduced once, later.
+  void keepOwnership(Operation *op, const ShardingRule &rule,
+                     MutableArrayRef<ShardingAttr> needed,
+                     MutableArrayRef<ShardingAttr> made);
+  /// An edge that only the regions' terminators feed and that defines only
+  /// `op`'s results (a branch's results, not a loop's) stays owned where
+  /// every value flowing in is owned by one owner: the branch of gradient
+  /// merge that does not update forwards the owned state as it is.
+  void keepEdgeOwnership(Operation *op, ArrayRef<DataFlowEdge> edges,
+                         MutableArrayRef<ShardingAttr> layouts,
+                         DenseMap<OpOperand *, ShardingAttr> &sourceLayouts);
   LogicalResult partitionReplicated(Operation *op);
   LogicalResult partitionReturn(func::ReturnOp op);
   /// A data-flow op (scf.for, scf.if, func.call, ...), in place: the values
@@ -74,7 +91,9 @@ private:
   /// reshards its local value there if it was made in another (null: keep).
   LogicalResult ensureRecordedLayout(Value result, ShardingAttr expected,
                                      Operation *op) {
-    if (!expected || expected == shardingOf(result))
+    // Propagation records no owners: an owned value in the recorded layout
+    // stays owned, its users reshard it as they need.
+    if (!expected || expected == shardingOf(result).withoutOwner())
       return success();
     FailureOr<Value> fixed = reshard(result, expected, op);
     if (failed(fixed))
@@ -296,16 +315,33 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
                                              value, offsets, sizes, strides);
       break;
     }
+    case meshmath::ReshardStep::Reduce:
+      value = ReduceOp::create(builder, loc, TypeRange{current},
+                               /*token=*/Type(), ValueRange{value}, meshRef,
+                               axes, comm, partialOrigin, kind, step.root)
+                  .getResult(0);
+      tagCollective(value);
+      break;
+    case meshmath::ReshardStep::Broadcast:
+      value = BroadcastOp::create(builder, loc, TypeRange{current},
+                                  /*token=*/Type(), ValueRange{value}, meshRef,
+                                  axes, comm, reshardOrigin, step.root)
+                  .getResult(0);
+      tagCollective(value);
+      break;
+    case meshmath::ReshardStep::Own:
+      break;
     case meshmath::ReshardStep::MakePartial: {
       // max, min and avg of equal copies are the value itself; zeros sum to
-      // zero.
-      if ((kind != ReductionKind::sum && kind != ReductionKind::prod) ||
-          (kind == ReductionKind::sum && isZeroTensor(global)))
+      // zero. Ranks that do not own a value hold anything: always masked.
+      if (!step.fromOwner &&
+          ((kind != ReductionKind::sum && kind != ReductionKind::prod) ||
+           (kind == ReductionKind::sum && isZeroTensor(global))))
         break;
       Value index = ProcessIndexOp::create(builder, loc, meshRef, axes);
-      Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+      Value root = arith::ConstantIndexOp::create(builder, loc, step.root);
       Value isFirst = arith::CmpIOp::create(builder, loc,
-                                            arith::CmpIPredicate::eq, index, zero);
+                                            arith::CmpIPredicate::eq, index, root);
       if (!current.getElementType().isIntOrIndexOrFloat()) {
         InFlightDiagnostic diag = user->emitOpError()
                                   << "cannot make an operand of element type "
@@ -412,9 +448,22 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
   if (!assignment)
     return partitionReplicated(op);
 
+  // Layouts from the factors; ownership is decided separately.
+  auto unowned = [](ShardingAttr s) { return s ? s.withoutOwner() : s; };
+  SmallVector<ShardingAttr> neededLayouts, made;
+  for (unsigned i = 0; i < op->getNumOperands(); ++i)
+    neededLayouts.push_back(
+        unowned(projectOperand(rule, *assignment, operands, i)));
+  for (auto [i, result] : llvm::enumerate(op->getResults()))
+    made.push_back(isa<RankedTensorType>(result.getType())
+                       ? unowned(projectResult(rule, *assignment, i,
+                                               results[i].sharding))
+                       : ShardingAttr());
+  keepOwnership(op, rule, neededLayouts, made);
+
   SmallVector<Value> newOperands;
   for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
-    ShardingAttr needed = projectOperand(rule, *assignment, operands, i);
+    ShardingAttr needed = neededLayouts[i];
     // An operand the op only overwrites needs the right shape, not its data.
     if (rule.operandIsInitOnly[i] && needed && shardingOf(operand) != needed) {
       auto type = cast<RankedTensorType>(globalType(operand));
@@ -432,19 +481,16 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
     newOperands.push_back(*local);
   }
   SmallVector<Type> localTypes;
-  SmallVector<ShardingAttr> made;
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
     auto type = dyn_cast<RankedTensorType>(result.getType());
     if (!type) {
       localTypes.push_back(result.getType());
-      made.push_back({});
       continue;
     }
-    made.push_back(projectResult(rule, *assignment, i, results[i].sharding));
-    FailureOr<RankedTensorType> localType = getLocalType(type, made.back(), mesh);
+    FailureOr<RankedTensorType> localType = getLocalType(type, made[i], mesh);
     if (failed(localType))
       return op->emitOpError() << "result " << i << " of type " << type
-                               << " cannot be laid out as " << made.back();
+                               << " cannot be laid out as " << made[i];
     localTypes.push_back(*localType);
   }
   if (failed(localizeCapturedValues(op)))
@@ -484,6 +530,103 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
       return failure();
   }
   return success();
+}
+
+/// True if `sharding` splits a dim by, or is partial over, one of `axes`.
+static bool usesAnyAxis(ShardingAttr sharding, ArrayRef<StringAttr> axes) {
+  if (!sharding)
+    return false;
+  auto uses = [&](ArrayRef<StringAttr> list) {
+    return llvm::any_of(list, [&](StringAttr a) { return llvm::is_contained(axes, a); });
+  };
+  return uses(sharding.getPartialAxes()) ||
+         llvm::any_of(sharding.getDims(),
+                      [&](DimShardingAttr dim) { return uses(dim.getAxes()); });
+}
+
+void FunctionPartitioner::keepOwnership(Operation *op, const ShardingRule &rule,
+                                        MutableArrayRef<ShardingAttr> needed,
+                                        MutableArrayRef<ShardingAttr> made) {
+  ShardingAttr first;
+  bool sameOwner = true;
+  for (Value operand : op->getOperands()) {
+    if (!isa<RankedTensorType>(globalType(operand)))
+      continue;
+    ShardingAttr s = shardingOf(operand);
+    if (!s.isOwned())
+      continue;
+    if (!first)
+      first = s;
+    else if (s.getOwnerAxes() != first.getOwnerAxes())
+      return; // owners along other axes: broadcast
+    else if (s.getOwner() != first.getOwner())
+      sameOwner = false;
+  }
+  if (!first)
+    return;
+  ArrayRef<StringAttr> axes = first.getOwnerAxes();
+  if (llvm::any_of(needed, [&](ShardingAttr s) { return usesAnyAxis(s, axes); }) ||
+      llvm::any_of(made, [&](ShardingAttr s) { return usesAnyAxis(s, axes); }))
+    return;
+  auto withDefault = [&](ShardingAttr s, unsigned i) {
+    return s ? s : replicated(globalType(op->getOperand(i)));
+  };
+  if (sameOwner) {
+    for (auto [i, s] : llvm::enumerate(needed))
+      if (isa<RankedTensorType>(globalType(op->getOperand(i))))
+        s = withDefault(s, i).withOwner(axes, first.getOwner());
+    for (ShardingAttr &s : made)
+      if (s)
+        s = s.withOwner(axes, first.getOwner());
+    return;
+  }
+  // Different owners: partial sums, where the op adds its operands and
+  // what is pending is a sum too (ranks other than an operand's owner then
+  // hold zeros of it, made by masking).
+  auto pendingOther = [](ShardingAttr s) {
+    return s && s.isPartial() && s.getPartialKind() != ReductionKind::sum;
+  };
+  if (rule.partialPolicy != PartialPolicy::Additive ||
+      llvm::any_of(needed, pendingOther) || llvm::any_of(made, pendingOther))
+    return;
+  auto partialSum = [&](ShardingAttr s) {
+    SmallVector<StringAttr> partial(s.getPartialAxes());
+    llvm::append_range(partial, axes);
+    return ShardingAttr::get(s.getMesh(), s.getDims(), partial,
+                             ReductionKind::sum);
+  };
+  for (auto [i, s] : llvm::enumerate(needed))
+    if (isa<RankedTensorType>(globalType(op->getOperand(i))))
+      s = partialSum(withDefault(s, i));
+  for (ShardingAttr &s : made)
+    if (s)
+      s = partialSum(s);
+}
+
+void FunctionPartitioner::keepEdgeOwnership(
+    Operation *op, ArrayRef<DataFlowEdge> edges,
+    MutableArrayRef<ShardingAttr> layouts,
+    DenseMap<OpOperand *, ShardingAttr> &sourceLayouts) {
+  for (auto [index, layout] : llvm::enumerate(layouts)) {
+    const DataFlowEdge &edge = edges[index];
+    if (!layout || edge.isFixed || edge.sources.empty() ||
+        !llvm::all_of(edge.targets, llvm::IsaPred<OpResult>) ||
+        !llvm::all_of(edge.sources, [&](OpOperand *source) {
+          return edge.isInnerSource(source, op);
+        }))
+      continue;
+    ShardingAttr owned = shardingOf(edge.sources.front()->get());
+    if (!owned.isOwned() || owned.withoutOwner() != layout ||
+        !llvm::all_of(edge.sources, [&](OpOperand *source) {
+          return shardingOf(source->get()) == owned;
+        }))
+      continue;
+    layout = owned;
+    for (OpOperand *source : edge.sources)
+      sourceLayouts[source] = owned;
+    for (Value target : edge.targets)
+      globals[target].layout = owned;
+  }
 }
 
 /// True if no op in `op`'s regions makes a tensor: its regions compute on
@@ -590,8 +733,8 @@ FunctionPartitioner::partitionDataFlow(DataFlowShardingOpInterface dataFlow) {
       globals[target] = {layout, type};
       target.setType(*local);
     }
-  // The regions, op by op where they are; terminators forward the local
-  // values in their edges' layouts.
+  // The regions, op by op where they are; then terminators forward the
+  // local values in their edges' layouts.
   {
     OpBuilder::InsertionGuard guard(builder);
     for (Region &region : op->getRegions())
@@ -604,6 +747,10 @@ FunctionPartitioner::partitionDataFlow(DataFlowShardingOpInterface dataFlow) {
           if (failed(partitionOp(&inner)))
             return failure();
         }
+      }
+    keepEdgeOwnership(op, edges, layouts, sourceLayouts);
+    for (Region &region : op->getRegions())
+      for (Block &block : region) {
         Operation *terminator = block.getTerminator();
         builder.setInsertionPoint(terminator);
         SmallVector<Value> forwarded;

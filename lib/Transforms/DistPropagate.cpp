@@ -107,14 +107,21 @@ private:
 
 } // namespace
 
+// Ownership (`owner = i {axes}`) does not take part in propagation: it says
+// which ranks hold a value, not how its dims are laid out, and the
+// partitioner carries it from the annotations and boundaries that give it.
+static ShardingAttr withoutOwner(ShardingAttr sharding) {
+  return sharding ? sharding.withoutOwner() : sharding;
+}
+
 static ShardingAttr getArgSharding(func::FuncOp func, unsigned i) {
-  return func.getArgAttrOfType<ShardingAttr>(i,
-                                             DistDialect::getShardingAttrName());
+  return withoutOwner(func.getArgAttrOfType<ShardingAttr>(
+      i, DistDialect::getShardingAttrName()));
 }
 
 static ShardingAttr getResultSharding(func::FuncOp func, unsigned i) {
-  return func.getResultAttrOfType<ShardingAttr>(
-      i, DistDialect::getShardingAttrName());
+  return withoutOwner(func.getResultAttrOfType<ShardingAttr>(
+      i, DistDialect::getShardingAttrName()));
 }
 
 LogicalResult FunctionPropagation::initialize() {
@@ -180,7 +187,7 @@ LogicalResult FunctionPropagation::initialize() {
     if (failed(result))
       return;
     if (auto annotate = dyn_cast<AnnotateOp>(op)) {
-      shardings[annotate.getResult()] = annotate.getSharding();
+      shardings[annotate.getResult()] = withoutOwner(annotate.getSharding());
       fixed.insert(annotate.getResult());
     } else if (auto dataFlow = dyn_cast<DataFlowShardingOpInterface>(op)) {
       SmallVector<DataFlowEdge> edges;
@@ -201,7 +208,7 @@ LogicalResult FunctionPropagation::initialize() {
         // A fixed layout (a callee's boundary) holds for the values the op
         // defines (replicated where none is given); a pending reduction
         // there is done on the spot.
-        ShardingAttr s = edge.fixedLayout;
+        ShardingAttr s = withoutOwner(edge.fixedLayout);
         if (s && s.getMesh() != defaultMesh) {
           InFlightDiagnostic diag = op->emitOpError();
           if (edge.result)
@@ -291,7 +298,8 @@ void FunctionPropagation::processDataFlow(Operation *op) {
   for (const DataFlowEdge &edge : getEdges(op)) {
     if (edge.isFixed) {
       // Operands go in as the fixed layout says (a callee's arguments).
-      if (ShardingAttr s = edge.fixedLayout; s && s.getMesh() == defaultMesh)
+      if (ShardingAttr s = withoutOwner(edge.fixedLayout);
+          s && s.getMesh() == defaultMesh)
         for (OpOperand *source : edge.sources)
           update(source->get(), dropPartial(s));
       continue;
@@ -338,7 +346,7 @@ void FunctionPropagation::processDataFlow(Operation *op) {
 void FunctionPropagation::process(Operation *op) {
   if (auto annotate = dyn_cast<AnnotateOp>(op)) {
     // The annotated layout is a good start for the operand too.
-    update(annotate.getInput(), annotate.getSharding());
+    update(annotate.getInput(), withoutOwner(annotate.getSharding()));
     return;
   }
   if (isa<DataFlowShardingOpInterface>(op)) {
@@ -396,7 +404,9 @@ void FunctionPropagation::writeBack() {
   SmallVector<DictionaryAttr> argAttrs;
   for (BlockArgument arg : body.getArguments()) {
     DictionaryAttr attrs = func.getArgAttrDict(arg.getArgNumber());
-    if (auto type = dyn_cast<RankedTensorType>(arg.getType()))
+    // A given layout is kept as written (with its owner, if any).
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (type && !getArgSharding(func, arg.getArgNumber()))
       attrs = withSharding(attrs, shardingOrReplicated(arg, type));
     argAttrs.push_back(attrs);
   }

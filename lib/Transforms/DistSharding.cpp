@@ -9,6 +9,11 @@
 // pinned split, so each rank updates only its block; partitioning then
 // gathers the updated parameters where they leave replicated.
 //
+// With ownership=whole (the seeds' style), each parameter and its state are
+// instead owned whole by one rank of the group, balanced by bytes: the same
+// annotations carry an owned layout, and partitioning reduces gradients onto
+// their owners and broadcasts the owners' updates.
+//
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
@@ -35,11 +40,13 @@ namespace {
 
 /// What happens to one parameter: the dim its block is cut along (none when
 /// the axis divides no dim; it then stays replicated, as in data
-/// parallelism), its layout before and after.
+/// parallelism) or the rank that owns it whole, its layout before and after.
 struct ShardedParameter {
   unsigned argument;
   std::optional<int64_t> dim;
   ShardingAttr layout, sharded;
+  std::optional<int64_t> owner;
+  bool isSharded() const { return dim || owner; }
 };
 
 struct DistShardingPass
@@ -49,6 +56,12 @@ struct DistShardingPass
 
 private:
   LogicalResult runOnStep(func::FuncOp func, MeshOp mesh);
+  /// Gives each parameter an owner among `axisSize` ranks, balancing their
+  /// bytes: largest first, each to the least loaded rank (the lowest index
+  /// among equals).
+  static void assignOwners(func::FuncOp func,
+                           MutableArrayRef<ShardedParameter> parameters,
+                           StringAttr axis, int64_t axisSize);
   void printLayout(func::FuncOp func, MeshOp mesh,
                    ArrayRef<ShardedParameter> parameters,
                    const llvm::DenseMap<unsigned, SmallVector<unsigned>> &state);
@@ -232,17 +245,21 @@ LogicalResult DistShardingPass::runOnStep(func::FuncOp func, MeshOp mesh) {
       return emitError(argLoc(i))
              << "parameter " << i << " is already laid out over '" << axis
              << "'; dist-sharding splits replicated state over it";
-    ShardedParameter parameter{i, chooseDim(type, layout, mesh, axisSize),
-                               layout, layout};
-    if (parameter.dim)
-      parameter.sharded = withAxisOnDim(layout, *parameter.dim, axis);
+    ShardedParameter parameter{i, std::nullopt, layout, layout, std::nullopt};
+    if (ownership == "split") {
+      parameter.dim = chooseDim(type, layout, mesh, axisSize);
+      if (parameter.dim)
+        parameter.sharded = withAxisOnDim(layout, *parameter.dim, axis);
+    }
     parameters.push_back(parameter);
   }
+  if (ownership == "whole")
+    assignOwners(func, parameters, axisAttr, axisSize);
 
   OpBuilder builder(context);
   Operation *ret = func.getBody().front().getTerminator();
   for (const ShardedParameter &p : parameters) {
-    if (!p.dim)
+    if (!p.isSharded())
       continue;
     Type paramType = func.getArgument(p.argument).getType();
     // Stage 1: optimizer state shaped like the parameter is split (moments,
@@ -292,46 +309,94 @@ LogicalResult DistShardingPass::runOnStep(func::FuncOp func, MeshOp mesh) {
   return success();
 }
 
+void DistShardingPass::assignOwners(func::FuncOp func,
+                                    MutableArrayRef<ShardedParameter> parameters,
+                                    StringAttr axis, int64_t axisSize) {
+  auto bytesOf = [&](const ShardedParameter &p) {
+    return getStaticBytes(func.getArgument(p.argument).getType()).value_or(0);
+  };
+  SmallVector<ShardedParameter *> order;
+  for (ShardedParameter &p : parameters)
+    order.push_back(&p);
+  llvm::sort(order, [&](ShardedParameter *a, ShardedParameter *b) {
+    int64_t bytesA = bytesOf(*a), bytesB = bytesOf(*b);
+    return bytesA != bytesB ? bytesA > bytesB : a->argument < b->argument;
+  });
+  SmallVector<int64_t> load(axisSize, 0);
+  for (ShardedParameter *p : order) {
+    int64_t owner = llvm::min_element(load) - load.begin();
+    load[owner] += bytesOf(*p);
+    p->owner = owner;
+    p->sharded = p->layout.withOwner(axis, owner);
+  }
+}
+
 /// Per rank of the group: the bytes of parameters, gradients and optimizer
-/// state it keeps, and the parameters left whole.
+/// state it keeps, the parameters left whole, and (ownership=whole) the
+/// parameters it owns.
 void DistShardingPass::printLayout(
     func::FuncOp func, MeshOp mesh, ArrayRef<ShardedParameter> parameters,
     const llvm::DenseMap<unsigned, SmallVector<unsigned>> &state) {
   int64_t axisSize = mesh.getAxisSize(StringAttr::get(&getContext(), axis));
-  int64_t paramBytes = 0, gradBytes = 0, stateBytes = 0;
+  bool whole = ownership == "whole";
+  // Per rank (split: every rank alike, so one entry).
+  int64_t ranks = whole ? axisSize : 1;
+  SmallVector<int64_t> paramBytes(ranks), gradBytes(ranks), stateBytes(ranks);
+  SmallVector<SmallVector<std::string>> owned(ranks);
   int64_t split = 0;
-  SmallVector<std::string> whole;
+  SmallVector<std::string> unsplit;
+  auto nameOf = [&](unsigned argument) {
+    auto name = func.getArgAttrOfType<StringAttr>(argument,
+                                                  DistDialect::getNameAttrName());
+    return name ? name.getValue().str() : "arg" + std::to_string(argument);
+  };
   for (const ShardedParameter &p : parameters) {
     Type type = func.getArgument(p.argument).getType();
     int64_t bytes = getStaticBytes(type).value_or(0);
-    int64_t divisor = p.dim ? axisSize : 1;
-    split += p.dim.has_value();
-    if (!p.dim) {
-      auto name = func.getArgAttrOfType<StringAttr>(
-          p.argument, DistDialect::getNameAttrName());
-      whole.push_back(name ? name.getValue().str()
-                           : "arg" + std::to_string(p.argument));
-    }
-    paramBytes += stage >= 3 ? bytes / divisor : bytes;
-    gradBytes += stage >= 2 ? bytes / divisor : bytes;
+    int64_t ownState = 0, otherState = 0;
     for (unsigned s : state.lookup(p.argument)) {
       Type stateType = func.getArgument(s).getType();
-      stateBytes +=
-          getStaticBytes(stateType).value_or(0) / (isShapedLike(stateType, type) ? divisor : 1);
+      (isShapedLike(stateType, type) ? ownState : otherState) +=
+          getStaticBytes(stateType).value_or(0);
+    }
+    split += p.isSharded();
+    if (!p.isSharded())
+      unsplit.push_back(nameOf(p.argument));
+    for (int64_t r = 0; r < ranks; ++r) {
+      // What rank r keeps of a sharded tensor of `b` bytes.
+      auto kept = [&](int64_t b) {
+        if (!p.isSharded())
+          return b;
+        if (!whole)
+          return b / axisSize;
+        return *p.owner == r ? b : 0;
+      };
+      paramBytes[r] += stage >= 3 ? kept(bytes) : bytes;
+      gradBytes[r] += stage >= 2 ? kept(bytes) : bytes;
+      stateBytes[r] += kept(ownState) + otherState;
+      if (whole && *p.owner == r)
+        owned[r].push_back(nameOf(p.argument));
     }
   }
   llvm::outs() << llvm::formatv(
       "dist-sharding @{0}: stage {1} over '{2}' ({3} ranks), {4} of {5} "
-      "parameters split\n",
+      "parameters {6}\n",
       func.getSymName(), (int64_t)stage, axis, axisSize, split,
-      parameters.size());
-  llvm::outs() << llvm::formatv(
-      "  per rank: parameters {0} B, gradients {1} B, optimizer state {2} B "
-      "(every rank the same: each holds 1/{3} of every split tensor)\n",
-      paramBytes, gradBytes, stateBytes, axisSize);
-  if (!whole.empty())
+      parameters.size(), whole ? "owned whole" : "split");
+  if (!whole)
+    llvm::outs() << llvm::formatv(
+        "  per rank: parameters {0} B, gradients {1} B, optimizer state {2} B "
+        "(every rank the same: each holds 1/{3} of every split tensor)\n",
+        paramBytes[0], gradBytes[0], stateBytes[0], axisSize);
+  for (int64_t r = 0; whole && r < ranks; ++r)
+    llvm::outs() << llvm::formatv(
+        "  rank {0}: parameters {1} B, gradients {2} B, optimizer state {3} B; "
+        "owns {4}\n",
+        r, paramBytes[r], gradBytes[r], stateBytes[r],
+        owned[r].empty() ? std::string("nothing") : llvm::join(owned[r], ", "));
+  if (!unsplit.empty())
     llvm::outs() << "  whole on every rank (no dim divisible by " << axisSize
-                 << "): " << llvm::join(whole, ", ") << "\n";
+                 << "): " << llvm::join(unsplit, ", ") << "\n";
 }
 
 void DistShardingPass::runOnOperation() {
@@ -339,6 +404,12 @@ void DistShardingPass::runOnOperation() {
   if (stage < 1 || stage > 3) {
     module.emitError() << "dist-sharding: stage must be 1, 2 or 3, got "
                        << static_cast<int64_t>(stage);
+    return signalPassFailure();
+  }
+  if (ownership != "split" && ownership != "whole") {
+    module.emitError() << "dist-sharding: ownership must be 'split' or "
+                          "'whole', got '"
+                       << ownership << "'";
     return signalPassFailure();
   }
   FailureOr<MeshOp> mesh = findStepMesh(module, meshName, "dist-sharding");

@@ -11,14 +11,15 @@ using namespace mlir::dist;
 ShardingAttr dist::getReplicated(FlatSymbolRefAttr mesh, int64_t rank) {
   MLIRContext *context = mesh.getContext();
   SmallVector<DimShardingAttr> dims(rank, DimShardingAttr::get(context, {}));
-  return ShardingAttr::get(context, mesh, dims, {}, ReductionKind::sum);
+  return ShardingAttr::get(mesh, dims);
 }
 
 ShardingAttr dist::dropPartial(ShardingAttr sharding) {
   if (!sharding || !sharding.isPartial())
     return sharding;
-  return ShardingAttr::get(sharding.getContext(), sharding.getMesh(),
-                           sharding.getDims(), {}, ReductionKind::sum);
+  return ShardingAttr::get(sharding.getMesh(), sharding.getDims(), {},
+                           ReductionKind::sum, sharding.getOwnerAxes(),
+                           sharding.getOwner());
 }
 
 FlatSymbolRefAttr dist::getCommonMesh(ArrayRef<TensorInfo> operands,
@@ -278,8 +279,7 @@ static ShardingAttr project(const FactorAssignment &assignment,
   SmallVector<DimShardingAttr> dimAttrs;
   for (int64_t factor : dims)
     dimAttrs.push_back(dimAttr(factor));
-  return ShardingAttr::get(assignment.mesh.getContext(), assignment.mesh,
-                           dimAttrs, partialAxes, partialKind);
+  return ShardingAttr::get(assignment.mesh, dimAttrs, partialAxes, partialKind);
 }
 
 ShardingAttr dist::projectOperand(const ShardingRule &rule,

@@ -1039,3 +1039,45 @@ func.func @switch(%x: tensor<8x4xf32> {dist.sharding = #dist.sharding<@mesh_2, [
   }
   return %s : tensor<8x4xf32>
 }
+
+// -----
+
+// Tests owned layouts (ZeRO in the seeds' style): a partial value annotated
+// owned is reduced onto its owner; ops on values of one owner run where they
+// are and stay owned (a replicated operand joins for free); a sum of values
+// of different owners masks each to a partial sum, reduced once; an owned
+// value leaving replicated is broadcast from its owner; an owned result
+// stays owned.
+dist.mesh @mesh_4 [dp = 4]
+// CHECK-LABEL: func.func @owned
+// CHECK-SAME: %[[A:[^:]*]]: tensor<4xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{}], owner = 1 {dp}>}
+// CHECK-SAME: %[[B:[^:]*]]: tensor<4xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{}], owner = 3 {dp}>}
+// CHECK-SAME: %[[P:[^:]*]]: tensor<4xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{}], partial = sum{dp}>}
+// CHECK-SAME: %[[R:[^:]*]]: tensor<4xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{}]>}
+// CHECK: %[[PO:.*]] = dist.reduce %[[P]] on @mesh_4 [dp] sum root = 1 {{.*}} : tensor<4xf32>
+// CHECK: %[[AP:.*]] = arith.addf %[[A]], %[[PO]] : tensor<4xf32>
+// CHECK: %[[AR:.*]] = arith.mulf %[[AP]], %[[R]] : tensor<4xf32>
+// CHECK: %[[I:.*]] = dist.process_index on @mesh_4 [dp] : index
+// CHECK: %[[IS1:.*]] = arith.cmpi eq, %[[I]], %c1
+// CHECK: %[[M1:.*]] = arith.select %[[IS1]], %[[AR]], %{{.*}} : tensor<4xf32>
+// CHECK: %[[I3:.*]] = dist.process_index on @mesh_4 [dp] : index
+// CHECK: %[[IS3:.*]] = arith.cmpi eq, %[[I3]], %c3
+// CHECK: %[[M3:.*]] = arith.select %[[IS3]], %[[B]], %{{.*}} : tensor<4xf32>
+// CHECK: %[[S:.*]] = arith.addf %[[M1]], %[[M3]] : tensor<4xf32>
+// CHECK: %[[SR:.*]] = dist.all_reduce %[[S]] on @mesh_4 [dp] sum {{.*}} : tensor<4xf32>
+// CHECK: %[[E:.*]] = math.exp %[[SR]] : tensor<4xf32>
+// CHECK: %[[BC:.*]] = dist.broadcast %[[AR]] on @mesh_4 [dp] root = 1 {{.*}} : tensor<4xf32>
+// CHECK: return %[[E]], %[[BC]], %[[AR]]
+func.func @owned(%a: tensor<4xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}], owner = 1 {dp}>},
+                 %b: tensor<4xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}], owner = 3 {dp}>},
+                 %p: tensor<4xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}], partial = sum{dp}>},
+                 %r: tensor<4xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}]>})
+    -> (tensor<4xf32>, tensor<4xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}]>},
+        tensor<4xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}], owner = 1 {dp}>}) {
+  %po = dist.annotate %p as <@mesh_4, [{}], owner = 1 {dp}> : tensor<4xf32>
+  %ap = arith.addf %a, %po : tensor<4xf32>
+  %ar = arith.mulf %ap, %r : tensor<4xf32>
+  %s = arith.addf %ar, %b : tensor<4xf32>
+  %e = math.exp %s : tensor<4xf32>
+  return %e, %ar, %ar : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

@@ -1,9 +1,11 @@
 // RUN: dist-opt %s -split-input-file -verify-diagnostics --dist-sharding
 // RUN: not dist-opt %s -split-input-file --dist-sharding="stage=4" 2>&1 | FileCheck %s --check-prefix=STAGE
 // RUN: not dist-opt %s -split-input-file --dist-sharding="stage=0" 2>&1 | FileCheck %s --check-prefix=STAGE0
+// RUN: not dist-opt %s -split-input-file --dist-sharding="ownership=owner" 2>&1 | FileCheck %s --check-prefix=OWNERSHIP
 
 // STAGE: error: dist-sharding: stage must be 1, 2 or 3, got 4
 // STAGE0: error: dist-sharding: stage must be 1, 2 or 3, got 0
+// OWNERSHIP: error: dist-sharding: ownership must be 'split' or 'whole', got 'owner'
 
 // Tests that an axis the mesh does not have is rejected.
 // expected-error@+1 {{dist-sharding: axis 'dp' is not an axis of this mesh}}

@@ -5,6 +5,11 @@
 // RUN: dist-opt %s --dist-data-parallel --dist-sharding="stage=1" --dist-auto-partition | FileCheck %s --check-prefix=PART1
 // RUN: dist-opt %s --dist-data-parallel --dist-sharding="stage=3" --dist-auto-partition | FileCheck %s --check-prefix=PART3
 // RUN: dist-opt %s --dist-data-parallel --dist-sharding="print-layout=true" -o /dev/null | FileCheck %s --check-prefix=PRINT
+// RUN: dist-opt %s --dist-data-parallel --dist-sharding="ownership=whole" | FileCheck %s --check-prefix=WHOLE
+// RUN: dist-opt %s --dist-data-parallel --dist-sharding="ownership=whole" --dist-auto-partition | FileCheck %s --check-prefix=WPART
+// RUN: dist-opt %s --dist-data-parallel --dist-sharding="ownership=whole stage=1" --dist-auto-partition | FileCheck %s --check-prefix=WPART1
+// RUN: dist-opt %s --dist-data-parallel --dist-sharding="ownership=whole stage=3" --dist-auto-partition | FileCheck %s --check-prefix=WPART3
+// RUN: dist-opt %s --dist-data-parallel --dist-sharding="ownership=whole print-layout=true" -o /dev/null | FileCheck %s --check-prefix=WPRINT
 
 // A momentum step on dp = 2: w (4x6) and its velocity are split along their
 // first dim; the bias b (3 elements) divides nowhere and stays whole.
@@ -85,6 +90,58 @@ dist.mesh @mesh [dp = 2]
 // PRINT: dist-sharding @momentum_step: stage 2 over 'dp' (2 ranks), 1 of 2 parameters split
 // PRINT-NEXT: per rank: parameters 108 B, gradients 60 B, optimizer state 48 B
 // PRINT-NEXT: whole on every rank (no dim divisible by 2): b
+// Whole ownership (the seeds' style), stage 2: w (96 B) is owned by rank 0,
+// b (12 B) by rank 1, each with its gradient and state; each update is
+// pinned owned where it is made, then replicated.
+// WHOLE-LABEL: func.func @momentum_step
+// WHOLE-SAME: %[[W:.*]]: tensor<4x6xf32> {dist.name = "w", dist.param, dist.sharding = #dist.sharding<@mesh, [{}, {}]>}
+// WHOLE-SAME: %[[V:[^:]*]]: tensor<4x6xf32> {dist.name = "w.velocity", dist.sharding = #dist.sharding<@mesh, [{}, {}], owner = 0 {dp}>, dist.state_of = 0 : i64}
+// WHOLE-SAME: tensor<4x6xf32> {dist.name = "w.velocity", dist.sharding = #dist.sharding<@mesh, [{}, {}], owner = 0 {dp}>, dist.state_of = 0 : i64}
+// WHOLE: %[[GR:.*]] = dist.annotate %{{.*}} as <@mesh, [{}, {}], owner = 0 {dp}> {dist.role = #dist.role<backward>} : tensor<4x6xf32>
+// WHOLE: %[[GBR:.*]] = dist.annotate %{{.*}} as <@mesh, [{}], owner = 1 {dp}> {dist.role = #dist.role<backward>} : tensor<3xf32>
+// WHOLE: %[[V2:.*]] = arith.addf %[[V]], %[[GR]]
+// WHOLE: %[[W2:.*]] = arith.subf %[[W]], %[[V2]]
+// WHOLE-NEXT: %[[W3:.*]] = dist.annotate %[[W2]] as <@mesh, [{}, {}], owner = 0 {dp}> {dist.role = #dist.role<optimizer>}
+// WHOLE-NEXT: %[[W4:.*]] = dist.annotate %[[W3]] as <@mesh, [{}, {}]> {dist.role = #dist.role<optimizer>}
+// WHOLE: %[[B2:.*]] = arith.subf %{{.*}}, %[[GBR]]
+// WHOLE-NEXT: %[[B3:.*]] = dist.annotate %[[B2]] as <@mesh, [{}], owner = 1 {dp}>
+// WHOLE-NEXT: %[[B4:.*]] = dist.annotate %[[B3]] as <@mesh, [{}]>
+// WHOLE: return %[[W4]], %[[B4]], %[[V2]]
+
+// Partitioned: each gradient is reduced onto its owner, the owner's update
+// is broadcast from it; nothing is all-reduced.
+// WPART-LABEL: func.func @momentum_step
+// WPART-SAME: tensor<4x6xf32> {dist.name = "w.velocity", dist.partitioned_as = #dist.sharding<@mesh, [{}, {}], owner = 0 {dp}>
+// WPART: linalg.matmul {dist.grad_of = 0 : i64
+// WPART-NEXT: dist.reduce %{{.*}} on @mesh [dp] sum root = 0 {{.*}} : tensor<4x6xf32>
+// WPART: dist.reduce %{{.*}} on @mesh [dp] sum root = 1 {{.*}} : tensor<3xf32>
+// WPART: arith.subf
+// WPART-NEXT: dist.broadcast %{{.*}} on @mesh [dp] root = 0 {{.*}} : tensor<4x6xf32>
+// WPART: arith.subf
+// WPART-NEXT: dist.broadcast %{{.*}} on @mesh [dp] root = 1 {{.*}} : tensor<3xf32>
+// WPART-NOT: dist.all_reduce
+// WPART: return
+
+// Stage 1: the gradients are all-reduced, the state and update still owned.
+// WPART1-LABEL: func.func @momentum_step
+// WPART1: dist.all_reduce %{{.*}} on @mesh [dp] sum {{.*}} : tensor<4x6xf32>
+// WPART1: dist.broadcast %{{.*}} on @mesh [dp] root = 0 {{.*}} : tensor<4x6xf32>
+// WPART1-NOT: dist.reduce
+
+// Stage 3: w stays owned between steps and is broadcast before its forward
+// use; its update is not broadcast.
+// WPART3-LABEL: func.func @momentum_step
+// WPART3-SAME: tensor<4x6xf32> {dist.name = "w", dist.param, dist.partitioned_as = #dist.sharding<@mesh, [{}, {}], owner = 0 {dp}>}
+// WPART3: dist.broadcast %{{.*}} on @mesh [dp] root = 0 {{.*}} : tensor<4x6xf32>
+// WPART3-NEXT: linalg.matmul {dist.role = #dist.role<forward>}
+// WPART3: dist.reduce %{{.*}} root = 0
+// WPART3: dist.reduce %{{.*}} root = 1
+// WPART3-NOT: dist.broadcast
+// WPART3: return
+
+// WPRINT: dist-sharding @momentum_step: stage 2 over 'dp' (2 ranks), 2 of 2 parameters owned whole
+// WPRINT-NEXT: rank 0: parameters 108 B, gradients 96 B, optimizer state 96 B; owns w
+// WPRINT-NEXT: rank 1: parameters 108 B, gradients 12 B, optimizer state 0 B; owns b
 func.func @momentum_step(
     %w: tensor<4x6xf32> {dist.param, dist.name = "w"},
     %b: tensor<3xf32> {dist.param, dist.name = "b"},

@@ -102,7 +102,8 @@ int64_t combineInt(Reduction reduction, int64_t a, int64_t b);
 /// holds of `global` laid out by `layout` (its dims split by the layout's
 /// axes). For a partial layout the reduction over each partial group must be
 /// `global`: the group's first rank gets the values and the others the
-/// reduction's identity; with avg every rank gets the values. Fails with a
+/// reduction's identity; with avg every rank gets the values. An owned layout
+/// gives every rank the values (the owner among them). Fails with a
 /// message when the layout does not fit the array or the mesh.
 std::optional<HostArray> shardBlock(const HostArray &global,
                                     const meshmath::Layout &layout,
@@ -115,7 +116,8 @@ std::optional<HostArray> shardBlock(const HostArray &global,
 /// ranks that differ only along axes that neither split nor reduce the array
 /// hold replicas: one global array per replica, in the order of their index
 /// along those axes (the first is the result, the others should equal it).
-/// Fails with a message when a block has the wrong shape or type.
+/// Along owned axes only the owners' blocks are read. Fails with a message
+/// when a block has the wrong shape or type.
 std::optional<std::vector<HostArray>>
 assembleBlocks(const std::vector<HostArray> &blocks,
                const meshmath::Shape &globalShape,

@@ -4,8 +4,10 @@
 // reductions of partial axes (reduce_scatter where the target splits a dim
 // by that axis, else one all_reduce), moves of a split from one dim to
 // another (all_to_all), un-splits (all_gather), new splits (a local slice,
-// no communication) and new partial state (a local mask). Plain C++: unit
-// tests simulate every plan on every rank.
+// no communication), new partial state (a local mask), and ownership: a
+// partial value reduced onto one rank of a group (reduce), an owned value
+// copied to the whole group (broadcast). Plain C++: unit tests simulate every
+// plan on every rank.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,8 +28,15 @@ struct Layout {
   /// The reduction the partial state stands for (dist::ReductionKind's
   /// value: 0 sum, 1 max, 2 min, 3 prod, 4 avg).
   int partialKind = 0;
+  /// Mesh axes along which only one rank holds the value: the rank whose
+  /// index in its group along `owned` is `owner` (what the others hold is
+  /// unspecified). Empty: every rank holds it.
+  AxisList owned;
+  int64_t owner = 0;
 
-  /// Equal layouts: same dims, same partial axes (in any order) and kind.
+  bool isOwned() const { return !owned.empty(); }
+  /// Equal layouts: same dims, same partial axes (in any order) and kind,
+  /// same owned axes (in any order) and owner.
   bool operator==(const Layout &other) const;
 };
 
@@ -44,14 +53,28 @@ struct ReshardStep {
     /// Keep this rank's block of `dim` along `axes` (one axis); local.
     Slice,
     /// Become partial over `axes` with `reduction`; local (ranks other than
-    /// index 0 of the group hold the reduction's identity, where needed).
+    /// index `root` of the group hold the reduction's identity, where
+    /// needed). From an owned value (`root` its owner) the mask is needed
+    /// for every kind but avg, which the planner never masks from an owner.
     MakePartial,
+    /// Reduce over `axes` with `reduction` onto group index `root`, which
+    /// then owns the value (the others hold something unspecified).
+    Reduce,
+    /// Copy the value of group index `root` along `axes` to the whole group.
+    Broadcast,
+    /// Become owned along `axes` by group index `root`; local, no code (a
+    /// value every rank holds is held by the owner in particular).
+    Own,
   };
   Kind kind;
   AxisList axes;
   int64_t dim = -1;
   int64_t concatDim = -1;
   int reduction = 0;
+  int64_t root = 0;
+  /// MakePartial of an owned value: the ranks other than `root` hold
+  /// something unspecified, so they are masked for every kind.
+  bool fromOwner = false;
 
   std::string str() const;
 };

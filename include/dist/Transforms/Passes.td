@@ -773,14 +773,35 @@ def DistSharding : Pass<"dist-sharding", "::mlir::ModuleOp"> {
       return %w3, %m2 ...
     ```
 
+    `ownership=whole` is the seeds' style instead: every parameter, with its
+    gradient and optimizer state, is owned whole by one rank of the group
+    (`owner = i {axis}` in its layout), owners chosen so that each rank's
+    parameter bytes are balanced (largest first, each to the least loaded
+    rank). Partitioning then reduces each gradient onto its owner
+    (`dist.reduce`, stage 2; stage 1 all-reduces it), the owner's update is
+    broadcast from it (`dist.broadcast`, stages 1 and 2), and in stage 3
+    the parameter stays owned between steps and is broadcast before each
+    use. Ops computing on owned values run where they are: only the owner's
+    results mean anything. Clipping's sum over gradients of different
+    owners becomes one partial sum, all-reduced once.
+
+    ```mlir
+    // stage=2 ownership=whole, 2 ranks: w (32 B) owned by rank 0, b by rank 1.
+    %g_1 = dist.annotate %g as <@mesh, [{}, {}~], owner = 0 {dp}> : tensor<4x2xf32>
+    // partitions to
+    %r = dist.reduce %g on @mesh [dp] sum root = 0 : tensor<4x2xf32>
+    ```
+
     With an outer data-parallel axis (hybrid), run `dist-data-parallel` on
-    both axes first: the gradients are then reduce-scattered over `axis` and
-    all-reduced over the other. Options: `axis`, `stage`, `mesh`,
-    `print-layout` (prints each rank's bytes of parameters, gradients and
-    optimizer state, and the parameters left whole).
+    both axes first: the gradients are then reduce-scattered (or reduced to
+    their owners) over `axis` and all-reduced over the other. Options:
+    `axis`, `stage`, `ownership`, `mesh`, `print-layout` (prints each rank's
+    bytes of parameters, gradients and optimizer state, the parameters left
+    whole, and with `ownership=whole` each rank's parameters).
 
     Errors (located): no mesh or several and no `mesh` option, an axis not
-    on the mesh, a stage other than 1, 2 or 3, no training step, a
+    on the mesh, a stage other than 1, 2 or 3, an ownership other than
+    split or whole, no training step, a
     per-rank program, a step whose batch is not split over the axis or whose
     gradients are not pinned (run `dist-data-parallel` first), a step
     without gradients, a parameter already laid out over the axis.
@@ -790,6 +811,9 @@ def DistSharding : Pass<"dist-sharding", "::mlir::ModuleOp"> {
            "The data-parallel mesh axis whose group shares the state">,
     Option<"stage", "stage", "int64_t", /*default=*/"2",
            "1: optimizer state; 2: and gradients; 3: and parameters">,
+    Option<"ownership", "ownership", "std::string", /*default=*/"\"split\"",
+           "split: every tensor split evenly across the group (ZeRO/FSDP); "
+           "whole: every tensor owned whole by one rank, balanced by bytes">,
     Option<"meshName", "mesh", "std::string", /*default=*/"\"\"",
            "The mesh (default: the module's only dist.mesh)">,
     Option<"printLayoutOption", "print-layout", "bool", /*default=*/"false",

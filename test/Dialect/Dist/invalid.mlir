@@ -132,10 +132,10 @@ func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4,
 
 // -----
 
-// Tests that only `partial` may follow the dims.
+// Tests that only `partial` and `owner` may follow the dims.
 dist.mesh @mesh_2x4 [dp = 2, mp = 4]
-// COL: invalid.mlir:[[@LINE+2]]:92: error: expected 'partial'
-// expected-error@+1 {{expected 'partial'}}
+// COL: invalid.mlir:[[@LINE+2]]:92: error: expected 'partial = <kind> {axes}' and then 'owner = <index> {axes}', each at most once
+// expected-error@+1 {{expected 'partial = <kind> {axes}' and then 'owner = <index> {axes}', each at most once}}
 func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {}], parital = sum{dp}>})
 
 // -----
@@ -1473,3 +1473,38 @@ func.func private @f(tensor<8xf32> {dist.name = "w"}, tensor<8xf32> {dist.name =
 // expected-error@+1 {{'func.func' op result 1 updates argument 0, which result 0 already updates}}
 func.func private @f(tensor<8xf32> {dist.name = "w"})
     -> (tensor<8xf32> {dist.updates = 0 : i64}, tensor<8xf32> {dist.name = "w"})
+
+// -----
+
+// Tests that an owner must be an index of its group.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op argument 0: owner 4 is not an index of its group: mesh axes [mp] of @mesh_2x4 make groups of 4}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {}], owner = 4 {mp}>})
+
+// -----
+
+// Tests that an owner axis may not also split a dim.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{mesh axis 'dp' is used twice: in dim 0 and in the owner axes}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}, {}], owner = 1 {dp}>})
+
+// -----
+
+// Tests that an owner is not negative.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{owner -1 is negative}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {}], owner = -1 {dp}>})
+
+// -----
+
+// Tests that `owner` needs at least one axis.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'owner' needs at least one mesh axis}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {}], owner = 1 {}>})
+
+// -----
+
+// Tests that `owner` comes after `partial`.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{expected 'partial = <kind> {axes}' and then 'owner = <index> {axes}', each at most once}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {}], owner = 1 {dp}, partial = sum{mp}>})

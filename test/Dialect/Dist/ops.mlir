@@ -67,6 +67,16 @@ func.func @multi_axis(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh
   return
 }
 
+// Tests that `owner` prints after `partial`, with its index and axes.
+// CHECK-LABEL: func.func @owned
+// CHECK-SAME: {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {}], owner = 3 {mp}>}
+// CHECK-SAME: {dist.sharding = #dist.sharding<@mesh_2x4x2, [{}, {mp}], partial = sum{dp}, owner = 0 {pp}>}
+dist.mesh @mesh_2x4x2 [dp = 2, mp = 4, pp = 2]
+func.func @owned(%a: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {}], owner = 3 {mp}>},
+                 %b: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4x2, [{}, {mp}], partial = sum{dp}, owner = 0 {pp}>}) {
+  return
+}
+
 // Tests that `partial` prints with each reduction kind, and that a partial
 // sharding over several axes keeps their order.
 // CHECK-LABEL: func.func @partial_kinds

@@ -118,7 +118,7 @@ DimShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 //===----------------------------------------------------------------------===//
 
 bool ShardingAttr::isReplicated() const {
-  return !isPartial() &&
+  return !isPartial() && !isOwned() &&
          llvm::none_of(getDims(), [](DimShardingAttr d) { return d.isSplit(); });
 }
 
@@ -136,10 +136,10 @@ ShardingAttr ShardingAttr::get(MLIRContext *context, StringRef mesh,
         return DimShardingAttr::get(context, toAttrs(axes));
       });
   return get(context, FlatSymbolRefAttr::get(context, mesh), dimAttrs,
-             toAttrs(partialAxes), partialKind);
+             toAttrs(partialAxes), partialKind, ArrayRef<StringAttr>(), 0);
 }
 
-// #dist.sharding<@mesh, [{a}, {}], partial = sum{b}>
+// #dist.sharding<@mesh, [{a}, {}], partial = sum{b}, owner = 1 {c}>
 Attribute ShardingAttr::parse(AsmParser &parser, Type) {
   FlatSymbolRefAttr mesh;
   SmallVector<DimShardingAttr> dims;
@@ -157,12 +157,31 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
             return success();
           }))
     return {};
-  if (succeeded(parser.parseOptionalComma())) {
-    std::string kindName;
-    SMLoc kindLoc;
-    if (parser.parseKeyword("partial") || parser.parseEqual())
+  SmallVector<StringAttr> ownerAxes;
+  int64_t owner = 0;
+  while (succeeded(parser.parseOptionalComma())) {
+    SMLoc keyLoc = parser.getCurrentLocation();
+    StringRef key;
+    if (parser.parseKeyword(&key) || parser.parseEqual())
       return {};
-    kindLoc = parser.getCurrentLocation();
+    if (key == "owner" && ownerAxes.empty()) {
+      SMLoc ownerLoc = parser.getCurrentLocation();
+      if (parser.parseInteger(owner) || parseAxisNames(parser, ownerAxes))
+        return {};
+      if (ownerAxes.empty()) {
+        parser.emitError(ownerLoc) << "'owner' needs at least one mesh axis";
+        return {};
+      }
+      continue;
+    }
+    if (key != "partial" || !partialAxes.empty() || !ownerAxes.empty()) {
+      parser.emitError(keyLoc)
+          << "expected 'partial = <kind> {axes}' and then 'owner = <index> "
+             "{axes}', each at most once";
+      return {};
+    }
+    std::string kindName;
+    SMLoc kindLoc = parser.getCurrentLocation();
     if (parser.parseKeywordOrString(&kindName))
       return {};
     std::optional<ReductionKind> kind = symbolizeReductionKind(kindName);
@@ -183,7 +202,7 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
     return {};
   return ShardingAttr::getChecked([&] { return parser.emitError(loc); },
                                   parser.getContext(), mesh, dims, partialAxes,
-                                  partialKind);
+                                  partialKind, ownerAxes, owner);
 }
 
 void ShardingAttr::print(AsmPrinter &printer) const {
@@ -197,6 +216,10 @@ void ShardingAttr::print(AsmPrinter &printer) const {
     printer << ", partial = " << stringifyReductionKind(getPartialKind());
     printAxisNames(printer, getPartialAxes());
   }
+  if (isOwned()) {
+    printer << ", owner = " << getOwner() << ' ';
+    printAxisNames(printer, getOwnerAxes());
+  }
   printer << '>';
 }
 
@@ -204,9 +227,14 @@ LogicalResult
 ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      FlatSymbolRefAttr mesh, ArrayRef<DimShardingAttr> dims,
                      ArrayRef<StringAttr> partialAxes,
-                     ReductionKind partialKind) {
+                     ReductionKind partialKind, ArrayRef<StringAttr> ownerAxes,
+                     int64_t owner) {
   if (!mesh)
     return emitError() << "sharding needs a mesh symbol";
+  if (owner < 0)
+    return emitError() << "owner " << owner << " is negative";
+  if (owner != 0 && ownerAxes.empty())
+    return emitError() << "owner " << owner << " is given without mesh axes";
   // Every axis, tagged with who uses it, to report double use precisely.
   SmallVector<StringAttr> axes;
   SmallVector<int64_t> users; // dim index, or -1 for partial
@@ -222,7 +250,13 @@ ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     axes.push_back(axis);
     users.push_back(-1);
   }
+  for (StringAttr axis : ownerAxes) {
+    axes.push_back(axis);
+    users.push_back(-2);
+  }
   return verifyAxesUsedOnce(emitError, axes, [&](size_t i) {
+    if (users[i] == -2)
+      return std::string("the owner axes");
     return users[i] < 0 ? std::string("the partial axes")
                         : "dim " + std::to_string(users[i]);
   });

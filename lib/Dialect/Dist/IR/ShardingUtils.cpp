@@ -48,6 +48,9 @@ meshmath::Layout dist::getLayout(ShardingAttr sharding, MeshOp mesh) {
   for (StringAttr axis : sharding.getPartialAxes())
     layout.partial.push_back(*mesh.getAxisIndex(axis));
   layout.partialKind = static_cast<int>(sharding.getPartialKind());
+  for (StringAttr axis : sharding.getOwnerAxes())
+    layout.owned.push_back(*mesh.getAxisIndex(axis));
+  layout.owner = sharding.getOwner();
   return layout;
 }
 
@@ -71,8 +74,16 @@ LogicalResult dist::verifySharding(ShardingAttr sharding, Type type,
   for (DimShardingAttr dim : sharding.getDims())
     if (failed(mesh.getAxisIndices(dim.getAxes(), emitError)))
       return failure();
-  if (failed(mesh.getAxisIndices(sharding.getPartialAxes(), emitError)))
+  if (failed(mesh.getAxisIndices(sharding.getPartialAxes(), emitError)) ||
+      failed(mesh.getAxisIndices(sharding.getOwnerAxes(), emitError)))
     return failure();
+  if (sharding.isOwned() &&
+      sharding.getOwner() >= mesh.getGroupSize(sharding.getOwnerAxes()))
+    return emitError() << "owner " << sharding.getOwner()
+                       << " is not an index of its group: mesh axes "
+                       << formatAxes(sharding.getOwnerAxes()) << " of "
+                       << sharding.getMesh() << " make groups of "
+                       << mesh.getGroupSize(sharding.getOwnerAxes());
   if (sharding.getRank() != tensorType.getRank())
     return emitError() << "sharding has " << sharding.getRank()
                        << " dims but the type " << type << " has rank "

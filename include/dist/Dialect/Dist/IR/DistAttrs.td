@@ -47,6 +47,13 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
       axes hold. This is the state of a row-parallel matmul's output, or of a
       gradient before its all-reduce. Keeping it lets a reduction happen once
       and as late as possible.
+    * `owner`: the tensor is *owned* along some mesh axes: within each group
+      along them only the rank of index `owner` holds it (what the others
+      hold is unspecified). This is ZeRO-style sharding in the seeds' style,
+      each parameter's gradient, optimizer state and update on one rank of
+      the sharding group: partial -> owned is a `dist.reduce` onto the owner,
+      owned -> replicated a `dist.broadcast` from it, replicated -> owned
+      costs nothing.
     * Mesh axes used nowhere replicate the tensor.
 
     ```mlir
@@ -58,6 +65,8 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
     #dist.sharding<@mesh_2x4, [{}, {mp}~], partial = sum{dp}>
     // Rows split over both axes: 8 blocks, rank (i, j) holds block 4*i + j.
     #dist.sharding<@mesh_2x4, [{dp, mp}, {}~]>
+    // Held only by index 3 along "mp" (ranks 3 and 7); columns split over "dp".
+    #dist.sharding<@mesh_2x4, [{}, {dp}~], owner = 3 {mp}>
     ```
 
     Uneven splits are rejected: a static dimension must be divisible by the
@@ -69,24 +78,31 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
     - Each mesh axis is used at most once over all dims and `partial`.
     - `partial` is empty when written without a kind; the kind is one of
       sum, max, min, prod, avg.
+    - `owner` is non-negative and names at least one axis.
     - Checked where the attribute is attached to a value (it has no access to
       the mesh on its own): `@mesh` names a `dist.mesh`, every axis exists in
-      it, the number of dims equals the tensor's rank, and every static dim is
-      divisible by the product of the sizes of its axes.
+      it, the number of dims equals the tensor's rank, every static dim is
+      divisible by the product of the sizes of its axes, and the owner is an
+      index of its group.
   }]);
   let parameters = (ins
     "::mlir::FlatSymbolRefAttr":$mesh,
     ArrayRefParameter<"DimShardingAttr", "per-dimension split axes">:$dims,
     Dist_AxisListParameter:$partialAxes,
-    DefaultValuedParameter<"ReductionKind", "ReductionKind::sum">:$partialKind
+    DefaultValuedParameter<"ReductionKind", "ReductionKind::sum">:$partialKind,
+    Dist_AxisListParameter:$ownerAxes,
+    DefaultValuedParameter<"int64_t", "0">:$owner
   );
   let builders = [
     AttrBuilderWithInferredContext<(ins
         "::mlir::FlatSymbolRefAttr":$mesh,
         "::llvm::ArrayRef<DimShardingAttr>":$dims,
         CArg<"::llvm::ArrayRef<::mlir::StringAttr>", "{}">:$partialAxes,
-        CArg<"ReductionKind", "ReductionKind::sum">:$partialKind), [{
-      return $_get(mesh.getContext(), mesh, dims, partialAxes, partialKind);
+        CArg<"ReductionKind", "ReductionKind::sum">:$partialKind,
+        CArg<"::llvm::ArrayRef<::mlir::StringAttr>", "{}">:$ownerAxes,
+        CArg<"int64_t", "0">:$owner), [{
+      return $_get(mesh.getContext(), mesh, dims, partialAxes, partialKind,
+                   ownerAxes, owner);
     }]>
   ];
   let hasCustomAssemblyFormat = 1;
@@ -94,7 +110,15 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
   let extraClassDeclaration = [{
     int64_t getRank() const { return getDims().size(); }
     bool isPartial() const { return !getPartialAxes().empty(); }
-    /// True if no dim is split and nothing is partial.
+    bool isOwned() const { return !getOwnerAxes().empty(); }
+    /// This sharding owned by index `owner` along `axes` (none if empty).
+    ShardingAttr withOwner(::llvm::ArrayRef<::mlir::StringAttr> axes,
+                           int64_t owner) const {
+      return get(getMesh(), getDims(), getPartialAxes(), getPartialKind(),
+                 axes, axes.empty() ? 0 : owner);
+    }
+    ShardingAttr withoutOwner() const { return withOwner({}, 0); }
+    /// True if no dim is split, nothing is partial and nothing owned.
     bool isReplicated() const;
     /// The axes that split dim `dim` (empty if it is whole).
     ::llvm::ArrayRef<::mlir::StringAttr> getDimAxes(int64_t dim) const {
