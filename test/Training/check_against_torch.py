@@ -20,6 +20,7 @@ import array
 import math
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -173,6 +174,8 @@ def main():
     parser.add_argument("--dist-run-args", default="", help="extra dist-run options")
     parser.add_argument("--passes", default="",
                         help="dist-opt options applied to the step before dist-run, "
+                             "split as a shell would (quote a pass with several "
+                             "options: \"'--dist-sharding=stage=1 ownership=whole'\"), "
                              "e.g. --dist-data-parallel")
     parser.add_argument("--keep", help="keep the work files in this directory")
     parser.add_argument("gen", nargs=argparse.REMAINDER, help="-- dist-gen arguments")
@@ -207,7 +210,7 @@ def main():
         generated = os.path.join(work, "generated.mlir")
         os.replace(step_file, generated)
         subprocess.run([os.path.join(args.bin, "dist-opt"), generated, "-o", step_file] +
-                       args.passes.split(), check=True)
+                       shlex.split(args.passes), check=True)
     with open(step_file) as f:
         arg_values, result_values = parse_signature(f.read(), "train_step")
     for value in arg_values + result_values:
