@@ -25,7 +25,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::dist {
@@ -49,6 +51,14 @@ struct ShardedParameter {
   bool isSharded() const { return dim || owner; }
 };
 
+/// A stage-3 segment: from its first op on, the parameters it uses are
+/// gathered once, at its start.
+struct Segment {
+  Operation *start;
+  SmallVector<unsigned> parameters; // argument numbers, in order of first use
+  int64_t bytes = 0;
+};
+
 struct DistShardingPass
     : public dist::impl::DistShardingBase<DistShardingPass> {
   using DistShardingBase::DistShardingBase;
@@ -64,7 +74,14 @@ private:
                            StringAttr axis, int64_t axisSize);
   void printLayout(func::FuncOp func, MeshOp mesh,
                    ArrayRef<ShardedParameter> parameters,
-                   const llvm::DenseMap<unsigned, SmallVector<unsigned>> &state);
+                   const llvm::DenseMap<unsigned, SmallVector<unsigned>> &state,
+                   ArrayRef<Segment> segments);
+  /// Stage 3: gathers each sharded parameter before its uses outside the
+  /// update: per use, just before it; or, with segment options, once per
+  /// segment that uses it, at the segment's start (`segments`).
+  LogicalResult placeGathers(func::FuncOp func,
+                             ArrayRef<ShardedParameter> parameters,
+                             SmallVectorImpl<Segment> &segments);
 };
 } // namespace
 
@@ -283,29 +300,132 @@ LogicalResult DistShardingPass::runOnStep(func::FuncOp func, MeshOp mesh) {
                    p.sharded, stage < 3 ? p.layout : ShardingAttr());
     if (stage < 3)
       continue;
-    // Stage 3: the parameter stays split between steps and is gathered just
-    // before each use outside the update that computes with it.
+    // Stage 3: the parameter stays split between steps and is gathered
+    // before its uses outside the update (placed below).
     func.setArgAttr(p.argument, shardingName, p.sharded);
     if (r != resultOf.end())
       func.setResultAttr(r->second, shardingName, p.sharded);
-    BlockArgument argument = func.getArgument(p.argument);
-    for (OpOperand &use : llvm::make_early_inc_range(argument.getUses())) {
+  }
+  SmallVector<Segment> segments;
+  if (stage >= 3 && failed(placeGathers(func, parameters, segments)))
+    return failure();
+  if (printLayoutOption)
+    printLayout(func, mesh, parameters, stateByParameter, segments);
+  return success();
+}
+
+/// The name of argument `argument` (its dist.name, else argN).
+static std::string nameOfArgument(func::FuncOp func, unsigned argument) {
+  auto name = func.getArgAttrOfType<StringAttr>(argument,
+                                                DistDialect::getNameAttrName());
+  return name ? name.getValue().str() : "arg" + std::to_string(argument);
+}
+
+LogicalResult
+DistShardingPass::placeGathers(func::FuncOp func,
+                               ArrayRef<ShardedParameter> parameters,
+                               SmallVectorImpl<Segment> &segments) {
+  Block &body = func.getBody().front();
+  llvm::DenseMap<Operation *, unsigned> position;
+  for (auto [i, op] : llvm::enumerate(body))
+    position[&op] = i;
+  // The uses to gather for, with the body op that holds each.
+  struct Use {
+    OpOperand *operand;
+    Operation *top;
+  };
+  struct Uses {
+    const ShardedParameter *parameter;
+    SmallVector<Use> uses;
+    unsigned first = ~0u;
+  };
+  SmallVector<Uses> byParameter;
+  for (const ShardedParameter &p : parameters) {
+    if (!p.isSharded())
+      continue;
+    Uses entry{&p, {}, ~0u};
+    for (OpOperand &use : func.getArgument(p.argument).getUses()) {
       Operation *user = use.getOwner();
       // The update reads its block; a terminator only forwards the value
       // (the branch of gradient merge that does not update).
       if (isOptimizerOp(user) || user->hasTrait<OpTrait::IsTerminator>())
         continue;
-      builder.setInsertionPoint(user);
-      auto gather = AnnotateOp::create(builder, argument.getLoc(), paramType,
-                                       argument, p.layout,
-                                       /*comm=*/IntegerAttr());
-      if (Attribute role = user->getAttr(DistDialect::getRoleAttrName()))
-        gather->setAttr(DistDialect::getRoleAttrName(), role);
-      use.set(gather.getResult());
+      Operation *top = body.findAncestorOpInBlock(*user);
+      entry.uses.push_back({&use, top});
+      entry.first = std::min(entry.first, position[top]);
     }
+    if (!entry.uses.empty())
+      byParameter.push_back(std::move(entry));
   }
-  if (printLayoutOption)
-    printLayout(func, mesh, parameters, stateByParameter);
+  auto gather = [&](const ShardedParameter &p, Operation *before,
+                    ArrayRef<Use> uses) {
+    OpBuilder builder(before);
+    BlockArgument argument = func.getArgument(p.argument);
+    auto annotate = AnnotateOp::create(builder, argument.getLoc(),
+                                       argument.getType(), argument, p.layout,
+                                       /*comm=*/IntegerAttr());
+    // The gather takes the role of the first use it serves.
+    const Use *first = llvm::min_element(uses, [&](const Use &a, const Use &b) {
+      return position.lookup(a.top) < position.lookup(b.top);
+    });
+    if (Attribute role =
+            first->operand->getOwner()->getAttr(DistDialect::getRoleAttrName()))
+      annotate->setAttr(DistDialect::getRoleAttrName(), role);
+    for (const Use &use : uses)
+      use.operand->set(annotate.getResult());
+  };
+
+  // Without segments, each use gathers for itself.
+  llvm::StringSet<> anchors;
+  for (const std::string &anchor : segmentAnchors)
+    anchors.insert(anchor);
+  if (segmentMB == 0 && anchors.empty()) {
+    for (const Uses &entry : byParameter)
+      for (const Use &use : entry.uses)
+        gather(*entry.parameter, use.operand->getOwner(), use);
+    return success();
+  }
+  // Segments, in the order parameters are first used.
+  llvm::sort(byParameter, [](const Uses &a, const Uses &b) {
+    return a.first != b.first ? a.first < b.first
+                              : a.parameter->argument < b.parameter->argument;
+  });
+  double limit = segmentMB * 1024 * 1024;
+  SmallVector<unsigned> starts; // body positions
+  for (const Uses &entry : byParameter) {
+    const ShardedParameter &p = *entry.parameter;
+    int64_t bytes =
+        getStaticBytes(func.getArgument(p.argument).getType()).value_or(0);
+    bool anchored = anchors.contains(nameOfArgument(func, p.argument));
+    if (segments.empty() ||
+        (!segments.back().parameters.empty() &&
+         (anchored || (segmentMB > 0 && segments.back().bytes + bytes > limit)))) {
+      // A segment starts at this parameter's first use (segments never
+      // start before the previous one: first uses are sorted).
+      Segment segment;
+      segment.start = &*std::next(body.begin(), entry.first);
+      if (!segments.empty() && segments.back().start == segment.start) {
+        segments.back().bytes += bytes;
+        segments.back().parameters.push_back(p.argument);
+        continue;
+      }
+      segments.push_back(segment);
+      starts.push_back(entry.first);
+    }
+    segments.back().bytes += bytes;
+    segments.back().parameters.push_back(p.argument);
+  }
+  // Each parameter is gathered at the start of every segment that uses it.
+  for (const Uses &entry : byParameter) {
+    llvm::MapVector<unsigned, SmallVector<Use>> usesBySegment;
+    for (const Use &use : entry.uses) {
+      unsigned pos = position[use.top];
+      unsigned segment = llvm::upper_bound(starts, pos) - starts.begin() - 1;
+      usesBySegment[segment].push_back(use);
+    }
+    for (auto &[segment, uses] : usesBySegment)
+      gather(*entry.parameter, segments[segment].start, uses);
+  }
   return success();
 }
 
@@ -336,7 +456,8 @@ void DistShardingPass::assignOwners(func::FuncOp func,
 /// parameters it owns.
 void DistShardingPass::printLayout(
     func::FuncOp func, MeshOp mesh, ArrayRef<ShardedParameter> parameters,
-    const llvm::DenseMap<unsigned, SmallVector<unsigned>> &state) {
+    const llvm::DenseMap<unsigned, SmallVector<unsigned>> &state,
+    ArrayRef<Segment> segments) {
   int64_t axisSize = mesh.getAxisSize(StringAttr::get(&getContext(), axis));
   bool whole = ownership == "whole";
   // Per rank (split: every rank alike, so one entry).
@@ -345,11 +466,7 @@ void DistShardingPass::printLayout(
   SmallVector<SmallVector<std::string>> owned(ranks);
   int64_t split = 0;
   SmallVector<std::string> unsplit;
-  auto nameOf = [&](unsigned argument) {
-    auto name = func.getArgAttrOfType<StringAttr>(argument,
-                                                  DistDialect::getNameAttrName());
-    return name ? name.getValue().str() : "arg" + std::to_string(argument);
-  };
+  auto nameOf = [&](unsigned argument) { return nameOfArgument(func, argument); };
   for (const ShardedParameter &p : parameters) {
     Type type = func.getArgument(p.argument).getType();
     int64_t bytes = getStaticBytes(type).value_or(0);
@@ -397,6 +514,14 @@ void DistShardingPass::printLayout(
   if (!unsplit.empty())
     llvm::outs() << "  whole on every rank (no dim divisible by " << axisSize
                  << "): " << llvm::join(unsplit, ", ") << "\n";
+  for (auto [i, segment] : llvm::enumerate(segments)) {
+    SmallVector<std::string> names;
+    for (unsigned argument : segment.parameters)
+      names.push_back(nameOf(argument));
+    llvm::outs() << llvm::formatv("  segment {0}: {1} B of parameters gathered "
+                                  "at its start: {2}\n",
+                                  i, segment.bytes, llvm::join(names, ", "));
+  }
 }
 
 void DistShardingPass::runOnOperation() {
@@ -404,6 +529,18 @@ void DistShardingPass::runOnOperation() {
   if (stage < 1 || stage > 3) {
     module.emitError() << "dist-sharding: stage must be 1, 2 or 3, got "
                        << static_cast<int64_t>(stage);
+    return signalPassFailure();
+  }
+  if (segmentMB < 0) {
+    module.emitError() << "dist-sharding: segment-mb must be >= 0, got "
+                       << segmentMB;
+    return signalPassFailure();
+  }
+  if ((segmentMB > 0 || !segmentAnchors.empty()) && stage < 3) {
+    module.emitError()
+        << "dist-sharding: segments (segment-mb, segment-anchors) place the "
+           "gathers of stage 3 parameters; stage is "
+        << static_cast<int64_t>(stage);
     return signalPassFailure();
   }
   if (ownership != "split" && ownership != "whole") {
@@ -420,6 +557,20 @@ void DistShardingPass::runOnOperation() {
                       << "' is not an axis of this mesh";
     return signalPassFailure();
   }
+  // An anchor names a parameter of some step.
+  llvm::StringSet<> parameterNames;
+  module.walk([&](func::FuncOp func) {
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      if (func.getArgAttr(i, DistDialect::getParamAttrName()))
+        parameterNames.insert(nameOfArgument(func, i));
+  });
+  for (const std::string &anchor : segmentAnchors)
+    if (!parameterNames.contains(anchor)) {
+      module.emitError() << "dist-sharding: segment anchor '" << anchor
+                         << "' names no parameter (an anchor is a "
+                            "parameter's dist.name)";
+      return signalPassFailure();
+    }
   if (failed(forEachTrainingStep(module, "dist-sharding", StepPhase::Global,
                                  [&](func::FuncOp func) {
                                    return runOnStep(func, *mesh);

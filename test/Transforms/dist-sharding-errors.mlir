@@ -2,10 +2,16 @@
 // RUN: not dist-opt %s -split-input-file --dist-sharding="stage=4" 2>&1 | FileCheck %s --check-prefix=STAGE
 // RUN: not dist-opt %s -split-input-file --dist-sharding="stage=0" 2>&1 | FileCheck %s --check-prefix=STAGE0
 // RUN: not dist-opt %s -split-input-file --dist-sharding="ownership=owner" 2>&1 | FileCheck %s --check-prefix=OWNERSHIP
+// RUN: not dist-opt %s -split-input-file --dist-sharding="stage=3 segment-mb=-1" 2>&1 | FileCheck %s --check-prefix=SEGMB
+// RUN: not dist-opt %s -split-input-file --dist-sharding="stage=2 segment-mb=32" 2>&1 | FileCheck %s --check-prefix=SEGSTAGE
+// RUN: not dist-opt %s -split-input-file --dist-sharding="stage=3 segment-anchors=nothing" 2>&1 | FileCheck %s --check-prefix=ANCHOR
 
 // STAGE: error: dist-sharding: stage must be 1, 2 or 3, got 4
 // STAGE0: error: dist-sharding: stage must be 1, 2 or 3, got 0
 // OWNERSHIP: error: dist-sharding: ownership must be 'split' or 'whole', got 'owner'
+// SEGMB: error: dist-sharding: segment-mb must be >= 0, got -1
+// SEGSTAGE: error: dist-sharding: segments (segment-mb, segment-anchors) place the gathers of stage 3 parameters; stage is 2
+// ANCHOR: error: dist-sharding: segment anchor 'nothing' names no parameter (an anchor is a parameter's dist.name)
 
 // Tests that an axis the mesh does not have is rejected.
 // expected-error@+1 {{dist-sharding: axis 'dp' is not an axis of this mesh}}

@@ -10,6 +10,10 @@
 // RUN: dist-opt %s --dist-data-parallel --dist-sharding="ownership=whole stage=1" --dist-auto-partition | FileCheck %s --check-prefix=WPART1
 // RUN: dist-opt %s --dist-data-parallel --dist-sharding="ownership=whole stage=3" --dist-auto-partition | FileCheck %s --check-prefix=WPART3
 // RUN: dist-opt %s --dist-data-parallel --dist-sharding="ownership=whole print-layout=true" -o /dev/null | FileCheck %s --check-prefix=WPRINT
+// RUN: dist-opt %s --dist-data-parallel --dist-sharding="stage=3 segment-mb=32" | FileCheck %s --check-prefix=SEG
+// RUN: dist-opt %s --dist-data-parallel --dist-sharding="stage=3 segment-anchors=w2" | FileCheck %s --check-prefix=ANCHOR
+// RUN: dist-opt %s --dist-data-parallel --dist-sharding="stage=3" | FileCheck %s --check-prefix=USE
+// RUN: dist-opt %s --dist-data-parallel --dist-sharding="stage=3 ownership=whole segment-mb=0.00005 print-layout=true" -o /dev/null | FileCheck %s --check-prefix=SEGPRINT
 
 // A momentum step on dp = 2: w (4x6) and its velocity are split along their
 // first dim; the bias b (3 elements) divides nowhere and stays whole.
@@ -175,4 +179,60 @@ func.func @momentum_step(
   %w2 = arith.subf %w, %v2 {dist.role = #dist.role<optimizer>} : tensor<4x6xf32>
   %b2 = arith.subf %b, %gb {dist.role = #dist.role<optimizer>} : tensor<3xf32>
   return %w2, %b2, %v2, %y : tensor<4x6xf32>, tensor<3xf32>, tensor<4x6xf32>, tensor<8x6xf32>
+}
+
+// Stage 3 segments. w2 is used twice (forward, and backward for dh). By
+// default each use gathers just before it (w2 twice); with one segment
+// (segment-mb large) both parameters are gathered before the first matmul,
+// w2 once for its two uses; an anchor at w2 starts a second segment at w2's
+// first use.
+// SEG-LABEL: func.func @two_layers
+// SEG: %[[W1:.*]] = dist.annotate %arg0 as <@mesh, [{}, {}]> {dist.role = #dist.role<forward>}
+// SEG-NEXT: %[[W2:.*]] = dist.annotate %arg1 as <@mesh, [{}, {}]> {dist.role = #dist.role<forward>}
+// SEG-NEXT: linalg.matmul {dist.role = #dist.role<forward>} ins(%{{.*}}, %[[W1]] :
+// SEG: linalg.matmul {dist.role = #dist.role<forward>} ins(%{{.*}}, %[[W2]] :
+// SEG: linalg.matmul {dist.role = #dist.role<backward>} ins(%{{.*}}, %[[W2]] :
+// SEG-NOT: dist.annotate %arg1
+// SEG: return
+// ANCHOR-LABEL: func.func @two_layers
+// ANCHOR: %[[W1:.*]] = dist.annotate %arg0 as <@mesh, [{}, {}]>
+// ANCHOR-NEXT: linalg.matmul {dist.role = #dist.role<forward>} ins(%{{.*}}, %[[W1]] :
+// ANCHOR-NEXT: %[[W2:.*]] = dist.annotate %arg1 as <@mesh, [{}, {}]>
+// ANCHOR-NEXT: linalg.matmul {dist.role = #dist.role<forward>} ins(%{{.*}}, %[[W2]] :
+// ANCHOR: linalg.matmul {dist.role = #dist.role<backward>} ins(%{{.*}}, %[[W2]] :
+// ANCHOR-NOT: dist.annotate %arg1
+// USE-LABEL: func.func @two_layers
+// USE-COUNT-2: dist.annotate %arg1 as <@mesh, [{}, {}]>
+// SEGPRINT: dist-sharding @two_layers: stage 3
+// SEGPRINT: segment 0: 64 B of parameters gathered at its start: w1
+// SEGPRINT-NEXT: segment 1: 64 B of parameters gathered at its start: w2
+func.func @two_layers(
+    %w1: tensor<4x4xf32> {dist.param, dist.name = "w1"},
+    %w2: tensor<4x4xf32> {dist.param, dist.name = "w2"},
+    %v1: tensor<4x4xf32> {dist.state_of = 0 : i64, dist.name = "w1.velocity"},
+    %v2: tensor<4x4xf32> {dist.state_of = 1 : i64, dist.name = "w2.velocity"},
+    %x: tensor<8x4xf32>)
+    -> (tensor<4x4xf32> {dist.name = "w1"}, tensor<4x4xf32> {dist.name = "w2"},
+        tensor<4x4xf32> {dist.state_of = 0 : i64, dist.name = "w1.velocity"},
+        tensor<4x4xf32> {dist.state_of = 1 : i64, dist.name = "w2.velocity"}) {
+  %zero = arith.constant 0.0 : f32
+  %e8 = tensor.empty() : tensor<8x4xf32>
+  %z8 = linalg.fill ins(%zero : f32) outs(%e8 : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %h = linalg.matmul {dist.role = #dist.role<forward>} ins(%x, %w1 : tensor<8x4xf32>, tensor<4x4xf32>) outs(%z8 : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %y = linalg.matmul {dist.role = #dist.role<forward>} ins(%h, %w2 : tensor<8x4xf32>, tensor<4x4xf32>) outs(%z8 : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %dh = linalg.matmul {dist.role = #dist.role<backward>} ins(%y, %w2 : tensor<8x4xf32>, tensor<4x4xf32>) outs(%z8 : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %e4 = tensor.empty() : tensor<4x4xf32>
+  %z4 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %et = tensor.empty() : tensor<4x8xf32>
+  %ht = linalg.transpose ins(%h : tensor<8x4xf32>) outs(%et : tensor<4x8xf32>) permutation = [1, 0]
+  %g2 = linalg.matmul {dist.grad_of = 1 : i64, dist.role = #dist.role<backward>}
+      ins(%ht, %y : tensor<4x8xf32>, tensor<8x4xf32>) outs(%z4 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %xt = linalg.transpose ins(%x : tensor<8x4xf32>) outs(%et : tensor<4x8xf32>) permutation = [1, 0]
+  %g1 = linalg.matmul {dist.grad_of = 0 : i64, dist.role = #dist.role<backward>}
+      ins(%xt, %dh : tensor<4x8xf32>, tensor<8x4xf32>) outs(%z4 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %v12 = arith.addf %v1, %g1 {dist.role = #dist.role<optimizer>} : tensor<4x4xf32>
+  %w12 = arith.subf %w1, %v12 {dist.role = #dist.role<optimizer>} : tensor<4x4xf32>
+  %v22 = arith.addf %v2, %g2 {dist.role = #dist.role<optimizer>} : tensor<4x4xf32>
+  %w22 = arith.subf %w2, %v22 {dist.role = #dist.role<optimizer>} : tensor<4x4xf32>
+  return %w12, %w22, %v12, %v22 : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>
 }

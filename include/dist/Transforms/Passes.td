@@ -792,16 +792,27 @@ def DistSharding : Pass<"dist-sharding", "::mlir::ModuleOp"> {
     %r = dist.reduce %g on @mesh [dp] sum root = 0 : tensor<4x2xf32>
     ```
 
+    Segments (stage 3, as the seeds' `segment_broadcast_MB` and
+    `segment_anchors`): by default each use outside the update gathers its
+    parameter just before it. With `segment-mb=M` the step is cut, in the
+    order in which parameters are first used, into segments of at most M MB
+    of parameters (a larger parameter gets a segment of its own); with
+    `segment-anchors=a,b` a segment also starts at the first use of each
+    named parameter. All parameters a segment uses are gathered (or
+    broadcast) together at its start, one copy for all their uses in it.
+
     With an outer data-parallel axis (hybrid), run `dist-data-parallel` on
     both axes first: the gradients are then reduce-scattered (or reduced to
     their owners) over `axis` and all-reduced over the other. Options:
-    `axis`, `stage`, `ownership`, `mesh`, `print-layout` (prints each rank's
+    `axis`, `stage`, `ownership`, `segment-mb`, `segment-anchors`, `mesh`,
+    `print-layout` (prints each rank's
     bytes of parameters, gradients and optimizer state, the parameters left
     whole, and with `ownership=whole` each rank's parameters).
 
     Errors (located): no mesh or several and no `mesh` option, an axis not
     on the mesh, a stage other than 1, 2 or 3, an ownership other than
-    split or whole, no training step, a
+    split or whole, a negative segment size, segment options below stage 3,
+    an anchor that names no parameter, no training step, a
     per-rank program, a step whose batch is not split over the axis or whose
     gradients are not pinned (run `dist-data-parallel` first), a step
     without gradients, a parameter already laid out over the axis.
@@ -811,6 +822,13 @@ def DistSharding : Pass<"dist-sharding", "::mlir::ModuleOp"> {
            "The data-parallel mesh axis whose group shares the state">,
     Option<"stage", "stage", "int64_t", /*default=*/"2",
            "1: optimizer state; 2: and gradients; 3: and parameters">,
+    Option<"segmentMB", "segment-mb", "double", /*default=*/"0",
+           "Stage 3: cut the step into segments of at most this many MB of "
+           "parameters (in order of first use), each gathered at its "
+           "segment's start (0: each use gathers its own, just before it)">,
+    ListOption<"segmentAnchors", "segment-anchors", "std::string",
+               "Stage 3: parameters (dist.name) whose first use starts a new "
+               "segment">,
     Option<"ownership", "ownership", "std::string", /*default=*/"\"split\"",
            "split: every tensor split evenly across the group (ZeRO/FSDP); "
            "whole: every tensor owned whole by one rank, balanced by bytes">,
