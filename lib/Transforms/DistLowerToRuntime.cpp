@@ -531,11 +531,17 @@ struct DistLowerToRuntimePass
     IRRewriter rewriter(&getContext());
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
-      if (isa<CollectiveOpInterface, ProcessIndexOp>(op))
+      if (isa<CollectiveOpInterface, ProcessIndexOp, ProgressOp>(op))
         ops.push_back(op);
     });
     bool failedOp = false;
     for (Operation *op : ops) {
+      if (auto progress = dyn_cast<ProgressOp>(op)) {
+        rewriter.setInsertionPoint(progress);
+        runtime.call(rewriter, progress.getLoc(), "dist_progress", {});
+        rewriter.eraseOp(progress);
+        continue;
+      }
       LogicalResult lowered =
           isa<ProcessIndexOp>(op)
               ? lowerProcessIndex(runtime, rewriter, cast<ProcessIndexOp>(op))

@@ -11,6 +11,7 @@
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Transforms/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #define DEBUG_TYPE "dist-schedule"
@@ -41,6 +42,12 @@ struct DistSchedulePass
 
 private:
   void scheduleBlock(Block &block);
+  /// Before each start that would exceed a bound, waits for the oldest
+  /// outstanding collectives.
+  void applyBounds(MutableArrayRef<InFlight> collectives, int64_t byteLimit);
+  /// A dist.progress before each linalg op run while collectives are in
+  /// flight.
+  void insertProgress(Block &block, ArrayRef<InFlight> collectives);
 };
 } // namespace
 
@@ -128,8 +135,36 @@ void DistSchedulePass::scheduleBlock(Block &block) {
   int64_t byteLimit = maxMBInFlight > 0
                           ? (int64_t)(maxMBInFlight * 1024.0 * 1024.0)
                           : 0;
-  if (maxInFlight <= 0 && byteLimit <= 0)
-    return;
+  if (maxInFlight > 0 || byteLimit > 0)
+    applyBounds(collectives, byteLimit);
+  if (progress)
+    insertProgress(block, collectives);
+}
+
+void DistSchedulePass::insertProgress(Block &block,
+                                      ArrayRef<InFlight> collectives) {
+  llvm::SmallPtrSet<Operation *, 8> starts, waits;
+  for (const InFlight &c : collectives)
+    if (c.wait) {
+      starts.insert(c.start);
+      waits.insert(c.wait);
+    }
+  int64_t inFlight = 0;
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (starts.contains(&op))
+      ++inFlight;
+    else if (waits.contains(&op))
+      --inFlight;
+    else if (inFlight > 0 && isa<linalg::LinalgOp>(op)) {
+      OpBuilder builder(&op);
+      ProgressOp::create(builder, op.getLoc());
+      ++numProgressCalls;
+    }
+  }
+}
+
+void DistSchedulePass::applyBounds(MutableArrayRef<InFlight> collectives,
+                                   int64_t byteLimit) {
   for (size_t i = 0; i < collectives.size(); ++i) {
     Operation *start = collectives[i].start;
     while (true) {

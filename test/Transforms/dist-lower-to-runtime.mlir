@@ -226,6 +226,17 @@ func.func @index() -> index {
 
 // -----
 
+// Tests that dist.progress calls the runtime's dist_progress.
+// CHECK-LABEL: func.func @progress
+// CHECK-NEXT: call @dist_progress() : () -> ()
+// CHECK-NEXT: return
+func.func @progress() {
+  dist.progress
+  return
+}
+
+// -----
+
 // Tests that dist attributes are dropped with the meshes: LLVM has no use
 // for them.
 // CHECK-LABEL: func.func @attrs

@@ -1,6 +1,7 @@
 // RUN: dist-opt %s --split-input-file --dist-schedule | FileCheck %s
 // RUN: dist-opt %s --split-input-file --dist-schedule="max-in-flight=1" | FileCheck %s --check-prefix=ONE
 // RUN: dist-opt %s --split-input-file --dist-schedule="max-mb-in-flight=0.0003" | FileCheck %s --check-prefix=MB
+// RUN: dist-opt %s --split-input-file --dist-schedule="progress=true" | FileCheck %s --check-prefix=PROGRESS
 
 dist.mesh @mesh_4 [dp = 4]
 
@@ -112,4 +113,35 @@ func.func @alone(%x: tensor<64xf32>, %y: tensor<128xf32>) -> (tensor<64xf32>, te
   %g, %t = dist.all_reduce async %y on @mesh_4 [dp] sum : tensor<128xf32>
   %w = dist.wait %t, %g : tensor<128xf32>
   return %a, %w : tensor<64xf32>, tensor<128xf32>
+}
+
+// -----
+
+dist.mesh @mesh_4 [dp = 4]
+
+// Tests that progress=true puts a dist.progress before each linalg op run
+// while a collective is in flight, and none before or after.
+// PROGRESS-LABEL: func.func @progress
+// PROGRESS-NEXT: linalg.matmul
+// PROGRESS-NEXT: %[[R:.*]], %[[T:.*]] = dist.all_reduce async
+// PROGRESS-NEXT: dist.progress
+// PROGRESS-NEXT: linalg.matmul
+// PROGRESS-NEXT: arith.addf
+// PROGRESS-NEXT: dist.progress
+// PROGRESS-NEXT: linalg.matmul
+// PROGRESS-NEXT: dist.wait %[[T]], %[[R]]
+// PROGRESS-NEXT: linalg.matmul
+// PROGRESS-NOT: dist.progress
+// PROGRESS: return
+// CHECK-LABEL: func.func @progress
+// CHECK-NOT: dist.progress
+func.func @progress(%a: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %g = linalg.matmul ins(%a, %a : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %x = linalg.matmul ins(%a, %c : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %x2 = arith.addf %x, %x : tensor<8x8xf32>
+  %y = linalg.matmul ins(%x2, %c : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r, %t = dist.all_reduce async %g on @mesh_4 [dp] sum : tensor<8x8xf32>
+  %s = dist.wait %t, %r : tensor<8x8xf32>
+  %z = linalg.matmul ins(%s, %y : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %z : tensor<8x8xf32>
 }

@@ -899,6 +899,11 @@ def DistSchedule : Pass<"dist-schedule", "::mlir::ModuleOp"> {
       (unless it is the only one): before a start that would exceed a
       bound, the oldest outstanding collectives are waited for.
 
+    * with `progress=true`, a `dist.progress` goes before each linalg op
+      that runs while a collective of its block is in flight, so that
+      backends that advance collectives only inside their calls (MPI) move
+      them forward during compute.
+
     Gradient buckets then start while backward still runs, and under
     `dist-sharding{stage=3}` the gathers of parameters start at the top of
     the step (prefetch) instead of just before their use; the bounds keep
@@ -927,11 +932,16 @@ def DistSchedule : Pass<"dist-schedule", "::mlir::ModuleOp"> {
     Option<"maxInFlight", "max-in-flight", "int64_t", /*default=*/"0",
            "At most this many collectives outstanding when one starts (0: no bound)">,
     Option<"maxMBInFlight", "max-mb-in-flight", "double", /*default=*/"0",
-           "At most this many MB of payloads in flight (0: no bound)">
+           "At most this many MB of payloads in flight (0: no bound)">,
+    Option<"progress", "progress", "bool", /*default=*/"false",
+           "Put a dist.progress before each linalg op that runs while "
+           "collectives of its block are in flight">
   ];
   let statistics = [
     Statistic<"numStartsHoisted", "starts-hoisted", "Starts moved earlier">,
     Statistic<"numWaitsSunk", "waits-sunk", "Waits moved to their first use">,
+    Statistic<"numProgressCalls", "progress-calls",
+              "dist.progress ops put before linalg ops">,
     Statistic<"numWaitsForBound", "waits-for-bound",
               "Waits moved before a start to respect a bound">
   ];

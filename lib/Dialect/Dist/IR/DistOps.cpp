@@ -1035,6 +1035,21 @@ void WaitOp::getEffects(
 }
 
 //===----------------------------------------------------------------------===//
+// ProgressOp
+//===----------------------------------------------------------------------===//
+
+void ProgressOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  // It advances the collectives in flight: ordered with their starts and
+  // waits, never erased.
+  effects.emplace_back(MemoryEffects::Read::get(),
+                       AsyncCollectiveResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       AsyncCollectiveResource::get());
+}
+
+//===----------------------------------------------------------------------===//
 // ProcessIndexOp
 //===----------------------------------------------------------------------===//
 

@@ -546,6 +546,27 @@ def Dist_WaitOp : Dist_Op<"wait", [
 // Process position
 //===----------------------------------------------------------------------===//
 
+def Dist_ProgressOp : Dist_Op<"progress", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Lets the collectives in flight progress";
+  let description = [{
+    Moves the calling rank's async collectives forward without waiting for
+    any (lowered to the runtime's `dist_progress`). Backends such as MPI
+    advance a started collective only inside their calls, so a long run of
+    compute between a start and its wait would otherwise leave it idle;
+    `dist-schedule{progress=true}` puts one before each linalg op that runs
+    while collectives are in flight.
+
+    ```mlir
+    %r, %t = dist.all_reduce async %g on @mesh_4 [dp] sum : tensor<1024xf32>
+    dist.progress
+    %y = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+    %s = dist.wait %t, %r : tensor<1024xf32>
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Dist_ProcessIndexOp : Dist_Op<"process_index", [
     Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "The calling rank's index within the group of some mesh axes";
