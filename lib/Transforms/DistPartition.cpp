@@ -562,7 +562,12 @@ void FunctionPartitioner::keepOwnership(Operation *op, const ShardingRule &rule,
     else if (s.getOwner() != first.getOwner())
       sameOwner = false;
   }
-  if (!first)
+  // A scalar result has no layout to say that only the owner's is right
+  // (a flag read from an owned tensor would steer other ranks' branches):
+  // such an op takes its operands replicated.
+  if (!first || llvm::any_of(op->getResultTypes(), [](Type type) {
+        return !isa<RankedTensorType>(type);
+      }))
     return;
   ArrayRef<StringAttr> axes = first.getOwnerAxes();
   if (llvm::any_of(needed, [&](ShardingAttr s) { return usesAnyAxis(s, axes); }) ||

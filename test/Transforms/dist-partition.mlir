@@ -1081,3 +1081,25 @@ func.func @owned(%a: tensor<4xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}]
   %e = math.exp %s : tensor<4xf32>
   return %e, %ar, %ar : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// Tests that a scalar read from an owned tensor is read after a broadcast
+// from the owner: a scalar carries no owner, and every rank must branch
+// alike.
+dist.mesh @mesh_4 [dp = 4]
+// CHECK-LABEL: func.func @owned_scalar
+// CHECK: %[[B:.*]] = dist.broadcast %arg0 on @mesh_4 [dp] root = 2 {{.*}} : tensor<4xi1>
+// CHECK: tensor.extract %[[B]]
+func.func @owned_scalar(%flags: tensor<4xi1> {dist.sharding = #dist.sharding<@mesh_4, [{}], owner = 2 {dp}>},
+                        %x: tensor<4xf32> {dist.sharding = #dist.sharding<@mesh_4, [{}]>}) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %f = tensor.extract %flags[%c0] : tensor<4xi1>
+  %r = scf.if %f -> tensor<4xf32> {
+    %y = math.exp %x : tensor<4xf32>
+    scf.yield %y : tensor<4xf32>
+  } else {
+    scf.yield %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
