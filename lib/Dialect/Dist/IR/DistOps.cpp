@@ -1018,13 +1018,21 @@ LogicalResult WaitOp::verify() {
   return success();
 }
 
-void WaitOp::getEffects(
+/// Reads and writes the state of the collectives in flight: ordered with
+/// their starts, waits and progress calls, never erased.
+static void addInFlightStateEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   effects.emplace_back(MemoryEffects::Read::get(),
                        AsyncCollectiveResource::get());
   effects.emplace_back(MemoryEffects::Write::get(),
                        AsyncCollectiveResource::get());
+}
+
+void WaitOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addInFlightStateEffects(effects);
   for (OpOperand &operand : getValuesMutable())
     if (isa<BaseMemRefType>(operand.get().getType())) {
       effects.emplace_back(MemoryEffects::Read::get(), &operand,
@@ -1041,12 +1049,7 @@ void WaitOp::getEffects(
 void ProgressOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  // It advances the collectives in flight: ordered with their starts and
-  // waits, never erased.
-  effects.emplace_back(MemoryEffects::Read::get(),
-                       AsyncCollectiveResource::get());
-  effects.emplace_back(MemoryEffects::Write::get(),
-                       AsyncCollectiveResource::get());
+  addInFlightStateEffects(effects);
 }
 
 //===----------------------------------------------------------------------===//
