@@ -6,5 +6,6 @@ void mlir::dist::registerAllDistExtensions(DialectRegistry &registry) {
   registerElementwiseShardingRules(registry);
   registerLinalgShardingRules(registry);
   registerTensorShardingRules(registry);
+  registerTosaShardingRules(registry);
   registerDataFlowShardingModels(registry);
 }

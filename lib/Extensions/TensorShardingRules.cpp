@@ -20,17 +20,6 @@
 using namespace mlir;
 using namespace mlir::dist;
 
-/// A rule whose operands and results are listed as no-dim (scalars, index
-/// operands) until filled in.
-static ShardingRule emptyRule(Operation *op) {
-  ShardingRule rule;
-  rule.operandDims.resize(op->getNumOperands());
-  rule.operandIsInitOnly.assign(op->getNumOperands(), false);
-  rule.operandIsAccumulator.assign(op->getNumOperands(), false);
-  rule.resultDims.resize(op->getNumResults());
-  return rule;
-}
-
 /// True if the slice of `sliceShape` at (`offsets`, `strides`) covers dim `d`
 /// of `fullShape` entirely.
 static bool coversDim(ArrayRef<int64_t> fullShape, ArrayRef<int64_t> sliceShape,
@@ -171,7 +160,7 @@ struct ExtractSliceShardingRule
                                                     tensor::ExtractSliceOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto slice = cast<tensor::ExtractSliceOp>(op);
-    ShardingRule rule = emptyRule(op);
+    ShardingRule rule = ShardingRule::getEmpty(op);
     rule.partialPolicy = PartialPolicy::Multilinear;
     std::tie(rule.operandDims[0], rule.resultDims[0]) =
         getSliceDimFactors(slice, slice.getSourceType(), rule);
@@ -214,7 +203,7 @@ struct InsertSliceShardingRule
                                                     tensor::InsertSliceOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto insert = cast<tensor::InsertSliceOp>(op);
-    ShardingRule rule = emptyRule(op);
+    ShardingRule rule = ShardingRule::getEmpty(op);
     rule.partialPolicy = PartialPolicy::Additive;
     auto [destDims, sourceDims] =
         getSliceDimFactors(insert, insert.getDestType(), rule);
@@ -266,7 +255,7 @@ struct ConcatShardingRule
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto concat = cast<tensor::ConcatOp>(op);
     RankedTensorType result = concat.getResultType();
-    ShardingRule rule = emptyRule(op);
+    ShardingRule rule = ShardingRule::getEmpty(op);
     rule.partialPolicy = PartialPolicy::Additive;
     for (int64_t d = 0; d < result.getRank(); ++d) {
       int64_t factor = d == (int64_t)concat.getDim()
@@ -281,34 +270,12 @@ struct ConcatShardingRule
   }
 };
 
-/// Reshapes: within each reassociation group, the major dim of the split
-/// side is the factor; it indexes the major part of the merged dim. The other
-/// dims of a group must stay whole (their blocks are not contiguous in the
-/// merged dim).
-static ShardingRule getReshapeRule(Operation *op, RankedTensorType split,
-                                   ArrayRef<ReassociationIndices> groups,
-                                   bool sourceIsMerged) {
-  ShardingRule rule = emptyRule(op);
-  rule.partialPolicy = PartialPolicy::Multilinear;
-  SmallVector<int64_t> mergedDims, splitDims(split.getRank(),
-                                             ShardingRule::kNoFactor);
-  for (const ReassociationIndices &group : groups) {
-    int64_t major = group.front();
-    int64_t factor = rule.addFactor(split.getDimSize(major), FactorKind::Parallel);
-    splitDims[major] = factor;
-    mergedDims.push_back(factor);
-  }
-  rule.operandDims[0] = sourceIsMerged ? mergedDims : splitDims;
-  rule.resultDims[0] = sourceIsMerged ? splitDims : mergedDims;
-  return rule;
-}
-
 struct CollapseShapeShardingRule
     : public ShardingRuleOpInterface::ExternalModel<CollapseShapeShardingRule,
                                                     tensor::CollapseShapeOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto collapse = cast<tensor::CollapseShapeOp>(op);
-    return getReshapeRule(op, collapse.getSrcType(),
+    return ShardingRule::getReshape(op, collapse.getSrcType(),
                           collapse.getReassociationIndices(),
                           /*sourceIsMerged=*/false);
   }
@@ -321,7 +288,7 @@ struct ExpandShapeShardingRule
     auto expand = cast<tensor::ExpandShapeOp>(op);
     if (!expand.getResultType().hasStaticShape())
       return failure();
-    return getReshapeRule(op, expand.getResultType(),
+    return ShardingRule::getReshape(op, expand.getResultType(),
                           expand.getReassociationIndices(),
                           /*sourceIsMerged=*/true);
   }
@@ -356,7 +323,7 @@ struct GatherShardingRule
     int64_t batchRank = indices.getRank() - 1;
     bool rankReduced =
         result.getRank() == batchRank + source.getRank() - (int64_t)gatherDims.size();
-    ShardingRule rule = emptyRule(op);
+    ShardingRule rule = ShardingRule::getEmpty(op);
     rule.partialPolicy = PartialPolicy::Multilinear;
     rule.operandIsLinear = {true, false}; // linear in the source, not the indices
     for (int64_t d = 0; d < batchRank; ++d) {
@@ -462,7 +429,7 @@ struct PadShardingRule
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto pad = cast<tensor::PadOp>(op);
     RankedTensorType source = pad.getSourceType();
-    ShardingRule rule = emptyRule(op);
+    ShardingRule rule = ShardingRule::getEmpty(op);
     ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
     Block &body = pad.getRegion().front();
     for (int64_t d = 0; d < source.getRank(); ++d) {

@@ -39,6 +39,39 @@ ShardingRule ShardingRule::getElementwise(Operation *op) {
   return rule;
 }
 
+ShardingRule ShardingRule::getEmpty(Operation *op) {
+  ShardingRule rule;
+  rule.operandDims.resize(op->getNumOperands());
+  rule.operandIsInitOnly.assign(op->getNumOperands(), false);
+  rule.operandIsAccumulator.assign(op->getNumOperands(), false);
+  rule.resultDims.resize(op->getNumResults());
+  return rule;
+}
+
+ShardingRule
+ShardingRule::getReshape(Operation *op, RankedTensorType split,
+                         ArrayRef<SmallVector<int64_t, 2>> groups,
+                         bool sourceIsMerged) {
+  ShardingRule rule = getEmpty(op);
+  rule.partialPolicy = PartialPolicy::Multilinear;
+  SmallVector<int64_t> mergedDims, splitDims(split.getRank(), kNoFactor);
+  for (ArrayRef<int64_t> group : groups) {
+    // Leading unit dims do not change which elements are contiguous: the
+    // first dim of another size indexes the merged dim's major part.
+    const int64_t *firstNonUnit = llvm::find_if(
+        group, [&](int64_t d) { return split.getDimSize(d) != 1; });
+    int64_t major =
+        firstNonUnit == group.end() ? group.front() : *firstNonUnit;
+    int64_t factor =
+        rule.addFactor(split.getDimSize(major), FactorKind::Parallel);
+    splitDims[major] = factor;
+    mergedDims.push_back(factor);
+  }
+  rule.operandDims[0] = sourceIsMerged ? mergedDims : splitDims;
+  rule.resultDims[0] = sourceIsMerged ? splitDims : mergedDims;
+  return rule;
+}
+
 LogicalResult ShardingRule::verify(Operation *op) const {
   auto checkDims = [&](StringRef what, unsigned index, Type type,
                        ArrayRef<int64_t> dims) -> LogicalResult {
@@ -157,8 +190,22 @@ void ShardingRule::print(raw_ostream &os) const {
   }
   if (partialPolicy == PartialPolicy::Additive)
     os << " partial: additive";
-  else if (partialPolicy == PartialPolicy::Multilinear)
+  else if (partialPolicy == PartialPolicy::Multilinear) {
     os << " partial: multilinear";
+    // Name the operands only when some tensor operand is not among them.
+    bool allLinear = true;
+    for (auto [i, dims] : llvm::enumerate(operandDims))
+      allLinear &= isLinearIn(i) || dims.empty();
+    if (!allLinear) {
+      os << " in";
+      bool first = true;
+      for (unsigned i = 0; i < operandDims.size(); ++i)
+        if (isLinearIn(i)) {
+          os << (first ? " " : ", ") << i;
+          first = false;
+        }
+    }
+  }
 }
 
 Operation *dist::rewriteInPlace(Operation *op, ValueRange localOperands,

@@ -171,7 +171,9 @@ static void reportFunction(func::FuncOp func) {
   if (unsized)
     os << llvm::formatv(" ({0} allocation(s) of dynamic size not counted)",
                         unsized);
-  func.emitRemark() << text;
+  // At the function's location only: the op itself would print the whole
+  // function as a note.
+  emitRemark(func.getLoc()) << text;
 }
 
 void DistMemoryReportPass::runOnOperation() {
@@ -182,8 +184,8 @@ void DistMemoryReportPass::runOnOperation() {
       return;
     for (BlockArgument arg : func.getArguments())
       if (isa<TensorType>(arg.getType())) {
-        func.emitOpError()
-            << "takes tensors (argument " << arg.getArgNumber()
+        emitError(func.getLoc())
+            << "function @" << func.getSymName() << " takes tensors (argument " << arg.getArgNumber()
             << "): dist-memory-report reads a bufferized program; run it "
                "after bufferization (dist-lower-to-llvm{memory-report=true})";
         ok = false;

@@ -70,7 +70,7 @@ static memref::DeallocOp getPlaceableDealloc(Value buffer, Operation *end) {
 static void reportBucket(CollectiveOpInterface op, int64_t members,
                          int64_t placed, int64_t placedBytes,
                          int64_t totalBytes) {
-  op.emitRemark() << "dist-place-buckets: " << placed << " of " << members
+  emitRemark(op->getLoc()) << "dist-place-buckets: " << placed << " of " << members
                   << " buffers (" << placedBytes << " of " << totalBytes
                   << " B) made in the bucket's buffer; copying the others "
                      "in and back moves "

@@ -75,9 +75,9 @@ struct DistVectorizeMatmulPass
           element.getIntOrFloatBitWidth() >= result.getIntOrFloatBitWidth())
         return false;
     }
-    // dist-matmul-to-blas takes matmuls whose three types are all f32 or all
-    // f64.
-    if (skipBlasTypes && matmul && (result.isF32() || result.isF64()) &&
+    // dist-matmul-to-blas takes matmuls and batch_matmuls whose three types
+    // are all f32 or all f64 (a batch_matmul as one call per batch element).
+    if (skipBlasTypes && (result.isF32() || result.isF64()) &&
         llvm::all_of(op.getDpsInputs(), [&](Value input) {
           return getElementTypeOrSelf(input.getType()) == result;
         }))

@@ -13,6 +13,9 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/TosaToArith/TosaToArith.h"
+#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -56,6 +59,11 @@ void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
                                     const LowerToLLVMOptions &options) {
   // The input is a per-rank program (or one without annotations).
   pm.addPass(createDistVerify(DistVerifyOptions{"partitioned", false}));
+  // TOSA ops become linalg, tensor and arith ops (nothing to do without them).
+  pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalgNamed());
+  pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalg());
+  pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
+  pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
   pm.addPass(createDistDecomposeAggregates());
   // arith/math ops on tensors have no bufferization: make them linalg ops.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());

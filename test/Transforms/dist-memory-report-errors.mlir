@@ -1,7 +1,7 @@
 // RUN: dist-opt %s -split-input-file -verify-diagnostics --dist-memory-report
 
 // Tests that a program on tensors is rejected.
-// expected-error@+1 {{'func.func' op takes tensors (argument 0): dist-memory-report reads a bufferized program; run it after bufferization (dist-lower-to-llvm{memory-report=true})}}
+// expected-error@+1 {{function @tensors takes tensors (argument 0): dist-memory-report reads a bufferized program; run it after bufferization (dist-lower-to-llvm{memory-report=true})}}
 func.func @tensors(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }

@@ -237,3 +237,100 @@ func.func @sum_of_inputs(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<f32>) -> (
   } -> tensor<f32>
   return %s, %t : tensor<f32>, tensor<f32>
 }
+
+// -----
+
+// Tests TOSA's elementwise ops: a broadcast dim (size 1 against a larger one)
+// has no factor; sums are additive, a product with a zero shift and a float
+// negation are linear in their tensor inputs (not in the shift or the zero
+// points); a square, an integer product with a shift and other ops take no
+// partial inputs.
+func.func @tosa_elementwise(%x: tensor<8x16xf32>, %b: tensor<1x16xf32>,
+                            %c: tensor<8x1xf32>, %i: tensor<8x16xi32>) -> tensor<8x16xf32> {
+  // expected-remark@+1 {{no sharding rule for 'tosa.const'}}
+  %zp = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  // expected-remark@+1 {{no sharding rule for 'tosa.const'}}
+  %shift = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  // expected-remark@+1 {{no sharding rule for 'tosa.const'}}
+  %shift3 = "tosa.const"() {values = dense<3> : tensor<1xi8>} : () -> tensor<1xi8>
+  // expected-remark@+1 {{sharding rule: ([i, j], [_, j]) -> ([i, j]) {i=8, j=16} partial: additive}}
+  %a = tosa.add %x, %b : (tensor<8x16xf32>, tensor<1x16xf32>) -> tensor<8x16xf32>
+  // expected-remark@+1 {{sharding rule: ([i, j], [i, _]) -> ([i, j]) {i=8, j=16} partial: additive}}
+  %s = tosa.sub %a, %c : (tensor<8x16xf32>, tensor<8x1xf32>) -> tensor<8x16xf32>
+  // expected-remark@+1 {{sharding rule: ([i, j], [_, j], [_]) -> ([i, j]) {i=8, j=16} partial: multilinear in 0, 1}}
+  %m = tosa.mul %s, %b, %shift : (tensor<8x16xf32>, tensor<1x16xf32>, tensor<1xi8>) -> tensor<8x16xf32>
+  // expected-remark@+1 {{sharding rule: ([i, j], [i, j], [_]) -> ([i, j]) {i=8, j=16}}}
+  %sq = tosa.mul %m, %m, %shift : (tensor<8x16xf32>, tensor<8x16xf32>, tensor<1xi8>) -> tensor<8x16xf32>
+  // expected-remark@+1 {{sharding rule: ([i, j], [i, j], [_]) -> ([i, j]) {i=8, j=16}}}
+  %ishift = tosa.mul %i, %i, %shift3 : (tensor<8x16xi32>, tensor<8x16xi32>, tensor<1xi8>) -> tensor<8x16xi32>
+  // expected-remark@+1 {{sharding rule: ([i, j], [_], [_]) -> ([i, j]) {i=8, j=16} partial: multilinear in 0}}
+  %n = tosa.negate %sq, %zp, %zp : (tensor<8x16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<8x16xf32>
+  // expected-remark@+1 {{sharding rule: ([i, j]) -> ([i, j]) {i=8, j=16}}}
+  %e = tosa.exp %n : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  // expected-remark@+1 {{sharding rule: ([i, j]) -> ([i, j]) {i=8, j=16}}}
+  %f = tosa.cast %ishift : (tensor<8x16xi32>) -> tensor<8x16xf32>
+  // expected-remark@+1 {{sharding rule: ([i, j], [i, j]) -> ([i, j]) {i=8, j=16}}}
+  %g = tosa.greater %e, %f : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xi1>
+  // expected-remark@+1 {{sharding rule: ([i, j], [i, j], [i, j]) -> ([i, j]) {i=8, j=16}}}
+  %r = tosa.select %g, %e, %f : (tensor<8x16xi1>, tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+
+// -----
+
+// Tests tosa.matmul: a batch factor, a sum factor over the shared dim; linear
+// in both inputs only when the zero points are zero.
+func.func @tosa_matmul(%a: tensor<2x8x16xf32>, %b: tensor<2x16x32xf32>,
+                       %ai: tensor<2x8x16xi8>, %bi: tensor<2x16x32xi8>) -> (tensor<2x8x32xf32>, tensor<2x8x32xi32>) {
+  // expected-remark@+1 {{no sharding rule for 'tosa.const'}}
+  %zp = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  // expected-remark@+1 {{no sharding rule for 'tosa.const'}}
+  %izp = "tosa.const"() {values = dense<5> : tensor<1xi8>} : () -> tensor<1xi8>
+  // expected-remark@+1 {{sharding rule: ([i, j, k], [i, k, l], [_], [_]) -> ([i, j, l]) {i=2, j=8, k=16 sum, l=32} partial: multilinear in 0, 1}}
+  %r = tosa.matmul %a, %b, %zp, %zp : (tensor<2x8x16xf32>, tensor<2x16x32xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x8x32xf32>
+  // expected-remark@+1 {{sharding rule: ([i, j, k], [i, k, l], [_], [_]) -> ([i, j, l]) {i=2, j=8, k=16 sum, l=32}}}
+  %ri = tosa.matmul %ai, %bi, %izp, %izp : (tensor<2x8x16xi8>, tensor<2x16x32xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<2x8x32xi32>
+  return %r, %ri : tensor<2x8x32xf32>, tensor<2x8x32xi32>
+}
+
+// -----
+
+// Tests TOSA's reductions: the reduced dim keeps size 1 with no factor; the
+// input's dim there reduces with the op's combiner (reduce_all / reduce_any
+// keep it whole); a sum is linear in its input.
+func.func @tosa_reductions(%x: tensor<8x16xf32>, %p: tensor<8x16xi1>) {
+  // expected-remark@+1 {{sharding rule: ([i, j]) -> ([i, _]) {i=8, j=16 sum} partial: multilinear}}
+  %s = tosa.reduce_sum %x {axis = 1 : i32} : (tensor<8x16xf32>) -> tensor<8x1xf32>
+  // expected-remark@+1 {{sharding rule: ([i, j]) -> ([_, j]) {i=8 max, j=16}}}
+  %mx = tosa.reduce_max %x {axis = 0 : i32} : (tensor<8x16xf32>) -> tensor<1x16xf32>
+  // expected-remark@+1 {{sharding rule: ([i, j]) -> ([i, _]) {i=8, j=16 min}}}
+  %mn = tosa.reduce_min %x {axis = 1 : i32} : (tensor<8x16xf32>) -> tensor<8x1xf32>
+  // expected-remark@+1 {{sharding rule: ([i, j]) -> ([i, _]) {i=8, j=16 prod}}}
+  %pr = tosa.reduce_product %x {axis = 1 : i32} : (tensor<8x16xf32>) -> tensor<8x1xf32>
+  // expected-remark@+1 {{sharding rule: ([i, j]) -> ([i, _]) {i=8, j=16 whole}}}
+  %al = tosa.reduce_all %p {axis = 1 : i32} : (tensor<8x16xi1>) -> tensor<8x1xi1>
+  return
+}
+
+// -----
+
+// Tests tosa.transpose (result dim j is input dim perms[j]) and tosa.reshape
+// (merged or split dims as tensor reshapes: a leading unit dim does not stop
+// the next dim from being split; a reshape that is neither has no rule).
+func.func @tosa_layout(%x: tensor<2x8x16xf32>, %y: tensor<1x8x16xf32>) {
+  // expected-remark@+1 {{sharding rule: ([i, j, k]) -> ([k, i, j]) {i=2, j=8, k=16} partial: multilinear}}
+  %t = tosa.transpose %x {perms = array<i32: 2, 0, 1>} : (tensor<2x8x16xf32>) -> tensor<16x2x8xf32>
+  %s1 = tosa.const_shape {values = dense<[16, 16]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  // expected-remark@+1 {{sharding rule: ([i, _, j], []) -> ([i, j]) {i=2, j=16} partial: multilinear}}
+  %c = tosa.reshape %x, %s1 : (tensor<2x8x16xf32>, !tosa.shape<2>) -> tensor<16x16xf32>
+  %s2 = tosa.const_shape {values = dense<[8, 16]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  // expected-remark@+1 {{sharding rule: ([_, i, j], []) -> ([i, j]) {i=8, j=16} partial: multilinear}}
+  %u = tosa.reshape %y, %s2 : (tensor<1x8x16xf32>, !tosa.shape<2>) -> tensor<8x16xf32>
+  %s3 = tosa.const_shape {values = dense<[2, 4, 16]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  // expected-remark@+1 {{sharding rule: ([i, j], []) -> ([i, _, j]) {i=2, j=16} partial: multilinear}}
+  %e = tosa.reshape %u, %s3 : (tensor<8x16xf32>, !tosa.shape<3>) -> tensor<2x4x16xf32>
+  %s4 = tosa.const_shape {values = dense<[16, 8]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  // expected-remark@+1 {{no sharding rule for this form of 'tosa.reshape'}}
+  %n = tosa.reshape %u, %s4 : (tensor<8x16xf32>, !tosa.shape<2>) -> tensor<16x8xf32>
+  return
+}

@@ -103,3 +103,17 @@ func.func @half_into_float(%a: tensor<8x4xf16>, %b: tensor<4x32xf16>, %c: tensor
   %r = linalg.matmul ins(%a, %b : tensor<8x4xf16>, tensor<4x32xf16>) outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>
   return %r : tensor<8x32xf32>
 }
+
+// -----
+
+// Tests that skip-blas-types leaves an f32 batch_matmul (what tosa.matmul
+// becomes) to the BLAS too: one call per batch element.
+// CHECK-LABEL: func.func @batch_f32
+// CHECK-NOT: linalg.batch_matmul
+// SKIP-LABEL: func.func @batch_f32
+// SKIP: linalg.batch_matmul
+// SKIP-NOT: vector.
+func.func @batch_f32(%a: tensor<2x8x4xf32>, %b: tensor<2x4x32xf32>, %c: tensor<2x8x32xf32>) -> tensor<2x8x32xf32> {
+  %r = linalg.batch_matmul ins(%a, %b : tensor<2x8x4xf32>, tensor<2x4x32xf32>) outs(%c : tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
+  return %r : tensor<2x8x32xf32>
+}

@@ -20,6 +20,7 @@ void registerLinalgShardingRules(DialectRegistry &registry);
 void registerElementwiseShardingRules(DialectRegistry &registry);
 /// tensor dialect ops.
 void registerTensorShardingRules(DialectRegistry &registry);
+void registerTosaShardingRules(DialectRegistry &registry);
 /// DataFlowShardingOpInterface for scf.for, scf.if, scf.while,
 /// scf.index_switch, scf.execute_region (one block) and func.call.
 void registerDataFlowShardingModels(DialectRegistry &registry);

@@ -100,6 +100,20 @@ struct ShardingRule {
   /// and are related elementwise.
   static ShardingRule getElementwise(Operation *op);
 
+  /// A rule with one entry per operand and result, all without dims (as for
+  /// scalars), to be filled in.
+  static ShardingRule getEmpty(Operation *op);
+
+  /// The rule of a reshape of operand 0 into result 0 that merges each group
+  /// of `groups` (dims of `split`, the higher-rank side) into one dim: the
+  /// major dim of each group (its first dim of size other than 1) is the
+  /// factor, indexing the major part of the merged dim; the group's other
+  /// dims stay whole (their blocks are not contiguous in the merged dim). `sourceIsMerged`: the operand is the
+  /// lower-rank side (an expand).
+  static ShardingRule getReshape(Operation *op, RankedTensorType split,
+                                 ArrayRef<SmallVector<int64_t, 2>> groups,
+                                 bool sourceIsMerged);
+
   /// Checks that the rule is consistent with the op: one entry per operand,
   /// result and tensor dim, factor indices in range, and each dim's size a
   /// multiple of its factor's (equal, or the factor indexes the major part of
