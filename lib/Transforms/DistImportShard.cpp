@@ -50,7 +50,12 @@ static FailureOr<ShardingAttr> convertSharding(shard::ShardingOp op,
     return op.emitOpError()
            << "has explicit shard offsets (uneven shards), which dist rejects";
   ArrayRef<shard::GridAxesAttr> splits = op.getSplitAxes().getAxes();
-  if ((int64_t)splits.size() > rank) {
+  // Sub-arrays past the rank split nothing when they are empty (upstream
+  // writes `split_axes = [[]]` for a replicated scalar).
+  bool splitsPastRank = llvm::any_of(
+      splits.drop_front(std::min<size_t>(rank, splits.size())),
+      [](shard::GridAxesAttr axes) { return !axes.empty(); });
+  if (splitsPastRank) {
     InFlightDiagnostic diag = user->emitOpError()
                               << "is annotated with " << splits.size()
                               << " split sub-arrays for a tensor of rank "

@@ -47,3 +47,20 @@ func.func @replicated(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %y = shard.shard %x to %s : tensor<8x8xf32>
   return %y : tensor<8x8xf32>
 }
+
+// -----
+
+// Tests that empty split sub-arrays past a tensor's rank split nothing: a
+// scalar annotated `split_axes = [[]]` (as upstream writes a replicated
+// scalar) and a vector with a trailing empty sub-array are replicated.
+// CHECK-LABEL: func.func @empty_splits_past_rank
+// CHECK: dist.annotate %{{.+}} as <@grid_4, []> : tensor<f32>
+// CHECK: dist.annotate %{{.+}} as <@grid_4, [{a0}]> : tensor<8xf32>
+shard.grid @grid_4(shape = 4)
+func.func @empty_splits_past_rank(%s: tensor<f32>, %v: tensor<8xf32>) -> (tensor<f32>, tensor<8xf32>) {
+  %r = shard.sharding @grid_4 split_axes = [[]] : !shard.sharding
+  %sr = shard.shard %s to %r annotate_for_users : tensor<f32>
+  %p = shard.sharding @grid_4 split_axes = [[0], []] : !shard.sharding
+  %vp = shard.shard %v to %p annotate_for_users : tensor<8xf32>
+  return %sr, %vp : tensor<f32>, tensor<8xf32>
+}

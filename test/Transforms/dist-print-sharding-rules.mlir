@@ -176,7 +176,7 @@ func.func @one_hot(%ids: tensor<8xindex>, %init: tensor<8x64xf32>) -> tensor<8x6
 // Tests the gather rule: the index batch dims and the source's other dims are
 // parallel, the gathered dim a sum (split, the result is a partial sum).
 func.func @gather(%ids: tensor<8x1xindex>, %table: tensor<64x16xf32>) -> tensor<8x1x16xf32> {
-  // expected-remark@+1 {{sharding rule: ([j, k], [i, _]) -> ([i, _, k]) {i=8, j=64 sum, k=16} partial: multilinear}}
+  // expected-remark@+1 {{sharding rule: ([j, k], [i, _]) -> ([i, _, k]) {i=8, j=64 sum, k=16} partial: multilinear in 0}}
   %rows = tensor.gather %table[%ids] gather_dims([0]) : (tensor<64x16xf32>, tensor<8x1xindex>) -> tensor<8x1x16xf32>
   return %rows : tensor<8x1x16xf32>
 }
