@@ -3,9 +3,14 @@
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 #define DEBUG_TYPE "dist-import-shard"
 
@@ -92,6 +97,312 @@ static LogicalResult importShard(shard::ShardOp op, OpBuilder &builder) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Collectives of programs that upstream has already partitioned
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The group of a shard collective as dist names it (the grid's symbol and
+/// axes a<i>), with the checks every import makes: tensors, not memrefs, and
+/// a grid that exists.
+struct ImportedGroup {
+  FlatSymbolRefAttr mesh;
+  ArrayAttr axes;
+  SmallVector<int64_t> gridShape;
+  SmallVector<int64_t> axisIndices;
+};
+
+/// Set by a pattern that reported an error, so that the pass fails once.
+struct ImportState {
+  bool failed = false;
+};
+
+template <typename ShardOp>
+struct ImportCollective : public OpRewritePattern<ShardOp> {
+  ImportCollective(MLIRContext *context, ImportState &state)
+      : OpRewritePattern<ShardOp>(context), state(state) {}
+
+  LogicalResult fail(ShardOp op, const Twine &message) const {
+    op.emitOpError() << message;
+    state.failed = true;
+    return failure();
+  }
+
+  /// The op's group; errors for memref operands, a missing grid or a grid
+  /// with a dynamic shape.
+  FailureOr<ImportedGroup> getGroup(ShardOp op, ArrayRef<int16_t> gridAxes,
+                                    bool allAxesIfEmpty = false) const {
+    for (Type type : llvm::concat<Type>(op->getOperandTypes(),
+                                         op->getResultTypes()))
+      if (isa<BaseMemRefType>(type))
+        return fail(op, "works on memrefs; dist-import-shard imports "
+                        "collectives on tensors only (bufferize after import)");
+    ImportedGroup group;
+    auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+        op, op.getGridAttr());
+    if (!grid)
+      return fail(op, "refers to @" + op.getGrid() + ", which is no shard.grid");
+    group.gridShape = llvm::to_vector(grid.getShape());
+    if (llvm::any_of(group.gridShape, ShapedType::isDynamic))
+      return fail(op, "works on a grid with a dynamic shape; dist meshes are "
+                      "static");
+    for (int16_t axis : gridAxes)
+      group.axisIndices.push_back(axis);
+    if (gridAxes.empty() && allAxesIfEmpty)
+      for (int64_t axis = 0; axis < (int64_t)group.gridShape.size(); ++axis)
+        group.axisIndices.push_back(axis);
+    MLIRContext *context = op.getContext();
+    SmallVector<Attribute> names;
+    for (int64_t axis : group.axisIndices)
+      names.push_back(axisName(context, axis));
+    group.mesh = op.getGridAttr();
+    group.axes = ArrayAttr::get(context, names);
+    return group;
+  }
+
+  /// dist's reduction kind for upstream's; the bitwise and generic kinds have
+  /// no dist collective.
+  FailureOr<ReductionKind> getKind(ShardOp op,
+                                   shard::ReductionKind kind) const {
+    switch (kind) {
+    case shard::ReductionKind::Sum:
+      return ReductionKind::sum;
+    case shard::ReductionKind::Max:
+      return ReductionKind::max;
+    case shard::ReductionKind::Min:
+      return ReductionKind::min;
+    case shard::ReductionKind::Product:
+      return ReductionKind::prod;
+    case shard::ReductionKind::Average:
+      return ReductionKind::avg;
+    default:
+      return fail(op, "reduces with '" + shard::stringifyReductionKind(kind) +
+                          "', which dist's collectives do not have (sum, "
+                          "max, min, product, average)");
+    }
+  }
+
+  /// The root's index in the group (major to minor) from upstream's
+  /// multi-index; dynamic roots are refused.
+  FailureOr<int64_t> getRoot(ShardOp op, const ImportedGroup &group) const {
+    if (!op.getRootDynamic().empty())
+      return fail(op, "has a dynamic root; dist's roots are static");
+    ArrayRef<int64_t> root = op.getRoot();
+    if (root.size() != group.axisIndices.size())
+      return fail(op, "has a root of " + Twine(root.size()) +
+                          " coordinates for " +
+                          Twine(group.axisIndices.size()) + " grid axes");
+    int64_t linear = 0;
+    for (auto [coordinate, axis] : llvm::zip(root, group.axisIndices))
+      linear = linear * group.gridShape[axis] + coordinate;
+    return linear;
+  }
+
+  /// Element types must match: dist's collectives do not convert.
+  LogicalResult checkSameElementType(ShardOp op) const {
+    if (getElementTypeOrSelf(op->getOperand(0).getType()) !=
+        getElementTypeOrSelf(op->getResult(0).getType()))
+      return fail(op, "converts its element type; dist's collectives keep it "
+                      "(convert before or after)");
+    return success();
+  }
+
+  ImportState &state;
+};
+
+struct ImportAllReduce : public ImportCollective<shard::AllReduceOp> {
+  using ImportCollective::ImportCollective;
+  LogicalResult matchAndRewrite(shard::AllReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<ImportedGroup> group = getGroup(op, op.getGridAxes());
+    if (failed(group) || failed(checkSameElementType(op)))
+      return failure();
+    FailureOr<ReductionKind> kind = getKind(op, op.getReduction());
+    if (failed(kind))
+      return failure();
+    rewriter.replaceOpWithNewOp<AllReduceOp>(
+        op, TypeRange{op.getType()}, /*token=*/Type(),
+        ValueRange{op.getInput()}, group->mesh, group->axes, IntegerAttr(),
+        OriginAttr(),
+        ReductionKindAttr::get(op.getContext(), *kind));
+    return success();
+  }
+};
+
+struct ImportReduce : public ImportCollective<shard::ReduceOp> {
+  using ImportCollective::ImportCollective;
+  LogicalResult matchAndRewrite(shard::ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<ImportedGroup> group = getGroup(op, op.getGridAxes());
+    if (failed(group) || failed(checkSameElementType(op)))
+      return failure();
+    FailureOr<ReductionKind> kind = getKind(op, op.getReduction());
+    FailureOr<int64_t> root = getRoot(op, *group);
+    if (failed(kind) || failed(root))
+      return failure();
+    // Upstream leaves the non-root ranks' results unspecified; dist's reduce
+    // keeps the input there, which is one of the values allowed.
+    rewriter.replaceOpWithNewOp<ReduceOp>(
+        op, TypeRange{op.getType()}, /*token=*/Type(),
+        ValueRange{op.getInput()}, group->mesh, group->axes, IntegerAttr(),
+        OriginAttr(),
+        ReductionKindAttr::get(op.getContext(), *kind),
+        rewriter.getI64IntegerAttr(*root));
+    return success();
+  }
+};
+
+struct ImportBroadcast : public ImportCollective<shard::BroadcastOp> {
+  using ImportCollective::ImportCollective;
+  LogicalResult matchAndRewrite(shard::BroadcastOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<ImportedGroup> group = getGroup(op, op.getGridAxes());
+    if (failed(group))
+      return failure();
+    FailureOr<int64_t> root = getRoot(op, *group);
+    if (failed(root))
+      return failure();
+    rewriter.replaceOpWithNewOp<BroadcastOp>(
+        op, TypeRange{op.getType()}, /*token=*/Type(),
+        ValueRange{op.getInput()}, group->mesh, group->axes, IntegerAttr(),
+        OriginAttr(), rewriter.getI64IntegerAttr(*root));
+    return success();
+  }
+};
+
+struct ImportAllGather : public ImportCollective<shard::AllGatherOp> {
+  using ImportCollective::ImportCollective;
+  LogicalResult matchAndRewrite(shard::AllGatherOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<ImportedGroup> group = getGroup(op, op.getGridAxes());
+    if (failed(group))
+      return failure();
+    rewriter.replaceOpWithNewOp<AllGatherOp>(
+        op, op.getType(), /*token=*/Type(), op.getInput(), group->mesh,
+        group->axes, IntegerAttr(), OriginAttr(),
+        rewriter.getI64IntegerAttr(op.getGatherAxis().getSExtValue()));
+    return success();
+  }
+};
+
+struct ImportReduceScatter : public ImportCollective<shard::ReduceScatterOp> {
+  using ImportCollective::ImportCollective;
+  LogicalResult matchAndRewrite(shard::ReduceScatterOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<ImportedGroup> group = getGroup(op, op.getGridAxes());
+    if (failed(group) || failed(checkSameElementType(op)))
+      return failure();
+    FailureOr<ReductionKind> kind = getKind(op, op.getReduction());
+    if (failed(kind))
+      return failure();
+    rewriter.replaceOpWithNewOp<ReduceScatterOp>(
+        op, op.getType(), /*token=*/Type(), op.getInput(), group->mesh,
+        group->axes, IntegerAttr(), OriginAttr(),
+        ReductionKindAttr::get(op.getContext(), *kind),
+        rewriter.getI64IntegerAttr(op.getScatterAxis().getSExtValue()));
+    return success();
+  }
+};
+
+struct ImportAllToAll : public ImportCollective<shard::AllToAllOp> {
+  using ImportCollective::ImportCollective;
+  LogicalResult matchAndRewrite(shard::AllToAllOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<ImportedGroup> group = getGroup(op, op.getGridAxes());
+    if (failed(group))
+      return failure();
+    rewriter.replaceOpWithNewOp<AllToAllOp>(
+        op, op.getType(), /*token=*/Type(), op.getInput(), group->mesh,
+        group->axes, IntegerAttr(), OriginAttr(),
+        rewriter.getI64IntegerAttr(op.getSplitAxis().getSExtValue()),
+        rewriter.getI64IntegerAttr(op.getConcatAxis().getSExtValue()));
+    return success();
+  }
+};
+
+/// all_slice needs no communication: each rank keeps its block of the slice
+/// dim, at its index in the group.
+struct ImportAllSlice : public ImportCollective<shard::AllSliceOp> {
+  using ImportCollective::ImportCollective;
+  LogicalResult matchAndRewrite(shard::AllSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<ImportedGroup> group = getGroup(op, op.getGridAxes());
+    if (failed(group))
+      return failure();
+    auto result = cast<RankedTensorType>(op.getType());
+    if (!result.hasStaticShape())
+      return fail(op, "has a result of dynamic shape; dist slices static "
+                      "shapes only");
+    int64_t dim = op.getSliceAxis().getSExtValue();
+    Location loc = op.getLoc();
+    Value index = ProcessIndexOp::create(rewriter, loc, group->mesh,
+                                         group->axes);
+    Value block =
+        arith::ConstantIndexOp::create(rewriter, loc, result.getDimSize(dim));
+    SmallVector<OpFoldResult> offsets(result.getRank(),
+                                      rewriter.getIndexAttr(0));
+    offsets[dim] =
+        arith::MulIOp::create(rewriter, loc, index, block).getResult();
+    SmallVector<OpFoldResult> sizes, strides(result.getRank(),
+                                             rewriter.getIndexAttr(1));
+    for (int64_t size : result.getShape())
+      sizes.push_back(rewriter.getIndexAttr(size));
+    Value slice = tensor::ExtractSliceOp::create(
+        rewriter, loc, result, op.getInput(), offsets, sizes, strides);
+    rewriter.replaceOp(op, slice);
+    return success();
+  }
+};
+
+/// One dist.process_index per axis (all the grid's axes when none is
+/// named).
+struct ImportProcessMultiIndex
+    : public ImportCollective<shard::ProcessMultiIndexOp> {
+  using ImportCollective::ImportCollective;
+  LogicalResult matchAndRewrite(shard::ProcessMultiIndexOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<ImportedGroup> group =
+        getGroup(op, op.getAxes(), /*allAxesIfEmpty=*/true);
+    if (failed(group))
+      return failure();
+    SmallVector<Value> indices;
+    for (Attribute axis : group->axes)
+      indices.push_back(ProcessIndexOp::create(rewriter, op.getLoc(),
+                                               group->mesh,
+                                               rewriter.getArrayAttr({axis})));
+    rewriter.replaceOp(op, indices);
+    return success();
+  }
+};
+
+/// The linear index over every axis of the grid, in order.
+struct ImportProcessLinearIndex
+    : public ImportCollective<shard::ProcessLinearIndexOp> {
+  using ImportCollective::ImportCollective;
+  LogicalResult matchAndRewrite(shard::ProcessLinearIndexOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<ImportedGroup> group = getGroup(op, {}, /*allAxesIfEmpty=*/true);
+    if (failed(group))
+      return failure();
+    rewriter.replaceOpWithNewOp<ProcessIndexOp>(op, group->mesh, group->axes);
+    return success();
+  }
+};
+} // namespace
+
+/// Imports the collectives and process indices of an already partitioned
+/// program. Returns failure after reporting an error.
+static LogicalResult importCollectives(ModuleOp module) {
+  ImportState state;
+  RewritePatternSet patterns(module.getContext());
+  patterns.add<ImportAllReduce, ImportReduce, ImportBroadcast, ImportAllGather,
+               ImportReduceScatter, ImportAllToAll, ImportAllSlice,
+               ImportProcessMultiIndex, ImportProcessLinearIndex>(
+      module.getContext(), state);
+  walkAndApplyPatterns(module, std::move(patterns));
+  return failure(state.failed);
+}
+
 namespace {
 struct DistImportShardPass
     : public dist::impl::DistImportShardBase<DistImportShardPass> {
@@ -104,7 +415,7 @@ struct DistImportShardPass
       return failed(importShard(op, builder)) ? WalkResult::interrupt()
                                               : WalkResult::advance();
     });
-    if (result.wasInterrupted())
+    if (result.wasInterrupted() || failed(importCollectives(module)))
       return signalPassFailure();
     SmallVector<Operation *> rest;
     module.walk([&](Operation *op) {
@@ -125,8 +436,11 @@ struct DistImportShardPass
         if (failed(importGrid(grid, builder)))
           return signalPassFailure();
       } else {
-        op->emitOpError() << "is not an annotation; dist-import-shard imports "
-                             "shard.grid, shard.sharding and shard.shard only";
+        op->emitOpError()
+            << "has no dist counterpart; dist-import-shard imports shard.grid, "
+               "shard.sharding, shard.shard, the collectives all_reduce, "
+               "reduce, broadcast, all_gather, reduce_scatter, all_to_all and "
+               "all_slice, and process_multi_index / process_linear_index";
         return signalPassFailure();
       }
     }

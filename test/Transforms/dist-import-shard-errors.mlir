@@ -40,11 +40,51 @@ shard.grid @grid_dyn(shape = ?x2)
 
 // -----
 
-// Tests that other shard ops (collectives) are not imported.
+// Tests that shard ops without a dist counterpart are refused.
 shard.grid @grid_4(shape = 4)
-func.func @collective(%x: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-error@+1 {{'shard.all_reduce' op is not an annotation; dist-import-shard imports shard.grid, shard.sharding and shard.shard only}}
-  %r = shard.all_reduce %x on @grid_4 grid_axes = [0] : tensor<8xf32> -> tensor<8xf32>
+func.func @collective(%x: tensor<8xf32>) -> tensor<32xf32> {
+  // expected-error@+1 {{'shard.gather' op has no dist counterpart; dist-import-shard imports shard.grid, shard.sharding, shard.shard, the collectives all_reduce, reduce, broadcast, all_gather, reduce_scatter, all_to_all and all_slice, and process_multi_index / process_linear_index}}
+  %r = shard.gather %x on @grid_4 grid_axes = [0] gather_axis = 0 root = [0] : (tensor<8xf32>) -> tensor<32xf32>
+  return %r : tensor<32xf32>
+}
+
+// -----
+
+// Tests that a collective on memrefs is refused (dist imports tensors).
+shard.grid @grid_4(shape = 4)
+func.func @on_memrefs(%x: memref<8xf32>) -> memref<8xf32> {
+  // expected-error@+1 {{'shard.all_reduce' op works on memrefs; dist-import-shard imports collectives on tensors only (bufferize after import)}}
+  %r = shard.all_reduce %x on @grid_4 grid_axes = [0] : memref<8xf32> -> memref<8xf32>
+  return %r : memref<8xf32>
+}
+
+// -----
+
+// Tests that a reduction dist's collectives do not have is refused.
+shard.grid @grid_4(shape = 4)
+func.func @bitwise(%x: tensor<8xi32>) -> tensor<8xi32> {
+  // expected-error@+1 {{'shard.all_reduce' op reduces with 'bitwise_or', which dist's collectives do not have (sum, max, min, product, average)}}
+  %r = shard.all_reduce %x on @grid_4 grid_axes = [0] reduction = bitwise_or : tensor<8xi32> -> tensor<8xi32>
+  return %r : tensor<8xi32>
+}
+
+// -----
+
+// Tests that a collective that changes the element type is refused.
+shard.grid @grid_4(shape = 4)
+func.func @widening(%x: tensor<8xi8>) -> tensor<8xi32> {
+  // expected-error@+1 {{'shard.all_reduce' op converts its element type; dist's collectives keep it (convert before or after)}}
+  %r = shard.all_reduce %x on @grid_4 grid_axes = [0] : tensor<8xi8> -> tensor<8xi32>
+  return %r : tensor<8xi32>
+}
+
+// -----
+
+// Tests that a dynamic root is refused.
+shard.grid @grid_4(shape = 4)
+func.func @dynamic_root(%x: tensor<8xf32>, %root: index) -> tensor<8xf32> {
+  // expected-error@+1 {{'shard.broadcast' op has a dynamic root; dist's roots are static}}
+  %r = shard.broadcast %x on @grid_4 grid_axes = [0] root = [%root] : (tensor<8xf32>, index) -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
 

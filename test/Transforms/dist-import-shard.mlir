@@ -64,3 +64,37 @@ func.func @empty_splits_past_rank(%s: tensor<f32>, %v: tensor<8xf32>) -> (tensor
   %vp = shard.shard %v to %p annotate_for_users : tensor<8xf32>
   return %sr, %vp : tensor<f32>, tensor<8xf32>
 }
+
+// -----
+
+// Tests the collectives and process queries of a program upstream has
+// already partitioned: each becomes its dist counterpart on the axes a<i>;
+// a root's multi-index [1, 0] on a 2x2 grid is index 2 of the group;
+// all_slice is the rank's block (no communication).
+// CHECK-LABEL: func.func @partitioned
+// CHECK: dist.all_reduce %arg0 on @grid_2x2 [a1] max : tensor<4x8xf32>
+// CHECK: dist.all_gather %arg0 on @grid_2x2 [a0] dim = 0 : tensor<4x8xf32> -> tensor<8x8xf32>
+// CHECK: dist.reduce_scatter %arg0 on @grid_2x2 [a1] sum dim = 0 : tensor<4x8xf32> -> tensor<2x8xf32>
+// CHECK: dist.all_to_all %arg0 on @grid_2x2 [a0] split_dim = 1 concat_dim = 0 : tensor<4x8xf32> -> tensor<8x4xf32>
+// CHECK: dist.broadcast %arg1 on @grid_2x2 [a0, a1] root = 2 : tensor<4x8xf32>
+// CHECK: dist.reduce %arg1 on @grid_2x2 [a1] sum root = 1 : tensor<4x8xf32>
+// CHECK: %[[I:.+]] = dist.process_index on @grid_2x2 [a1] : index
+// CHECK: %[[OFF:.+]] = arith.muli %[[I]], %c2
+// CHECK: tensor.extract_slice %arg1[%[[OFF]], 0] [2, 8] [1, 1] : tensor<4x8xf32> to tensor<2x8xf32>
+// CHECK: dist.process_index on @grid_2x2 [a0] : index
+// CHECK: dist.process_index on @grid_2x2 [a1] : index
+// CHECK: dist.process_index on @grid_2x2 [a0, a1] : index
+// CHECK-NOT: shard.
+shard.grid @grid_2x2(shape = 2x2)
+func.func @partitioned(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<8x8xf32>, tensor<2x8xf32>, tensor<8x4xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x8xf32>, index, index, index) {
+  %s = shard.all_reduce %x on @grid_2x2 grid_axes = [1] reduction = max : tensor<4x8xf32> -> tensor<4x8xf32>
+  %g = shard.all_gather %x on @grid_2x2 grid_axes = [0] gather_axis = 0 : tensor<4x8xf32> -> tensor<8x8xf32>
+  %r = shard.reduce_scatter %x on @grid_2x2 grid_axes = [1] scatter_axis = 0 : tensor<4x8xf32> -> tensor<2x8xf32>
+  %t = shard.all_to_all %x on @grid_2x2 grid_axes = [0] split_axis = 1 concat_axis = 0 : tensor<4x8xf32> -> tensor<8x4xf32>
+  %b = shard.broadcast %y on @grid_2x2 grid_axes = [0, 1] root = [1, 0] : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %d = shard.reduce %y on @grid_2x2 grid_axes = [1] root = [1] : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %sl = shard.all_slice %y on @grid_2x2 grid_axes = [1] slice_axis = 0 : tensor<4x8xf32> -> tensor<2x8xf32>
+  %i:2 = shard.process_multi_index on @grid_2x2 : index, index
+  %l = shard.process_linear_index on @grid_2x2 : index
+  return %s, %g, %r, %t, %b, %d, %sl, %i#0, %i#1, %l : tensor<4x8xf32>, tensor<8x8xf32>, tensor<2x8xf32>, tensor<8x4xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x8xf32>, index, index, index
+}

@@ -211,13 +211,26 @@ def DistImportShard : Pass<"dist-import-shard", "::mlir::ModuleOp"> {
     }
     ```
 
+    Programs that upstream has already partitioned (`shard-partition`) are
+    imported too, so that dist can lower and run them: on tensors,
+    `shard.all_reduce`, `reduce`, `broadcast`, `all_gather`,
+    `reduce_scatter` and `all_to_all` become the dist collective of the same
+    name on the axes `a<i>` (a root's multi-index becomes its index in the
+    group, major to minor); `shard.all_slice` becomes the rank's block
+    (`dist.process_index` and a `tensor.extract_slice`, no communication);
+    `shard.process_multi_index` one `dist.process_index` per axis and
+    `shard.process_linear_index` one over every axis.
+
     Rejected with an error naming the op: dynamic grid shapes, halo sizes
-    and explicit shard offsets (uneven shards), more split sub-arrays than
-    the tensor has dims, shardings that are not a `shard.sharding` op, and
-    any other `shard` op (collectives, process queries): only annotations
-    are imported.
+    and explicit shard offsets (uneven shards), non-empty split sub-arrays
+    past the tensor's dims, shardings that are not a `shard.sharding` op,
+    collectives on memrefs, with a dynamic root, a reduction dist does not
+    have (bitwise, generic) or a change of element type, and every other
+    `shard` op (gather, scatter, send, recv, shift, update_halo, ...).
   }]);
-  let dependentDialects = ["::mlir::dist::DistDialect"];
+  let dependentDialects = ["::mlir::dist::DistDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def DistCommReport : Pass<"dist-comm-report", "::mlir::ModuleOp"> {
