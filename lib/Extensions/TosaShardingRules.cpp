@@ -4,8 +4,11 @@
 // 1 against a larger one is broadcast, so it has no factor), tosa.matmul
 // (batched, with a sum factor over the shared dim), the reductions (which
 // keep the reduced dim with size 1), tosa.transpose and tosa.reshape (when it
-// only merges or splits dims). Every other TOSA op has no rule: it computes
-// replicated values.
+// only merges or splits dims); and for convolutional models, tosa.conv2d and
+// the poolings (batch and channels parallel, windows whole), and the layout
+// ops tosa.concat, tosa.pad, tosa.slice, tosa.tile, tosa.argmax and
+// tosa.table (dims they cut, pad, join, repeat or reduce stay whole). Every
+// other TOSA op has no rule: it computes replicated values.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +18,7 @@
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 using namespace mlir::dist;
@@ -77,6 +81,55 @@ static void setLinearIn(ShardingRule &rule, Operation *op,
   rule.operandIsLinear.assign(op->getNumOperands(), false);
   for (unsigned i : linear)
     rule.operandIsLinear[i] = true;
+}
+
+/// The values of a `tosa.const_shape` operand, or nothing if it is not one.
+static std::optional<SmallVector<int64_t>> getConstShape(Value shape) {
+  auto constant = shape.getDefiningOp<tosa::ConstShapeOp>();
+  if (!constant)
+    return std::nullopt;
+  return llvm::to_vector(constant.getValues().getValues<int64_t>());
+}
+
+/// A rule for an op whose tensor operands `dataOperands` and result 0 have
+/// one rank and share a factor per dim, except the dims in `whole` (a window,
+/// a padded, cut, joined or repeated dim): those stay whole. Other operands
+/// get no dims.
+static FailureOr<ShardingRule>
+getDimwiseRule(Operation *op, ArrayRef<unsigned> dataOperands,
+               const llvm::SmallBitVector &whole) {
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!result || !result.hasStaticShape())
+    return failure();
+  ShardingRule rule = ShardingRule::getEmpty(op);
+  SmallVector<int64_t> dims;
+  // A whole dim has no factor: its sizes may differ between the operands
+  // and the result (a window, a pad).
+  for (auto [d, size] : llvm::enumerate(result.getShape()))
+    dims.push_back(whole.test(d) ? ShardingRule::kNoFactor
+                                 : rule.addFactor(size, FactorKind::Parallel));
+  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+    if (auto type = dyn_cast<RankedTensorType>(operand.getType()))
+      rule.operandDims[i].assign(type.getRank(), ShardingRule::kNoFactor);
+  for (unsigned i : dataOperands) {
+    auto type = dyn_cast<RankedTensorType>(op->getOperand(i).getType());
+    if (!type || type.getRank() != result.getRank() || !type.hasStaticShape())
+      return failure();
+    for (int64_t d = 0; d < result.getRank(); ++d)
+      if (!whole.test(d) && type.getDimSize(d) != result.getDimSize(d))
+        return failure();
+    rule.operandDims[i] = dims;
+  }
+  rule.resultDims[0] = dims;
+  return rule;
+}
+
+/// NHWC windows (convolutions, poolings): H and W are whole.
+static llvm::SmallBitVector windowDims() {
+  llvm::SmallBitVector whole(4);
+  whole.set(1);
+  whole.set(2);
+  return whole;
 }
 
 namespace {
@@ -241,6 +294,173 @@ struct TosaReshapeShardingRule
   }
 };
 
+/// tosa.conv2d: [n, h, w, ic] * [oc, kh, kw, ic] + [oc] -> [n, oh, ow, oc].
+/// Batch and output channels are parallel; the windows are whole, and so is
+/// the input channel (its sum is inside the op, after which the bias is
+/// added: a split would add the bias once per rank).
+struct TosaConv2DShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<TosaConv2DShardingRule,
+                                                    tosa::Conv2DOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto conv = cast<tosa::Conv2DOp>(op);
+    auto input = cast<RankedTensorType>(conv.getInput().getType());
+    auto weight = cast<RankedTensorType>(conv.getWeight().getType());
+    auto output = cast<RankedTensorType>(conv.getType());
+    auto bias = cast<RankedTensorType>(conv.getBias().getType());
+    if (!input.hasStaticShape() || !weight.hasStaticShape() ||
+        !output.hasStaticShape())
+      return failure();
+    ShardingRule rule = ShardingRule::getEmpty(op);
+    int64_t n = rule.addFactor(input.getDimSize(0), FactorKind::Parallel);
+    int64_t oc = rule.addFactor(output.getDimSize(3), FactorKind::Parallel);
+    auto whole = [&](int64_t size) {
+      return rule.addFactor(size, FactorKind::Unsplittable);
+    };
+    int64_t ic = whole(input.getDimSize(3));
+    rule.operandDims[0] = {n, whole(input.getDimSize(1)),
+                           whole(input.getDimSize(2)), ic};
+    rule.operandDims[1] = {oc, whole(weight.getDimSize(1)),
+                           whole(weight.getDimSize(2)), ic};
+    // A bias of one element is broadcast over the channels.
+    rule.operandDims[2] = {bias.getDimSize(0) == output.getDimSize(3)
+                               ? oc
+                               : ShardingRule::kNoFactor};
+    for (unsigned zp : {3u, 4u})
+      rule.operandDims[zp].assign(
+          cast<RankedTensorType>(op->getOperand(zp).getType()).getRank(),
+          ShardingRule::kNoFactor);
+    rule.resultDims[0] = {n, whole(output.getDimSize(1)),
+                          whole(output.getDimSize(2)), oc};
+    return rule;
+  }
+};
+
+/// Poolings: batch and channels parallel, windows whole.
+template <typename OpTy>
+struct TosaPoolShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<TosaPoolShardingRule<OpTy>,
+                                                    OpTy> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    return getDimwiseRule(op, {0}, windowDims());
+  }
+};
+
+/// tosa.concat: the joined dim is whole; the others are shared by every
+/// input.
+struct TosaConcatShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<TosaConcatShardingRule,
+                                                    tosa::ConcatOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto concat = cast<tosa::ConcatOp>(op);
+    auto result = cast<RankedTensorType>(concat.getType());
+    llvm::SmallBitVector whole(result.getRank());
+    whole.set(concat.getAxis());
+    SmallVector<unsigned> inputs =
+        llvm::to_vector(llvm::seq<unsigned>(0, op->getNumOperands()));
+    FailureOr<ShardingRule> rule = getDimwiseRule(op, inputs, whole);
+    if (succeeded(rule))
+      rule->partialPolicy = PartialPolicy::Additive; // sums of pieces join
+    return rule;
+  }
+};
+
+/// tosa.pad and tosa.tile: the dims they pad or repeat are whole (their
+/// `!tosa.shape` operand must be a tosa.const_shape).
+template <typename OpTy>
+struct TosaPadTileShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<
+          TosaPadTileShardingRule<OpTy>, OpTy> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto result = cast<RankedTensorType>(op->getResult(0).getType());
+    llvm::SmallBitVector whole(result.getRank());
+    if constexpr (std::is_same_v<OpTy, tosa::PadOp>) {
+      std::optional<SmallVector<int64_t>> padding =
+          getConstShape(cast<tosa::PadOp>(op).getPadding());
+      if (!padding || (int64_t)padding->size() != 2 * result.getRank())
+        return failure();
+      for (int64_t d = 0; d < result.getRank(); ++d)
+        if ((*padding)[2 * d] != 0 || (*padding)[2 * d + 1] != 0)
+          whole.set(d);
+    } else {
+      std::optional<SmallVector<int64_t>> multiples =
+          getConstShape(cast<tosa::TileOp>(op).getMultiples());
+      if (!multiples || (int64_t)multiples->size() != result.getRank())
+        return failure();
+      for (int64_t d = 0; d < result.getRank(); ++d)
+        if ((*multiples)[d] != 1)
+          whole.set(d);
+    }
+    return getDimwiseRule(op, {0}, whole);
+  }
+};
+
+/// tosa.slice: the dims it cuts are whole; the local op gets the local size.
+struct TosaSliceShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<TosaSliceShardingRule,
+                                                    tosa::SliceOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto slice = cast<tosa::SliceOp>(op);
+    auto input = cast<RankedTensorType>(slice.getInput1().getType());
+    auto result = cast<RankedTensorType>(slice.getType());
+    std::optional<SmallVector<int64_t>> start = getConstShape(slice.getStart());
+    if (!start || !input.hasStaticShape() ||
+        (int64_t)start->size() != input.getRank())
+      return failure();
+    llvm::SmallBitVector whole(result.getRank());
+    for (int64_t d = 0; d < result.getRank(); ++d)
+      if ((*start)[d] != 0 || result.getDimSize(d) != input.getDimSize(d))
+        whole.set(d);
+    return getDimwiseRule(op, {0}, whole);
+  }
+
+  FailureOr<Operation *> buildLocalOp(Operation *op, OpBuilder &builder,
+                                      IRMapping &, ValueRange operands,
+                                      TypeRange resultTypes,
+                                      const FactorSplits &) const {
+    auto type = cast<RankedTensorType>(resultTypes[0]);
+    ImplicitLocOpBuilder b(op->getLoc(), builder);
+    Value size = tosa::ConstShapeOp::create(
+        b, tosa::shapeType::get(b.getContext(), type.getRank()),
+        b.getIndexTensorAttr(type.getShape()));
+    return tosa::SliceOp::create(b, type, operands[0], operands[1], size)
+        .getOperation();
+  }
+};
+
+/// tosa.argmax: the reduced dim (dropped from the result) is whole.
+struct TosaArgMaxShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<TosaArgMaxShardingRule,
+                                                    tosa::ArgMaxOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto argmax = cast<tosa::ArgMaxOp>(op);
+    auto input = cast<RankedTensorType>(argmax.getInput().getType());
+    if (!input.hasStaticShape())
+      return failure();
+    ShardingRule rule = ShardingRule::getEmpty(op);
+    for (auto [d, size] : llvm::enumerate(input.getShape())) {
+      if ((int64_t)d == (int64_t)argmax.getAxis()) {
+        rule.operandDims[0].push_back(
+            rule.addFactor(size, FactorKind::Unsplittable));
+        continue;
+      }
+      int64_t factor = rule.addFactor(size, FactorKind::Parallel);
+      rule.operandDims[0].push_back(factor);
+      rule.resultDims[0].push_back(factor);
+    }
+    return rule;
+  }
+};
+
+/// tosa.table: elementwise lookups in a table every rank holds whole.
+struct TosaTableShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<TosaTableShardingRule,
+                                                    tosa::TableOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto result = cast<RankedTensorType>(op->getResult(0).getType());
+    return getDimwiseRule(op, {0}, llvm::SmallBitVector(result.getRank()));
+  }
+};
+
 template <typename... OpTys>
 void attachElementwise(MLIRContext *context) {
   (OpTys::template attachInterface<TosaElementwiseShardingRule<OpTys>>(
@@ -284,5 +504,18 @@ void dist::registerTosaShardingRules(DialectRegistry &registry) {
     tosa::MatMulOp::attachInterface<TosaMatMulShardingRule>(*context);
     tosa::TransposeOp::attachInterface<TosaTransposeShardingRule>(*context);
     tosa::ReshapeOp::attachInterface<TosaReshapeShardingRule>(*context);
+    tosa::Conv2DOp::attachInterface<TosaConv2DShardingRule>(*context);
+    tosa::AvgPool2dOp::attachInterface<TosaPoolShardingRule<tosa::AvgPool2dOp>>(
+        *context);
+    tosa::MaxPool2dOp::attachInterface<TosaPoolShardingRule<tosa::MaxPool2dOp>>(
+        *context);
+    tosa::ConcatOp::attachInterface<TosaConcatShardingRule>(*context);
+    tosa::PadOp::attachInterface<TosaPadTileShardingRule<tosa::PadOp>>(
+        *context);
+    tosa::TileOp::attachInterface<TosaPadTileShardingRule<tosa::TileOp>>(
+        *context);
+    tosa::SliceOp::attachInterface<TosaSliceShardingRule>(*context);
+    tosa::ArgMaxOp::attachInterface<TosaArgMaxShardingRule>(*context);
+    tosa::TableOp::attachInterface<TosaTableShardingRule>(*context);
   });
 }

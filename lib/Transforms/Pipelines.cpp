@@ -55,15 +55,18 @@ void dist::buildAutoPartitionPipeline(OpPassManager &pm,
   pm.addPass(createDistVerify(DistVerifyOptions{"partitioned", false}));
 }
 
-void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
-                                    const LowerToLLVMOptions &options) {
-  // The input is a per-rank program (or one without annotations).
-  pm.addPass(createDistVerify(DistVerifyOptions{"partitioned", false}));
-  // TOSA ops become linalg, tensor and arith ops (nothing to do without them).
+void dist::addTosaToLinalgPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalgNamed());
   pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalg());
   pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
   pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
+}
+
+void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
+                                    const LowerToLLVMOptions &options) {
+  // The input is a per-rank program (or one without annotations).
+  pm.addPass(createDistVerify(DistVerifyOptions{"partitioned", false}));
+  addTosaToLinalgPasses(pm);
   pm.addPass(createDistDecomposeAggregates());
   // arith/math ops on tensors have no bufferization: make them linalg ops.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());

@@ -76,3 +76,25 @@ func.func @tosa_reshape(
   %e = tosa.exp %r : (tensor<8x16xf32>) -> tensor<8x16xf32>
   return %e : tensor<8x16xf32>
 }
+
+// -----
+
+dist.mesh @m [dp = 2]
+
+// Tests a slice of the columns of a batch split over dp: the rows stay
+// split, the local slice gets the local size, and nothing is communicated.
+// CHECK-LABEL: func.func @tosa_slice
+// CHECK-SAME: tensor<2x8xf32>
+// CHECK: %[[START:.*]] = tosa.const_shape {values = dense<[0, 2]> : tensor<2xindex>}
+// CHECK: %[[SIZE:.*]] = tosa.const_shape {values = dense<[2, 4]> : tensor<2xindex>}
+// CHECK: tosa.slice %arg0, %[[START]], %[[SIZE]] : (tensor<2x8xf32>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<2x4xf32>
+// CHECK-NOT: dist.
+// CHECK: return
+func.func @tosa_slice(
+    %x: tensor<4x8xf32> {dist.sharding = #dist.sharding<@m, [{dp}, {}]>})
+    -> tensor<4x4xf32> {
+  %st = tosa.const_shape {values = dense<[0, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %sz = tosa.const_shape {values = dense<[4, 4]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %s = tosa.slice %x, %st, %sz : (tensor<4x8xf32>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<4x4xf32>
+  return %s : tensor<4x4xf32>
+}

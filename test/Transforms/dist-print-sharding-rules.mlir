@@ -334,3 +334,40 @@ func.func @tosa_layout(%x: tensor<2x8x16xf32>, %y: tensor<1x8x16xf32>) {
   %n = tosa.reshape %u, %s4 : (tensor<8x16xf32>, !tosa.shape<2>) -> tensor<16x8xf32>
   return
 }
+
+// -----
+
+// Tests TOSA's convolutional and layout ops: conv2d's batch and output
+// channels are parallel, its windows and input channels whole (the bias is
+// added after the channel sum); poolings keep batch and channels; the dims a
+// pad pads, a slice cuts, a tile repeats, a concat joins or an argmax
+// reduces have no factor; a table is elementwise with the table whole; a
+// concat of partial sums is a partial sum (additive).
+func.func @tosa_cnn(%x: tensor<4x8x8x3xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor<8xf32>,
+                    %y: tensor<4x8xf32>, %i: tensor<4x8xi8>, %tab: tensor<256xi8>) {
+  // expected-remark@+1 {{no sharding rule for 'tosa.const'}}
+  %zp = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  // expected-remark@+1 {{sharding rule: ([i, l, m, k], [j, n, o, k], [j], [_], [_]) -> ([i, p, q, j]) {i=4, j=8, k=3 whole, l=8 whole, m=8 whole, n=3 whole, o=3 whole, p=8 whole, q=8 whole}}}
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<4x8x8x3xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<4x8x8x8xf32>
+  // expected-remark@+1 {{sharding rule: ([i, _, _, j]) -> ([i, _, _, j]) {i=4, j=8}}}
+  %p = tosa.max_pool2d %c {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<4x8x8x8xf32>) -> tensor<4x4x4x8xf32>
+  // expected-remark@+1 {{sharding rule: ([i, _, _, j], [_], [_]) -> ([i, _, _, j]) {i=4, j=8}}}
+  %a = tosa.avg_pool2d %p, %zp, %zp {acc_type = f32, kernel = array<i64: 3, 3>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<4x4x4x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<4x2x2x8xf32>
+  %st = tosa.const_shape {values = dense<[0, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %sz = tosa.const_shape {values = dense<[4, 4]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  // expected-remark@+1 {{sharding rule: ([i, _], [], []) -> ([i, _]) {i=4}}}
+  %s = tosa.slice %y, %st, %sz : (tensor<4x8xf32>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<4x4xf32>
+  %pads = tosa.const_shape {values = dense<[0, 0, 1, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  // expected-remark@+1 {{sharding rule: ([i, _], [], [_]) -> ([i, _]) {i=4}}}
+  %pd = tosa.pad %y, %pads, %zp : (tensor<4x8xf32>, !tosa.shape<4>, tensor<1xf32>) -> tensor<4x10xf32>
+  %mult = tosa.const_shape {values = dense<[1, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  // expected-remark@+1 {{sharding rule: ([i, _], []) -> ([i, _]) {i=4}}}
+  %t = tosa.tile %y, %mult : (tensor<4x8xf32>, !tosa.shape<2>) -> tensor<4x16xf32>
+  // expected-remark@+1 {{sharding rule: ([i, _], [i, _]) -> ([i, _]) {i=4} partial: additive}}
+  %cat = tosa.concat %y, %pd {axis = 1 : i32} : (tensor<4x8xf32>, tensor<4x10xf32>) -> tensor<4x18xf32>
+  // expected-remark@+1 {{sharding rule: ([i, j]) -> ([i]) {i=4, j=8 whole}}}
+  %am = tosa.argmax %y {axis = 1 : i32} : (tensor<4x8xf32>) -> tensor<4xi32>
+  // expected-remark@+1 {{sharding rule: ([i, j], [_]) -> ([i, j]) {i=4, j=8}}}
+  %tb = tosa.table %i, %tab : (tensor<4x8xi8>, tensor<256xi8>) -> tensor<4x8xi8>
+  return
+}

@@ -81,6 +81,11 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
 /// buffers, lower collectives to runtime calls, matmuls to BLAS (optional)
 /// or to register-tiled vector code, the rest of linalg to loops, and
 /// everything to LLVM.
+/// Adds the passes that take TOSA ops to linalg, tensor and arith ops
+/// (tosa-to-linalg-named, tosa-to-linalg, tosa-to-tensor, tosa-to-arith, on
+/// each function); a program without TOSA is left as it is.
+void addTosaToLinalgPasses(OpPassManager &pm);
+
 void buildLowerToLLVMPipeline(OpPassManager &pm,
                               const LowerToLLVMOptions &options);
 

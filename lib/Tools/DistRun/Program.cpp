@@ -4,10 +4,12 @@
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/StepState.h"
 #include "dist/Transforms/Passes.h"
+#include "dist/Transforms/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -224,6 +226,22 @@ FailureOr<bool> run::widenFloatsToF64(ModuleOp module, std::string &reason) {
   if (!reason.empty())
     return failure();
   MLIRContext *context = module.getContext();
+  // TOSA has no f64 (its accumulator types, for one): the reference runs the
+  // linalg form of its ops.
+  if (module
+          .walk([](Operation *op) {
+            return isa_and_nonnull<tosa::TosaDialect>(op->getDialect())
+                       ? WalkResult::interrupt()
+                       : WalkResult::advance();
+          })
+          .wasInterrupted()) {
+    PassManager pm(context);
+    addTosaToLinalgPasses(pm);
+    if (failed(pm.run(module))) {
+      reason = "its TOSA ops do not lower to linalg";
+      return failure();
+    }
+  }
   Type f64 = Float64Type::get(context);
   bool widened = false;
   AttrTypeReplacer replacer;
