@@ -255,4 +255,56 @@ TEST(VerdictTest, ReferenceRule) {
   EXPECT_TRUE(judgeAgainstReference(ref1, nan, {nan}).pass);
 }
 
+// Tests the second serial sample: a result that cancels to almost nothing,
+// whose serial run happened to be close to the reference, is judged by the
+// worse of the serial run and the serial program on perturbed inputs:
+// without that sample it fails, with it it passes; a wrong value still
+// fails.
+TEST(VerdictTest, PerturbedSample) {
+  HostArray reference(DType::F64, {1}), serial(DType::F32, {1});
+  HostArray distributed(DType::F32, {1}), perturbed(DType::F32, {1});
+  reference.set(0, 1e-9);
+  serial.set(0, 1.1e-9);
+  distributed.set(0, 1.6e-9);
+  perturbed.set(0, 1.3e-9);
+  ReferenceResult without =
+      judgeAgainstReference(reference, serial, {distributed});
+  EXPECT_FALSE(without.pass);
+  ReferenceResult with =
+      judgeAgainstReference(reference, serial, {distributed}, &perturbed);
+  EXPECT_TRUE(with.pass);
+  EXPECT_NEAR(with.perturbedError, 3e-10, 1e-15);
+  EXPECT_NEAR(with.allowed, 1.2e-9, 1e-15);
+  HostArray wrong = distributed;
+  wrong.set(0, 1e-8);
+  EXPECT_FALSE(
+      judgeAgainstReference(reference, serial, {wrong}, &perturbed).pass);
+}
+
+// Tests that perturbByUlp moves every float element by one ulp, up or down,
+// and leaves integers.
+TEST(VerdictTest, PerturbByUlp) {
+  HostArray input(DType::F32, {64});
+  for (int i = 0; i < 64; ++i)
+    input.set(i, 1.0 + i);
+  HostArray moved = perturbByUlp(input);
+  int up = 0;
+  for (int i = 0; i < 64; ++i) {
+    float before = (float)input.get(i), after = (float)moved.get(i);
+    EXPECT_NE(before, after);
+    // One ulp of f32: at most 2^-23 relative.
+    EXPECT_LE(std::fabs(after - before), std::ldexp(std::fabs(before), -23));
+    up += after > before;
+  }
+  // Both directions occur.
+  EXPECT_GT(up, 8);
+  EXPECT_LT(up, 56);
+  HostArray ints(DType::I32, {4});
+  for (int i = 0; i < 4; ++i)
+    ints.setInt(i, i);
+  HostArray same = perturbByUlp(ints);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(same.get(i), i);
+}
+
 } // namespace

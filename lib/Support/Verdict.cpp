@@ -49,6 +49,7 @@ static bool sameSpecial(double a, double b) {
 ReferenceResult judgeAgainstReference(const HostArray &reference,
                                       const HostArray &serial,
                                       const std::vector<HostArray> &distributed,
+                                      const HostArray *perturbed,
                                       const ReferenceRule &rule) {
   ReferenceResult result;
   for (int64_t i = 0, n = serial.numElements(); i < n; ++i) {
@@ -60,6 +61,9 @@ ReferenceResult judgeAgainstReference(const HostArray &reference,
       continue;
     result.serialError = std::max(result.serialError, std::fabs(s - ref));
     result.magnitude = std::max(result.magnitude, std::fabs(ref));
+    if (perturbed && std::isfinite(perturbed->get(i)))
+      result.perturbedError =
+          std::max(result.perturbedError, std::fabs(perturbed->get(i) - ref));
     for (const HostArray &replica : distributed) {
       double d = replica.get(i);
       if (std::isfinite(d))
@@ -67,12 +71,35 @@ ReferenceResult judgeAgainstReference(const HostArray &reference,
             std::max(result.distributedError, std::fabs(d - ref));
     }
   }
-  result.allowed = std::max(rule.serialFactor * result.serialError,
-                            rule.roundoffFactor *
-                                unitRoundoff(serial.dtype()) *
-                                result.magnitude);
+  result.allowed =
+      std::max(rule.serialFactor *
+                   std::max(result.serialError, result.perturbedError),
+               rule.roundoffFactor * unitRoundoff(serial.dtype()) *
+                   result.magnitude);
   result.pass = result.specialMismatches == 0 &&
                 result.distributedError <= result.allowed;
+  return result;
+}
+
+HostArray perturbByUlp(const HostArray &input) {
+  HostArray result = input;
+  if (!isFloat(input.dtype()))
+    return result;
+  // Significand bits (with the implicit one): 2u = 2^(1 - bits).
+  int bits = 1 - std::ilogb(2 * unitRoundoff(input.dtype()));
+  for (int64_t i = 0, n = input.numElements(); i < n; ++i) {
+    double value = input.get(i);
+    if (value == 0 || !std::isfinite(value))
+      continue;
+    // A fixed sign per element (a 64-bit mix of its index): reproducible,
+    // and with no pattern that a reduction could cancel.
+    uint64_t h = (uint64_t)i * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 29;
+    double ulp = std::ldexp(1.0, std::ilogb(value) + 1 - bits);
+    result.set(i, value + ((h & 1) ? ulp : -ulp));
+  }
   return result;
 }
 

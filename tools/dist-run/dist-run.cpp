@@ -107,6 +107,14 @@ static cl::opt<bool> strict(
              "(--rtol/--atol) instead of judging f16/bf16/f32 results against "
              "an f64 reference"),
     cl::init(false), cl::cat(category));
+static cl::opt<bool> perturbedReference(
+    "perturbed-reference",
+    cl::desc("Also run the serial program on inputs moved by one ulp, and "
+             "judge the distributed results against the f64 reference by the "
+             "worse of the two serial errors (one serial run is one sample of "
+             "the rounding: results that cancel to almost nothing, as an Adam "
+             "update of a near-zero gradient sum, vary more)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool> noCompare(
     "no-compare",
     cl::desc("Run the serial program and the ranks and write their results, "
@@ -176,6 +184,10 @@ static cl::opt<std::string> workerDir("worker", cl::Hidden,
 static cl::opt<bool> serialWorker(
     "serial", cl::Hidden, cl::init(false),
     cl::desc("Internal: with --worker, run the serial program (no MPI)"));
+static cl::opt<bool> perturbedWorker(
+    "perturbed-run", cl::Hidden, cl::init(false),
+    cl::desc("Internal: with --worker --serial, also run on the perturbed "
+             "inputs"));
 static cl::opt<bool> referenceWorker(
     "reference", cl::Hidden, cl::init(false),
     cl::desc("Internal: with --worker, run the widened reference program"));
@@ -306,6 +318,7 @@ static int runWorker(MLIRContext &context) {
   options.corruptRank = corruptRank;
   options.corruptStep = corruptStep;
   options.resultsOfEveryStep = !lastResultsOnly;
+  options.perturbedRun = perturbedWorker && run == run::kSerialRun;
 #ifdef DIST_BLAS_LIBRARY
   options.compile.blas = useBlas;
 #endif
@@ -444,7 +457,7 @@ static LogicalResult writePerRankStateInputs(ModuleOp partitioned,
     std::vector<HostArray> values;
     if (failed(generateInput(entry, i, type, "", values)))
       return failure();
-    if (llvm::Error error = run::writeArrays(dir.arg(i, false), values)) {
+    if (llvm::Error error = run::writeArrays(dir.arg(i, run::kSerialRun), values)) {
       llvm::errs() << "dist-run: " << llvm::toString(std::move(error)) << "\n";
       return failure();
     }
@@ -506,12 +519,14 @@ static LogicalResult runChild(ArrayRef<std::string> argv,
 
 /// Runs the serial (or the reference) program in a process of its own.
 static LogicalResult launchSerial(StringRef self, StringRef dir,
-                                  bool reference) {
+                                  bool reference, bool perturbed = false) {
   SmallVector<std::string> argv = {self.str()};
   appendWorkerOptions(argv, dir);
   argv.push_back("--serial");
   if (reference)
     argv.push_back("--reference");
+  if (perturbed)
+    argv.push_back("--perturbed-run");
   return runChild(argv, std::nullopt,
                   reference ? "the reference run" : "the serial run");
 }
@@ -667,13 +682,24 @@ static FailureOr<bool> prepareReference(ModuleOp serial,
         run::describeBoundary(type, entry.getLoc(), "argument " + Twine(i));
     if (failed(boundary))
       return failure();
-    std::vector<HostArray> widened;
-    for (const HostArray &value : inputs[i])
+    std::vector<HostArray> widened, perturbed;
+    for (const HostArray &value : inputs[i]) {
       widened.push_back(value.convertedTo(boundary->dtype));
-    if (llvm::Error error = run::writeArrays(dir.arg(i, true), widened)) {
+      if (perturbedReference)
+        perturbed.push_back(hostdata::perturbByUlp(value));
+    }
+    if (llvm::Error error =
+            run::writeArrays(dir.arg(i, run::kReferenceRun), widened)) {
       llvm::errs() << "dist-run: " << llvm::toString(std::move(error)) << "\n";
       return failure();
     }
+    if (perturbedReference)
+      if (llvm::Error error =
+              run::writeArrays(dir.arg(i, run::kPerturbedRun), perturbed)) {
+        llvm::errs() << "dist-run: " << llvm::toString(std::move(error))
+                     << "\n";
+        return failure();
+      }
   }
   for (auto [i, type] : llvm::enumerate(entry.getResultTypes())) {
     FailureOr<BoundaryType> boundary =
@@ -682,6 +708,7 @@ static FailureOr<bool> prepareReference(ModuleOp serial,
       return failure();
     DType dtype = specs[i].global.dtype;
     specs[i].useReference = hostdata::isFloat(dtype) && dtype != DType::F64;
+    specs[i].usePerturbed = specs[i].useReference && perturbedReference;
     specs[i].referenceType = boundary->dtype;
   }
   if (failed(run::writeModuleWithLocations(*reference,
@@ -793,7 +820,7 @@ static int runDriver(MLIRContext &context, StringRef self) {
   if (failed(generateInputs(entry, inputs)))
     return 1;
   for (auto [i, input] : llvm::enumerate(inputs))
-    if (llvm::Error error = run::writeArrays(dir.arg(i, false), input)) {
+    if (llvm::Error error = run::writeArrays(dir.arg(i, run::kSerialRun), input)) {
       llvm::errs() << "dist-run: " << llvm::toString(std::move(error)) << "\n";
       return 1;
     }
@@ -845,14 +872,15 @@ static int runDriver(MLIRContext &context, StringRef self) {
     useReference = *prepared;
   }
 
-  if (failed(launchSerial(self, dir.str(), /*reference=*/false)))
+  if (failed(launchSerial(self, dir.str(), /*reference=*/false,
+                          /*perturbed=*/useReference && perturbedReference)))
     return 1;
   // The reference is the yardstick, not the program under test: when it
   // fails (its error is above), the results are compared elementwise.
   if (useReference && failed(launchSerial(self, dir.str(), /*reference=*/true))) {
     noReference = "the reference run failed";
     for (run::ResultSpec &spec : *specs)
-      spec.useReference = false;
+      spec.useReference = spec.usePerturbed = false;
   }
   printHeader(entrySymbol, ranks, *partitioned);
   if (!noReference.empty())

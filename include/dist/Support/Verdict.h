@@ -42,15 +42,22 @@ ElementwiseResult compareElementwise(const HostArray &expected,
 ///   serial error       E_s = max |s - ref|
 ///   distributed error  E_d = max |d - ref|
 ///   magnitude          M   = max |ref|
-///   PASS  iff  E_d <= max(serialFactor * E_s, roundoffFactor * u * M)
+///   second sample      E_p = max |p - ref|   (when `p`, the serial program
+///                                              on inputs moved by one ulp,
+///                                              is given)
+///   PASS  iff  E_d <= max(serialFactor * max(E_s, E_p), roundoffFactor * u * M)
 ///
 /// and the distributed run has NaN and infinities exactly where the serial
 /// run has them. u is the unit roundoff of the result's element type. The
 /// first term accepts a distributed result as accurate as the serial one up
 /// to a small factor: summing in another order changes which rounding errors
-/// are made, not their size. The second accepts the last bits of results
-/// that the serial run happens to compute exactly. A wrong value (a corrupted
-/// block, a missing reduction) is off by far more than either.
+/// are made, not their size. One serial run is one sample of those errors,
+/// and a lucky one where a result cancels to almost nothing (an Adam update
+/// of a near-zero gradient sum): the serial program on inputs moved by one
+/// ulp, whose roundings all fall differently, is a second sample. The second
+/// term accepts the last bits of results that the serial run happens to
+/// compute exactly. A wrong value (a corrupted block, a missing reduction) is
+/// off by far more than either.
 struct ReferenceRule {
   double serialFactor = 4;
   double roundoffFactor = 32;
@@ -59,6 +66,8 @@ struct ReferenceRule {
 struct ReferenceResult {
   double distributedError = 0;
   double serialError = 0;
+  /// E_p: the perturbed serial run's error (0 without one).
+  double perturbedError = 0;
   double magnitude = 0;
   double allowed = 0;
   /// Elements where the distributed run has a NaN or an infinity that the
@@ -68,12 +77,19 @@ struct ReferenceResult {
 };
 
 /// Judges `distributed` (one array per replica) against `reference`, with
-/// `serial` as the yardstick. All arrays have one shape; `serial` gives the
+/// `serial` and, if given, `perturbed` (the serial program on inputs moved by
+/// one ulp) as the yardstick. All arrays have one shape; `serial` gives the
 /// element type whose unit roundoff is used.
 ReferenceResult judgeAgainstReference(const HostArray &reference,
                                       const HostArray &serial,
                                       const std::vector<HostArray> &distributed,
+                                      const HostArray *perturbed = nullptr,
                                       const ReferenceRule &rule = {});
+
+/// `input` with every float element moved by one ulp of its own type (up or
+/// down by a fixed pseudo-random sign per element, the same for every call;
+/// zeros stay). Integers are returned unchanged.
+HostArray perturbByUlp(const HostArray &input);
 
 } // namespace hostdata
 

@@ -70,13 +70,23 @@ llvm::Expected<bool> run::judgeResult(const WorkDir &dir, int64_t index,
     if (llvm::Error error =
             readArray(dir.result(index, step, kReferenceRun), reference))
       return std::move(error);
-    hostdata::ReferenceResult verdict =
-        hostdata::judgeAgainstReference(reference, serial, *replicas);
+    std::optional<HostArray> perturbed;
+    if (spec.usePerturbed) {
+      perturbed.emplace(spec.global.makeArray());
+      if (llvm::Error error =
+              readArray(dir.result(index, step, kPerturbedRun), *perturbed))
+        return std::move(error);
+    }
+    hostdata::ReferenceResult verdict = hostdata::judgeAgainstReference(
+        reference, serial, *replicas, perturbed ? &*perturbed : nullptr);
     os << llvm::formatv(
         "max abs err {0:e2} vs serial; error vs f64 reference: distributed "
-        "{1:e2}, serial {2:e2} (allowed {3:e2})",
-        vsSerial.maxAbs, verdict.distributedError, verdict.serialError,
-        verdict.allowed);
+        "{1:e2}, serial {2:e2}",
+        vsSerial.maxAbs, verdict.distributedError, verdict.serialError);
+    if (perturbed)
+      os << llvm::formatv(", serial on perturbed inputs {0:e2}",
+                          verdict.perturbedError);
+    os << llvm::formatv(" (allowed {0:e2})", verdict.allowed);
     if (verdict.specialMismatches)
       os << ", " << verdict.specialMismatches
          << " elements are NaN or infinite in one run only";

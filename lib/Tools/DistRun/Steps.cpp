@@ -100,26 +100,36 @@ llvm::Error run::runSteps(ModuleOp module, const WorkDir &dir, int run,
                  "argument " + Twine(i));
     if (failed(arg))
       return llvm::createStringError("unsupported argument");
-    std::vector<HostArray> globals;
-    if (llvm::Error error = readArrays(
-            dir.arg(i, run == kReferenceRun),
-            HostArray(arg->value.array.dtype(), arg->globalShape), globals))
-      return error;
-    std::vector<HostArray> blocks;
-    for (HostArray &global : globals) {
-      std::string error;
-      std::optional<HostArray> block =
-          distributed ? hostdata::shardBlock(global, arg->layout, meshShape,
-                                             run, error)
-                      : std::optional<HostArray>(std::move(global));
-      if (!block)
-        return failedAt("argument " + Twine(i), error);
-      blocks.push_back(std::move(*block));
-    }
-    arg->value.array = blocks.front();
     args.push_back(std::move(*arg));
-    argSamples.push_back(std::move(blocks));
   }
+  // The inputs of `thisRun` (the serial run and the perturbed run run one
+  // program on inputs of their own).
+  auto loadInputs = [&](int thisRun) -> llvm::Error {
+    argSamples.clear();
+    for (auto [i, arg] : llvm::enumerate(args)) {
+      std::vector<HostArray> globals;
+      if (llvm::Error error = readArrays(
+              dir.arg(i, thisRun),
+              HostArray(arg.value.array.dtype(), arg.globalShape), globals))
+        return error;
+      std::vector<HostArray> blocks;
+      for (HostArray &global : globals) {
+        std::string error;
+        std::optional<HostArray> block =
+            distributed ? hostdata::shardBlock(global, arg.layout, meshShape,
+                                               thisRun, error)
+                        : std::optional<HostArray>(std::move(global));
+        if (!block)
+          return failedAt("argument " + Twine(i), error);
+        blocks.push_back(std::move(*block));
+      }
+      arg.value.array = blocks.front();
+      argSamples.push_back(std::move(blocks));
+    }
+    return llvm::Error::success();
+  };
+  if (llvm::Error error = loadInputs(run))
+    return error;
   // The results, from the wrapper's output buffers.
   auto wrapper = module.lookupSymbol<func::FuncOp>(kWrapperName);
   for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {
@@ -147,89 +157,109 @@ llvm::Error run::runSteps(ModuleOp module, const WorkDir &dir, int run,
     return llvm::createStringError(error);
 
   std::vector<HostValue> argValues, resultValues;
-  for (Boundary &arg : args)
-    argValues.push_back(arg.value);
   for (Boundary &result : results)
     resultValues.push_back(result.value);
   CompiledProgram &step = **program;
-  if (failed(step.bind(argValues, resultValues, error)))
-    return llvm::createStringError(error);
-  // An argument fed by a result of its own layout takes that result's buffer
-  // (no copy); the others get their values again before every step, since
-  // the entry may write its arguments.
-  SmallVector<bool> fedBack(args.size(), false);
-  for (auto [i, arg] : llvm::enumerate(updates))
-    if (arg >= 0 && keepsBlock(i, arg))
-      fedBack[arg] = true;
-  for (auto [i, arg] : llvm::enumerate(argValues))
-    step.setArgument(i, arg);
-  // The time of a step is the compiled step's: copies between dist-run's
-  // files and the buffers are not part of training.
-  std::vector<double> seconds;
-  for (int stepNumber = 1; stepNumber <= options.steps; ++stepNumber) {
-    auto start = std::chrono::steady_clock::now();
-    step.invoke();
-    seconds.push_back(std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count());
-    bool last = stepNumber == options.steps;
-    bool corrupt = distributed && run == options.corruptRank &&
-                   stepNumber == options.corruptStep && !resultValues.empty() &&
-                   resultValues.front().array.numElements() > 0;
-    if (options.resultsOfEveryStep || last || exchange || corrupt) {
-      for (auto [i, result] : llvm::enumerate(resultValues))
-        step.getResult(i, result.array);
-      if (corrupt) {
-        // Adding 1 is lost on a true i1 or a saturated integer: subtract.
-        HostArray &first = resultValues.front().array;
-        double before = first.get(0);
-        first.set(0, before + 1.0);
-        if (first.get(0) == before)
-          first.set(0, before - 1.0);
-        step.setResult(0, first);
-      }
-      for (auto [i, result] : llvm::enumerate(resultValues))
-        if (llvm::Error error =
-                writeArray(dir.result(i, stepNumber, run), result.array))
-          return error;
-    }
-    if (last)
-      break;
-    // Every rank's blocks of this step are written (files of later steps
-    // have other names, so nothing needs to wait for the reads).
-    if (exchange)
-      barrier();
-    for (auto [i, samples] : llvm::enumerate(argSamples))
-      if (samples.size() > 1)
-        argValues[i].array = samples[stepNumber % samples.size()];
-    for (auto [i, arg] : llvm::enumerate(updates)) {
-      if (arg < 0)
-        continue;
-      if (keepsBlock(i, arg)) {
-        step.feedResultToArgument(i, arg);
-        continue;
-      }
-      std::vector<HostArray> blocks;
-      for (int64_t r = 0, n = meshmath::numDevices(meshShape); r < n; ++r) {
-        blocks.push_back(resultValues[i].array);
-        if (llvm::Error error =
-                readArray(dir.result(i, stepNumber, r), blocks.back()))
-          return error;
-      }
-      std::optional<std::vector<HostArray>> global = hostdata::assembleBlocks(
-          blocks, results[i].globalShape, results[i].layout, meshShape, error);
-      std::optional<HostArray> block;
-      if (global)
-        block = hostdata::shardBlock(global->front(), args[arg].layout,
-                                     meshShape, run, error);
-      if (!block)
-        return failedAt("result " + Twine(i) + " fed to argument " + Twine(arg),
-                        error);
-      argValues[arg].array = std::move(*block);
-    }
+  // The serial run also runs its program on the perturbed inputs, if asked:
+  // one compilation for both.
+  SmallVector<int, 2> runs = {run};
+  if (run == kSerialRun && options.perturbedRun)
+    runs.push_back(kPerturbedRun);
+  auto runOne = [&](int thisRun) -> llvm::Error {
+    if (thisRun != run)
+      if (llvm::Error error = loadInputs(thisRun))
+        return error;
+    argValues.clear();
+    for (Boundary &arg : args)
+      argValues.push_back(arg.value);
+    if (failed(step.bind(argValues, resultValues, error)))
+      return llvm::createStringError(error);
+    // An argument fed by a result of its own layout takes that result's buffer
+    // (no copy); the others get their values again before every step, since
+    // the entry may write its arguments.
+    SmallVector<bool> fedBack(args.size(), false);
+    for (auto [i, arg] : llvm::enumerate(updates))
+      if (arg >= 0 && keepsBlock(i, arg))
+        fedBack[arg] = true;
     for (auto [i, arg] : llvm::enumerate(argValues))
-      if (!fedBack[i])
-        step.setArgument(i, arg);
-  }
-  return writeTimes(dir.times(run), seconds);
+      step.setArgument(i, arg);
+    // The time of a step is the compiled step's: copies between dist-thisRun's
+    // files and the buffers are not part of training.
+    std::vector<double> seconds;
+    for (int stepNumber = 1; stepNumber <= options.steps; ++stepNumber) {
+      auto start = std::chrono::steady_clock::now();
+      step.invoke();
+      seconds.push_back(std::chrono::duration<double>(
+                            std::chrono::steady_clock::now() - start)
+                            .count());
+      bool last = stepNumber == options.steps;
+      bool corrupt = distributed && thisRun == options.corruptRank &&
+                     stepNumber == options.corruptStep && !resultValues.empty() &&
+                     resultValues.front().array.numElements() > 0;
+      if (options.resultsOfEveryStep || last || exchange || corrupt) {
+        for (auto [i, result] : llvm::enumerate(resultValues))
+          step.getResult(i, result.array);
+        if (corrupt) {
+          // Adding 1 is lost on a true i1 or a saturated integer: subtract.
+          HostArray &first = resultValues.front().array;
+          double before = first.get(0);
+          first.set(0, before + 1.0);
+          if (first.get(0) == before)
+            first.set(0, before - 1.0);
+          step.setResult(0, first);
+        }
+        for (auto [i, result] : llvm::enumerate(resultValues))
+          if (llvm::Error error =
+                  writeArray(dir.result(i, stepNumber, thisRun), result.array))
+            return error;
+      }
+      if (last)
+        break;
+      // Every rank's blocks of this step are written (files of later steps
+      // have other names, so nothing needs to wait for the reads).
+      if (exchange)
+        barrier();
+      for (auto [i, samples] : llvm::enumerate(argSamples))
+        if (samples.size() > 1)
+          argValues[i].array = samples[stepNumber % samples.size()];
+      for (auto [i, arg] : llvm::enumerate(updates)) {
+        if (arg < 0)
+          continue;
+        if (keepsBlock(i, arg)) {
+          step.feedResultToArgument(i, arg);
+          continue;
+        }
+        std::vector<HostArray> blocks;
+        for (int64_t r = 0, n = meshmath::numDevices(meshShape); r < n; ++r) {
+          blocks.push_back(resultValues[i].array);
+          if (llvm::Error error =
+                  readArray(dir.result(i, stepNumber, r), blocks.back()))
+            return error;
+        }
+        std::optional<std::vector<HostArray>> global = hostdata::assembleBlocks(
+            blocks, results[i].globalShape, results[i].layout, meshShape, error);
+        std::optional<HostArray> block;
+        if (global)
+          block = hostdata::shardBlock(global->front(), args[arg].layout,
+                                       meshShape, thisRun, error);
+        if (!block)
+          return failedAt("result " + Twine(i) + " fed to argument " + Twine(arg),
+                          error);
+        argValues[arg].array = std::move(*block);
+      }
+      for (auto [i, arg] : llvm::enumerate(argValues))
+        if (!fedBack[i])
+          step.setArgument(i, arg);
+    }
+    return writeTimes(dir.times(thisRun), seconds);
+  };
+  for (int thisRun : runs)
+    if (llvm::Error error = runOne(thisRun))
+      return thisRun == kPerturbedRun
+                 ? llvm::createStringError(
+                       "on the inputs moved by one ulp (the perturbed run; "
+                       "--perturbed-reference=false skips it): " +
+                       llvm::toString(std::move(error)))
+                 : std::move(error);
+  return llvm::Error::success();
 }

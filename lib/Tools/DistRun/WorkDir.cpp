@@ -19,16 +19,21 @@ std::string WorkDir::runName(int run) {
     return "serial";
   if (run == kReferenceRun)
     return "reference";
+  if (run == kPerturbedRun)
+    return "perturbed";
   return "rank" + std::to_string(run);
 }
 
 std::string WorkDir::program(int run) const {
+  if (run == kPerturbedRun)
+    run = kSerialRun;
   return path + "/" + (run < 0 ? runName(run) : "partitioned") + ".mlir";
 }
 
-std::string WorkDir::arg(int64_t index, bool reference) const {
+std::string WorkDir::arg(int64_t index, int run) const {
+  bool ownInputs = run == kReferenceRun || run == kPerturbedRun;
   return path + "/arg" + std::to_string(index) +
-         (reference ? ".reference" : "") + ".bin";
+         (ownInputs ? "." + runName(run) : "") + ".bin";
 }
 
 std::string WorkDir::result(int64_t index, int step, int run) const {

@@ -27,6 +27,8 @@ struct ResultSpec {
   /// Judged against the reference run's result of type `referenceType`.
   bool useReference = false;
   hostdata::DType referenceType = hostdata::DType::F64;
+  /// The perturbed run's error gives a second sample of the serial error.
+  bool usePerturbed = false;
 };
 
 /// The results of the serial entry `serial` and of the partitioned entry

@@ -34,6 +34,8 @@ struct StepOptions {
   /// Write the results of every step (for comparison, or kept files);
   /// otherwise only the last step's, and those that ranks exchange.
   bool resultsOfEveryStep = true;
+  /// The serial run also runs on the perturbed inputs (kPerturbedRun).
+  bool perturbedRun = false;
 };
 
 /// The layout of a boundary value of a partitioned function with attributes
