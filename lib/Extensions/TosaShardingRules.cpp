@@ -6,8 +6,9 @@
 // keep the reduced dim with size 1), tosa.transpose and tosa.reshape (when it
 // only merges or splits dims); and for convolutional models, tosa.conv2d and
 // the poolings (batch and channels parallel, windows whole), and the layout
-// ops tosa.concat, tosa.pad, tosa.slice, tosa.tile, tosa.argmax and
-// tosa.table (dims they cut, pad, join, repeat or reduce stay whole). Every
+// ops tosa.concat, tosa.pad, tosa.slice, tosa.tile, tosa.argmax, tosa.table
+// and tosa.gather (dims they cut, pad, join, repeat, reduce or look up stay
+// whole). Every
 // other TOSA op has no rule: it computes replicated values.
 //
 //===----------------------------------------------------------------------===//
@@ -451,6 +452,30 @@ struct TosaArgMaxShardingRule
   }
 };
 
+/// tosa.gather: values [n, k, c] at indices [n, w] -> [n, w, c]. The looked
+/// up dim k is whole (every rank holds the rows it may be asked for); the
+/// result is linear in the values.
+struct TosaGatherShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<TosaGatherShardingRule,
+                                                    tosa::GatherOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto gather = cast<tosa::GatherOp>(op);
+    auto values = cast<RankedTensorType>(gather.getValues().getType());
+    auto indices = cast<RankedTensorType>(gather.getIndices().getType());
+    if (!values.hasStaticShape() || !indices.hasStaticShape())
+      return failure();
+    ShardingRule rule = ShardingRule::getEmpty(op);
+    int64_t n = rule.addFactor(values.getDimSize(0), FactorKind::Parallel);
+    int64_t w = rule.addFactor(indices.getDimSize(1), FactorKind::Parallel);
+    int64_t c = rule.addFactor(values.getDimSize(2), FactorKind::Parallel);
+    rule.operandDims[0] = {n, ShardingRule::kNoFactor, c};
+    rule.operandDims[1] = {n, w};
+    rule.resultDims[0] = {n, w, c};
+    setLinearIn(rule, op, {0});
+    return rule;
+  }
+};
+
 /// tosa.table: elementwise lookups in a table every rank holds whole.
 struct TosaTableShardingRule
     : public ShardingRuleOpInterface::ExternalModel<TosaTableShardingRule,
@@ -517,5 +542,6 @@ void dist::registerTosaShardingRules(DialectRegistry &registry) {
     tosa::SliceOp::attachInterface<TosaSliceShardingRule>(*context);
     tosa::ArgMaxOp::attachInterface<TosaArgMaxShardingRule>(*context);
     tosa::TableOp::attachInterface<TosaTableShardingRule>(*context);
+    tosa::GatherOp::attachInterface<TosaGatherShardingRule>(*context);
   });
 }
