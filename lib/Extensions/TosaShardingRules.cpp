@@ -6,9 +6,9 @@
 // keep the reduced dim with size 1), tosa.transpose and tosa.reshape (when it
 // only merges or splits dims); and for convolutional models, tosa.conv2d and
 // the poolings (batch and channels parallel, windows whole), and the layout
-// ops tosa.concat, tosa.pad, tosa.slice, tosa.tile, tosa.argmax, tosa.table
-// and tosa.gather (dims they cut, pad, join, repeat, reduce or look up stay
-// whole). Every
+// ops tosa.concat, tosa.pad, tosa.slice, tosa.tile, tosa.argmax and
+// tosa.table (dims they cut, pad, join, repeat or reduce stay whole); and
+// tosa.gather, vocabulary-parallel like tensor.gather. Every
 // other TOSA op has no rule: it computes replicated values.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +16,8 @@
 #include "dist/Extensions/ShardingRules.h"
 #include "dist/Interfaces/ShardingRuleInterface.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -452,9 +454,11 @@ struct TosaArgMaxShardingRule
   }
 };
 
-/// tosa.gather: values [n, k, c] at indices [n, w] -> [n, w, c]. The looked
-/// up dim k is whole (every rank holds the rows it may be asked for); the
-/// result is linear in the values.
+/// tosa.gather: values [n, k, c] at indices [n, w] -> [n, w, c], linear in
+/// the values. The looked-up dim k is a sum "reduction" factor, as for
+/// tensor.gather: with the table split by rows, each rank looks up the ids in
+/// its block (shifted to local rows) and yields zeros for the others, so the
+/// result is a partial sum (a vocabulary-parallel embedding).
 struct TosaGatherShardingRule
     : public ShardingRuleOpInterface::ExternalModel<TosaGatherShardingRule,
                                                     tosa::GatherOp> {
@@ -467,12 +471,64 @@ struct TosaGatherShardingRule
     ShardingRule rule = ShardingRule::getEmpty(op);
     int64_t n = rule.addFactor(values.getDimSize(0), FactorKind::Parallel);
     int64_t w = rule.addFactor(indices.getDimSize(1), FactorKind::Parallel);
+    int64_t k = rule.addFactor(values.getDimSize(1), FactorKind::Reduction,
+                               ReductionKind::sum);
     int64_t c = rule.addFactor(values.getDimSize(2), FactorKind::Parallel);
-    rule.operandDims[0] = {n, ShardingRule::kNoFactor, c};
+    rule.operandDims[0] = {n, k, c};
     rule.operandDims[1] = {n, w};
     rule.resultDims[0] = {n, w, c};
     setLinearIn(rule, op, {0});
     return rule;
+  }
+
+  FailureOr<Operation *> buildLocalOp(Operation *op, OpBuilder &builder,
+                                      IRMapping &, ValueRange operands,
+                                      TypeRange resultTypes,
+                                      const FactorSplits &splits) const {
+    auto resultType = cast<RankedTensorType>(resultTypes[0]);
+    Location loc = op->getLoc();
+    const int64_t k = 2; // the factor of the looked-up dim
+    if (!splits.isSplit(k))
+      return tosa::GatherOp::create(builder, loc, resultType, operands[0],
+                                    operands[1])
+          .getOperation();
+    auto values = cast<RankedTensorType>(operands[0].getType());
+    auto indicesType = cast<RankedTensorType>(operands[1].getType());
+    Type indexElement = indicesType.getElementType();
+    int64_t localRows = values.getDimSize(1);
+    Value offset =
+        buildBlockOffset(builder, loc, splits.mesh, splits.axes[k], localRows);
+    auto splat = [&](Value index) -> Value {
+      Value scalar =
+          arith::IndexCastOp::create(builder, loc, indexElement, index);
+      return tensor::SplatOp::create(builder, loc, indicesType, scalar);
+    };
+    Value local =
+        arith::SubIOp::create(builder, loc, operands[1], splat(offset));
+    // Unsigned compare: ids below the offset wrap around and fail too.
+    Value inRange = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::ult, local,
+        splat(arith::ConstantIndexOp::create(builder, loc, localRows)));
+    Value safe = arith::SelectOp::create(
+        builder, loc, inRange, local,
+        splat(arith::ConstantIndexOp::create(builder, loc, 0)));
+    Value rows =
+        tosa::GatherOp::create(builder, loc, resultType, operands[0], safe);
+    // Zero the rows of ids outside this rank's block: the mask [n, w, 1] is
+    // broadcast over the channels.
+    auto maskType = RankedTensorType::get(
+        {indicesType.getDimSize(0), indicesType.getDimSize(1), 1},
+        builder.getI1Type());
+    Value mask = tensor::ExpandShapeOp::create(
+        builder, loc, maskType, inRange,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+    auto zeroType = RankedTensorType::get({1, 1, 1}, resultType.getElementType());
+    Value zero = tosa::ConstOp::create(
+        builder, loc, zeroType,
+        DenseElementsAttr::get(zeroType,
+                               builder.getZeroAttr(resultType.getElementType())));
+    return tosa::SelectOp::create(builder, loc, resultType, mask, rows, zero)
+        .getOperation();
   }
 };
 

@@ -375,9 +375,10 @@ func.func @tosa_cnn(%x: tensor<4x8x8x3xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor
 // -----
 
 // Tests tosa.gather (an embedding lookup): batch, lookups and channels are
-// parallel, the looked-up dim of the table is whole; linear in the table.
+// parallel, the looked-up dim of the table a sum factor (vocabulary
+// parallel); linear in the table, not in the ids.
 func.func @tosa_gather(%table: tensor<2x100x16xf32>, %ids: tensor<2x8xi32>) -> tensor<2x8x16xf32> {
-  // expected-remark@+1 {{sharding rule: ([i, _, k], [i, j]) -> ([i, j, k]) {i=2, j=8, k=16} partial: multilinear in 0}}
+  // expected-remark@+1 {{sharding rule: ([i, k, l], [i, j]) -> ([i, j, l]) {i=2, j=8, k=100 sum, l=16} partial: multilinear in 0}}
   %r = tosa.gather %table, %ids : (tensor<2x100x16xf32>, tensor<2x8xi32>) -> tensor<2x8x16xf32>
   return %r : tensor<2x8x16xf32>
 }
