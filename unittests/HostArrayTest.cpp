@@ -257,16 +257,22 @@ TEST(VerdictTest, ReferenceRule) {
 
 // Tests the second serial sample: a result that cancels to almost nothing,
 // whose serial run happened to be close to the reference, is judged by the
-// worse of the serial run and the serial program on perturbed inputs:
-// without that sample it fails, with it it passes; a wrong value still
-// fails.
+// worse of the serial run's error and the serial program's error on
+// perturbed inputs (against the reference on the same inputs): without that
+// sample it fails, with it it passes; a wrong value still fails, also when
+// the perturbation moves the result a lot.
 TEST(VerdictTest, PerturbedSample) {
   HostArray reference(DType::F64, {1}), serial(DType::F32, {1});
-  HostArray distributed(DType::F32, {1}), perturbed(DType::F32, {1});
+  HostArray distributed(DType::F32, {1});
   reference.set(0, 1e-9);
   serial.set(0, 1.1e-9);
   distributed.set(0, 1.6e-9);
-  perturbed.set(0, 1.3e-9);
+  // The moved inputs move the reference too (to 2e-9); the serial program
+  // on them is 3e-10 off it.
+  PerturbedSample perturbed{HostArray(DType::F32, {1}),
+                            HostArray(DType::F64, {1})};
+  perturbed.reference.set(0, 2e-9);
+  perturbed.serial.set(0, 2.3e-9);
   ReferenceResult without =
       judgeAgainstReference(reference, serial, {distributed});
   EXPECT_FALSE(without.pass);
@@ -279,6 +285,13 @@ TEST(VerdictTest, PerturbedSample) {
   wrong.set(0, 1e-8);
   EXPECT_FALSE(
       judgeAgainstReference(reference, serial, {wrong}, &perturbed).pass);
+  // A discontinuity (a floor of an integral input) moves both perturbed
+  // runs alike: it does not widen the bound.
+  PerturbedSample jump{HostArray(DType::F32, {1}), HostArray(DType::F64, {1})};
+  jump.reference.set(0, 1.0);
+  jump.serial.set(0, 1.0);
+  EXPECT_FALSE(
+      judgeAgainstReference(reference, serial, {wrong}, &jump).pass);
 }
 
 // Tests that perturbByUlp moves every float element by one ulp, up or down,

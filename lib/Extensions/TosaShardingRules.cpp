@@ -26,11 +26,23 @@
 using namespace mlir;
 using namespace mlir::dist;
 
+/// True if every tensor operand and result of `op` is ranked with a static
+/// shape: the rules below describe only those (TOSA also allows unranked
+/// and dynamic tensors; such ops have no rule and compute replicated values).
+static bool hasStaticRankedTensors(Operation *op) {
+  return llvm::all_of(
+      llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()),
+      [](Type type) {
+        auto tensor = dyn_cast<RankedTensorType>(type);
+        return tensor ? tensor.hasStaticShape() : !isa<TensorType>(type);
+      });
+}
+
 /// The rule of an op whose one result is computed elementwise from operands
 /// of the result's rank (a dim of size 1 where the result's is larger is
 /// broadcast: no factor) or of one element (zero points, shifts).
 static FailureOr<ShardingRule> getBroadcastingElementwiseRule(Operation *op) {
-  if (op->getNumResults() != 1)
+  if (op->getNumResults() != 1 || !hasStaticRankedTensors(op))
     return failure();
   auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!result || !result.hasStaticShape())
@@ -101,6 +113,8 @@ static std::optional<SmallVector<int64_t>> getConstShape(Value shape) {
 static FailureOr<ShardingRule>
 getDimwiseRule(Operation *op, ArrayRef<unsigned> dataOperands,
                const llvm::SmallBitVector &whole) {
+  if (!hasStaticRankedTensors(op))
+    return failure();
   auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!result || !result.hasStaticShape())
     return failure();
@@ -142,6 +156,8 @@ struct TosaElementwiseShardingRule
     : public ShardingRuleOpInterface::ExternalModel<
           TosaElementwiseShardingRule<OpTy>, OpTy> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (!hasStaticRankedTensors(op))
+      return failure();
     FailureOr<ShardingRule> rule = getBroadcastingElementwiseRule(op);
     if (failed(rule))
       return failure();
@@ -167,6 +183,8 @@ struct TosaMatMulShardingRule
     : public ShardingRuleOpInterface::ExternalModel<TosaMatMulShardingRule,
                                                     tosa::MatMulOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (!hasStaticRankedTensors(op))
+      return failure();
     auto matmul = cast<tosa::MatMulOp>(op);
     auto a = cast<RankedTensorType>(matmul.getA().getType());
     auto b = cast<RankedTensorType>(matmul.getB().getType());
@@ -213,6 +231,8 @@ struct TosaReduceShardingRule
   }
 
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (!hasStaticRankedTensors(op))
+      return failure();
     auto reduce = cast<OpTy>(op);
     auto input = dyn_cast<RankedTensorType>(reduce.getInput().getType());
     if (!input || !input.hasStaticShape())
@@ -244,6 +264,8 @@ struct TosaTransposeShardingRule
     : public ShardingRuleOpInterface::ExternalModel<TosaTransposeShardingRule,
                                                     tosa::TransposeOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (!hasStaticRankedTensors(op))
+      return failure();
     auto transpose = cast<tosa::TransposeOp>(op);
     auto input = dyn_cast<RankedTensorType>(transpose.getInput1().getType());
     ArrayRef<int32_t> perms = transpose.getPerms();
@@ -266,6 +288,8 @@ struct TosaReshapeShardingRule
     : public ShardingRuleOpInterface::ExternalModel<TosaReshapeShardingRule,
                                                     tosa::ReshapeOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (!hasStaticRankedTensors(op))
+      return failure();
     auto reshape = cast<tosa::ReshapeOp>(op);
     auto source = dyn_cast<RankedTensorType>(reshape.getInput1().getType());
     auto result = dyn_cast<RankedTensorType>(reshape.getType());
@@ -305,6 +329,8 @@ struct TosaConv2DShardingRule
     : public ShardingRuleOpInterface::ExternalModel<TosaConv2DShardingRule,
                                                     tosa::Conv2DOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (!hasStaticRankedTensors(op))
+      return failure();
     auto conv = cast<tosa::Conv2DOp>(op);
     auto input = cast<RankedTensorType>(conv.getInput().getType());
     auto weight = cast<RankedTensorType>(conv.getWeight().getType());
@@ -344,6 +370,8 @@ struct TosaPoolShardingRule
     : public ShardingRuleOpInterface::ExternalModel<TosaPoolShardingRule<OpTy>,
                                                     OpTy> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (!hasStaticRankedTensors(op))
+      return failure();
     return getDimwiseRule(op, {0}, windowDims());
   }
 };
@@ -354,6 +382,8 @@ struct TosaConcatShardingRule
     : public ShardingRuleOpInterface::ExternalModel<TosaConcatShardingRule,
                                                     tosa::ConcatOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (!hasStaticRankedTensors(op))
+      return failure();
     auto concat = cast<tosa::ConcatOp>(op);
     auto result = cast<RankedTensorType>(concat.getType());
     llvm::SmallBitVector whole(result.getRank());
@@ -374,6 +404,8 @@ struct TosaPadTileShardingRule
     : public ShardingRuleOpInterface::ExternalModel<
           TosaPadTileShardingRule<OpTy>, OpTy> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (!hasStaticRankedTensors(op))
+      return failure();
     auto result = cast<RankedTensorType>(op->getResult(0).getType());
     llvm::SmallBitVector whole(result.getRank());
     if constexpr (std::is_same_v<OpTy, tosa::PadOp>) {
@@ -402,6 +434,8 @@ struct TosaSliceShardingRule
     : public ShardingRuleOpInterface::ExternalModel<TosaSliceShardingRule,
                                                     tosa::SliceOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (!hasStaticRankedTensors(op))
+      return failure();
     auto slice = cast<tosa::SliceOp>(op);
     auto input = cast<RankedTensorType>(slice.getInput1().getType());
     auto result = cast<RankedTensorType>(slice.getType());
@@ -435,6 +469,8 @@ struct TosaArgMaxShardingRule
     : public ShardingRuleOpInterface::ExternalModel<TosaArgMaxShardingRule,
                                                     tosa::ArgMaxOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (!hasStaticRankedTensors(op))
+      return failure();
     auto argmax = cast<tosa::ArgMaxOp>(op);
     auto input = cast<RankedTensorType>(argmax.getInput().getType());
     if (!input.hasStaticShape())
@@ -463,6 +499,8 @@ struct TosaGatherShardingRule
     : public ShardingRuleOpInterface::ExternalModel<TosaGatherShardingRule,
                                                     tosa::GatherOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (!hasStaticRankedTensors(op))
+      return failure();
     auto gather = cast<tosa::GatherOp>(op);
     auto values = cast<RankedTensorType>(gather.getValues().getType());
     auto indices = cast<RankedTensorType>(gather.getIndices().getType());
@@ -537,6 +575,8 @@ struct TosaTableShardingRule
     : public ShardingRuleOpInterface::ExternalModel<TosaTableShardingRule,
                                                     tosa::TableOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (!hasStaticRankedTensors(op))
+      return failure();
     auto result = cast<RankedTensorType>(op->getResult(0).getType());
     return getDimwiseRule(op, {0}, llvm::SmallBitVector(result.getRank()));
   }

@@ -49,7 +49,7 @@ static bool sameSpecial(double a, double b) {
 ReferenceResult judgeAgainstReference(const HostArray &reference,
                                       const HostArray &serial,
                                       const std::vector<HostArray> &distributed,
-                                      const HostArray *perturbed,
+                                      const PerturbedSample *perturbed,
                                       const ReferenceRule &rule) {
   ReferenceResult result;
   for (int64_t i = 0, n = serial.numElements(); i < n; ++i) {
@@ -61,9 +61,12 @@ ReferenceResult judgeAgainstReference(const HostArray &reference,
       continue;
     result.serialError = std::max(result.serialError, std::fabs(s - ref));
     result.magnitude = std::max(result.magnitude, std::fabs(ref));
-    if (perturbed && std::isfinite(perturbed->get(i)))
-      result.perturbedError =
-          std::max(result.perturbedError, std::fabs(perturbed->get(i) - ref));
+    if (perturbed) {
+      double p = perturbed->serial.get(i), pRef = perturbed->reference.get(i);
+      if (std::isfinite(p) && std::isfinite(pRef))
+        result.perturbedError =
+            std::max(result.perturbedError, std::fabs(p - pRef));
+    }
     for (const HostArray &replica : distributed) {
       double d = replica.get(i);
       if (std::isfinite(d))

@@ -382,3 +382,13 @@ func.func @tosa_gather(%table: tensor<2x100x16xf32>, %ids: tensor<2x8xi32>) -> t
   %r = tosa.gather %table, %ids : (tensor<2x100x16xf32>, tensor<2x8xi32>) -> tensor<2x8x16xf32>
   return %r : tensor<2x8x16xf32>
 }
+
+// -----
+
+// Tests that TOSA ops on unranked tensors have no rule (they compute
+// replicated values) instead of a rule that ignores the unranked operand.
+func.func @tosa_unranked(%a: tensor<8x4xf32>, %b: tensor<*xf32>, %z: tensor<*xf32>) {
+  // expected-remark@+1 {{no sharding rule for this form of 'tosa.add'}}
+  %r = tosa.add %a, %b : (tensor<8x4xf32>, tensor<*xf32>) -> tensor<8x4xf32>
+  return
+}

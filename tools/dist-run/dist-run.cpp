@@ -109,8 +109,8 @@ static cl::opt<bool> strict(
     cl::init(false), cl::cat(category));
 static cl::opt<bool> perturbedReference(
     "perturbed-reference",
-    cl::desc("Also run the serial program on inputs moved by one ulp, and "
-             "judge the distributed results against the f64 reference by the "
+    cl::desc("Also run the serial program and the f64 reference on inputs "
+             "moved by one ulp, and judge the distributed results by the "
              "worse of the two serial errors (one serial run is one sample of "
              "the rounding: results that cancel to almost nothing, as an Adam "
              "update of a near-zero gradient sum, vary more)"),
@@ -187,7 +187,7 @@ static cl::opt<bool> serialWorker(
 static cl::opt<bool> perturbedWorker(
     "perturbed-run", cl::Hidden, cl::init(false),
     cl::desc("Internal: with --worker --serial, also run on the perturbed "
-             "inputs"));
+             "inputs (the reference too, with --reference)"));
 static cl::opt<bool> referenceWorker(
     "reference", cl::Hidden, cl::init(false),
     cl::desc("Internal: with --worker, run the widened reference program"));
@@ -318,7 +318,7 @@ static int runWorker(MLIRContext &context) {
   options.corruptRank = corruptRank;
   options.corruptStep = corruptStep;
   options.resultsOfEveryStep = !lastResultsOnly;
-  options.perturbedRun = perturbedWorker && run == run::kSerialRun;
+  options.perturbedRun = perturbedWorker;
 #ifdef DIST_BLAS_LIBRARY
   options.compile.blas = useBlas;
 #endif
@@ -682,24 +682,32 @@ static FailureOr<bool> prepareReference(ModuleOp serial,
         run::describeBoundary(type, entry.getLoc(), "argument " + Twine(i));
     if (failed(boundary))
       return failure();
-    std::vector<HostArray> widened, perturbed;
+    std::vector<HostArray> widened, perturbed, perturbedWidened;
     for (const HostArray &value : inputs[i]) {
       widened.push_back(value.convertedTo(boundary->dtype));
-      if (perturbedReference)
+      if (perturbedReference) {
         perturbed.push_back(hostdata::perturbByUlp(value));
+        perturbedWidened.push_back(
+            perturbed.back().convertedTo(boundary->dtype));
+      }
     }
     if (llvm::Error error =
             run::writeArrays(dir.arg(i, run::kReferenceRun), widened)) {
       llvm::errs() << "dist-run: " << llvm::toString(std::move(error)) << "\n";
       return failure();
     }
-    if (perturbedReference)
-      if (llvm::Error error =
-              run::writeArrays(dir.arg(i, run::kPerturbedRun), perturbed)) {
+    if (perturbedReference) {
+      llvm::Error error =
+          run::writeArrays(dir.arg(i, run::kPerturbedRun), perturbed);
+      if (!error)
+        error = run::writeArrays(dir.arg(i, run::kPerturbedReferenceRun),
+                                 perturbedWidened);
+      if (error) {
         llvm::errs() << "dist-run: " << llvm::toString(std::move(error))
                      << "\n";
         return failure();
       }
+    }
   }
   for (auto [i, type] : llvm::enumerate(entry.getResultTypes())) {
     FailureOr<BoundaryType> boundary =
@@ -877,7 +885,9 @@ static int runDriver(MLIRContext &context, StringRef self) {
     return 1;
   // The reference is the yardstick, not the program under test: when it
   // fails (its error is above), the results are compared elementwise.
-  if (useReference && failed(launchSerial(self, dir.str(), /*reference=*/true))) {
+  if (useReference &&
+      failed(launchSerial(self, dir.str(), /*reference=*/true,
+                          /*perturbed=*/perturbedReference))) {
     noReference = "the reference run failed";
     for (run::ResultSpec &spec : *specs)
       spec.useReference = spec.usePerturbed = false;

@@ -42,9 +42,10 @@ ElementwiseResult compareElementwise(const HostArray &expected,
 ///   serial error       E_s = max |s - ref|
 ///   distributed error  E_d = max |d - ref|
 ///   magnitude          M   = max |ref|
-///   second sample      E_p = max |p - ref|   (when `p`, the serial program
-///                                              on inputs moved by one ulp,
-///                                              is given)
+///   second sample      E_p = max |p - ref_p| (when given: `p` the serial
+///                                              program and `ref_p` the
+///                                              reference on inputs moved by
+///                                              one ulp)
 ///   PASS  iff  E_d <= max(serialFactor * max(E_s, E_p), roundoffFactor * u * M)
 ///
 /// and the distributed run has NaN and infinities exactly where the serial
@@ -54,7 +55,9 @@ ElementwiseResult compareElementwise(const HostArray &expected,
 /// are made, not their size. One serial run is one sample of those errors,
 /// and a lucky one where a result cancels to almost nothing (an Adam update
 /// of a near-zero gradient sum): the serial program on inputs moved by one
-/// ulp, whose roundings all fall differently, is a second sample. The second
+/// ulp, whose roundings all fall differently, judged against the reference
+/// on the same moved inputs, is a second sample (of rounding only: what the
+/// move itself changes, as a floor of an integral input, is in both). The second
 /// term accepts the last bits of results that the serial run happens to
 /// compute exactly. A wrong value (a corrupted block, a missing reduction) is
 /// off by far more than either.
@@ -76,14 +79,19 @@ struct ReferenceResult {
   bool pass = false;
 };
 
+/// The serial program and the reference on inputs moved by one ulp.
+struct PerturbedSample {
+  HostArray serial;
+  HostArray reference;
+};
+
 /// Judges `distributed` (one array per replica) against `reference`, with
-/// `serial` and, if given, `perturbed` (the serial program on inputs moved by
-/// one ulp) as the yardstick. All arrays have one shape; `serial` gives the
-/// element type whose unit roundoff is used.
+/// `serial` and, if given, `perturbed` as the yardstick. All arrays have one
+/// shape; `serial` gives the element type whose unit roundoff is used.
 ReferenceResult judgeAgainstReference(const HostArray &reference,
                                       const HostArray &serial,
                                       const std::vector<HostArray> &distributed,
-                                      const HostArray *perturbed = nullptr,
+                                      const PerturbedSample *perturbed = nullptr,
                                       const ReferenceRule &rule = {});
 
 /// `input` with every float element moved by one ulp of its own type (up or

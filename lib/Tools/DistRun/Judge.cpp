@@ -70,11 +70,17 @@ llvm::Expected<bool> run::judgeResult(const WorkDir &dir, int64_t index,
     if (llvm::Error error =
             readArray(dir.result(index, step, kReferenceRun), reference))
       return std::move(error);
-    std::optional<HostArray> perturbed;
+    std::optional<hostdata::PerturbedSample> perturbed;
     if (spec.usePerturbed) {
-      perturbed.emplace(spec.global.makeArray());
+      perturbed.emplace(hostdata::PerturbedSample{
+          spec.global.makeArray(),
+          HostArray(spec.referenceType, spec.global.shape)});
+      if (llvm::Error error = readArray(
+              dir.result(index, step, kPerturbedRun), perturbed->serial))
+        return std::move(error);
       if (llvm::Error error =
-              readArray(dir.result(index, step, kPerturbedRun), *perturbed))
+              readArray(dir.result(index, step, kPerturbedReferenceRun),
+                        perturbed->reference))
         return std::move(error);
     }
     hostdata::ReferenceResult verdict = hostdata::judgeAgainstReference(

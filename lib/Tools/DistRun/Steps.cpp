@@ -102,8 +102,8 @@ llvm::Error run::runSteps(ModuleOp module, const WorkDir &dir, int run,
       return llvm::createStringError("unsupported argument");
     args.push_back(std::move(*arg));
   }
-  // The inputs of `thisRun` (the serial run and the perturbed run run one
-  // program on inputs of their own).
+  // The inputs of `thisRun` (a run and its perturbed run share a program,
+  // not their inputs).
   auto loadInputs = [&](int thisRun) -> llvm::Error {
     argSamples.clear();
     for (auto [i, arg] : llvm::enumerate(args)) {
@@ -160,11 +160,13 @@ llvm::Error run::runSteps(ModuleOp module, const WorkDir &dir, int run,
   for (Boundary &result : results)
     resultValues.push_back(result.value);
   CompiledProgram &step = **program;
-  // The serial run also runs its program on the perturbed inputs, if asked:
-  // one compilation for both.
+  // The serial and the reference run also run their program on the
+  // perturbed inputs, if asked: one compilation for both.
   SmallVector<int, 2> runs = {run};
   if (run == kSerialRun && options.perturbedRun)
     runs.push_back(kPerturbedRun);
+  if (run == kReferenceRun && options.perturbedRun)
+    runs.push_back(kPerturbedReferenceRun);
   auto runOne = [&](int thisRun) -> llvm::Error {
     if (thisRun != run)
       if (llvm::Error error = loadInputs(thisRun))
@@ -255,7 +257,7 @@ llvm::Error run::runSteps(ModuleOp module, const WorkDir &dir, int run,
   };
   for (int thisRun : runs)
     if (llvm::Error error = runOne(thisRun))
-      return thisRun == kPerturbedRun
+      return thisRun != run
                  ? llvm::createStringError(
                        "on the inputs moved by one ulp (the perturbed run; "
                        "--perturbed-reference=false skips it): " +

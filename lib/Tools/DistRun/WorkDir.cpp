@@ -21,17 +21,22 @@ std::string WorkDir::runName(int run) {
     return "reference";
   if (run == kPerturbedRun)
     return "perturbed";
+  if (run == kPerturbedReferenceRun)
+    return "perturbed-reference";
   return "rank" + std::to_string(run);
 }
 
 std::string WorkDir::program(int run) const {
   if (run == kPerturbedRun)
     run = kSerialRun;
+  if (run == kPerturbedReferenceRun)
+    run = kReferenceRun;
   return path + "/" + (run < 0 ? runName(run) : "partitioned") + ".mlir";
 }
 
 std::string WorkDir::arg(int64_t index, int run) const {
-  bool ownInputs = run == kReferenceRun || run == kPerturbedRun;
+  bool ownInputs = run == kReferenceRun || run == kPerturbedRun ||
+                   run == kPerturbedReferenceRun;
   return path + "/arg" + std::to_string(index) +
          (ownInputs ? "." + runName(run) : "") + ".bin";
 }

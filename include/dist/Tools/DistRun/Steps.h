@@ -34,7 +34,8 @@ struct StepOptions {
   /// Write the results of every step (for comparison, or kept files);
   /// otherwise only the last step's, and those that ranks exchange.
   bool resultsOfEveryStep = true;
-  /// The serial run also runs on the perturbed inputs (kPerturbedRun).
+  /// The serial (reference) run also runs on the perturbed inputs:
+  /// kPerturbedRun (kPerturbedReferenceRun).
   bool perturbedRun = false;
 };
 

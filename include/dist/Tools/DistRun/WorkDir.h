@@ -2,11 +2,11 @@
 //
 // dist-run's driver and its worker processes talk through one directory: the
 // programs (serial.mlir, reference.mlir, partitioned.mlir), the global
-// inputs (arg<I>.bin, arg<I>.reference.bin, arg<I>.perturbed.bin), every
-// run's results after every step (result<I>.step<S>.<run>.bin) and its
-// per-step times (times.<run>.txt). A run is the serial run, the reference
-// run, the perturbed run (the serial program on inputs moved by one ulp), or
-// a rank.
+// inputs (arg<I>.bin, arg<I>.reference.bin, arg<I>.perturbed.bin,
+// arg<I>.perturbed-reference.bin), every run's results after every step
+// (result<I>.step<S>.<run>.bin) and its per-step times (times.<run>.txt). A
+// run is the serial run, the reference run, the perturbed runs (the serial
+// and the reference program on inputs moved by one ulp), or a rank.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,25 +23,28 @@
 
 namespace mlir::dist::run {
 
-/// The serial run, the reference run, the perturbed run, or rank N (N >= 0).
+/// The serial run, the reference run, their runs on the perturbed inputs,
+/// or rank N (N >= 0).
 constexpr int kSerialRun = -1;
 constexpr int kReferenceRun = -2;
 constexpr int kPerturbedRun = -3;
+constexpr int kPerturbedReferenceRun = -4;
 
 class WorkDir {
 public:
   explicit WorkDir(StringRef path) : path(path.str()) {}
 
-  /// "serial", "reference", "perturbed" or "rank<N>".
+  /// "serial", "reference", "perturbed", "perturbed-reference" or
+  /// "rank<N>".
   static std::string runName(int run);
 
   const std::string &str() const { return path; }
   /// The program `run` runs: serial.mlir (also the perturbed run's),
-  /// reference.mlir, partitioned.mlir.
+  /// reference.mlir (also the perturbed reference's), partitioned.mlir.
   std::string program(int run) const;
   /// Argument `index`'s global input for `run`: the reference's is widened,
-  /// the perturbed run's moved by one ulp; the serial run and the ranks share
-  /// one.
+  /// the perturbed runs' moved by one ulp (and widened for the reference);
+  /// the serial run and the ranks share one.
   std::string arg(int64_t index, int run) const;
   /// Result `index` of `step` (1-based) of `run`.
   std::string result(int64_t index, int step, int run) const;
