@@ -371,28 +371,10 @@ struct GatherShardingRule
     Location loc = op->getLoc();
     ArrayRef<StringAttr> axes = splits.axes[factor];
     auto source = cast<RankedTensorType>(operands[0].getType());
-    Value indices = operands[1];
-    auto indicesType = cast<RankedTensorType>(indices.getType());
-    Type indexElement = indicesType.getElementType();
     int64_t localRows = source.getDimSize(gatheredDim);
-
-    // offset = block index * local rows, in the indices' element type.
-    Value offset = buildBlockOffset(builder, loc, splits.mesh, axes, localRows);
-    auto scalar = [&](Value index) -> Value {
-      return indexElement.isIndex()
-                 ? index
-                 : arith::IndexCastOp::create(builder, loc, indexElement, index);
-    };
-    auto splat = [&](Value v) -> Value {
-      return tensor::SplatOp::create(builder, loc, indicesType, v);
-    };
-    Value local = arith::SubIOp::create(builder, loc, indices, splat(scalar(offset)));
-    // Unsigned compare: indices below the offset wrap around and fail too.
-    Value inRange = arith::CmpIOp::create(
-        builder, loc, arith::CmpIPredicate::ult, local,
-        splat(scalar(arith::ConstantIndexOp::create(builder, loc, localRows))));
-    Value zeroIndex = splat(scalar(arith::ConstantIndexOp::create(builder, loc, 0)));
-    Value safe = arith::SelectOp::create(builder, loc, inRange, local, zeroIndex);
+    LocalLookup lookup = buildLocalLookup(builder, loc, operands[1],
+                                          splits.mesh, axes, localRows);
+    Value inRange = lookup.inBlock, safe = lookup.safeIndices;
     // Clamped indices repeat: the gather is no longer `unique`.
     Value rows = tensor::GatherOp::create(builder, loc, resultType, operands[0],
                                           safe, gather.getGatherDims(),

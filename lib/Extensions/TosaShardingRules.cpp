@@ -532,24 +532,10 @@ struct TosaGatherShardingRule
           .getOperation();
     auto values = cast<RankedTensorType>(operands[0].getType());
     auto indicesType = cast<RankedTensorType>(operands[1].getType());
-    Type indexElement = indicesType.getElementType();
-    int64_t localRows = values.getDimSize(1);
-    Value offset =
-        buildBlockOffset(builder, loc, splits.mesh, splits.axes[k], localRows);
-    auto splat = [&](Value index) -> Value {
-      Value scalar =
-          arith::IndexCastOp::create(builder, loc, indexElement, index);
-      return tensor::SplatOp::create(builder, loc, indicesType, scalar);
-    };
-    Value local =
-        arith::SubIOp::create(builder, loc, operands[1], splat(offset));
-    // Unsigned compare: ids below the offset wrap around and fail too.
-    Value inRange = arith::CmpIOp::create(
-        builder, loc, arith::CmpIPredicate::ult, local,
-        splat(arith::ConstantIndexOp::create(builder, loc, localRows)));
-    Value safe = arith::SelectOp::create(
-        builder, loc, inRange, local,
-        splat(arith::ConstantIndexOp::create(builder, loc, 0)));
+    LocalLookup lookup =
+        buildLocalLookup(builder, loc, operands[1], splits.mesh,
+                         splits.axes[k], values.getDimSize(1));
+    Value inRange = lookup.inBlock, safe = lookup.safeIndices;
     Value rows =
         tosa::GatherOp::create(builder, loc, resultType, operands[0], safe);
     // Zero the rows of ids outside this rank's block: the mask [n, w, 1] is

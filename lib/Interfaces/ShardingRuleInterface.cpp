@@ -5,6 +5,7 @@
 #include "dist/Dialect/Dist/IR/DistOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -224,4 +225,30 @@ Value dist::buildBlockOffset(OpBuilder &builder, Location loc,
       builder.getArrayAttr(SmallVector<Attribute>(axes.begin(), axes.end())));
   Value size = arith::ConstantIndexOp::create(builder, loc, blockSize);
   return arith::MulIOp::create(builder, loc, block, size);
+}
+
+LocalLookup dist::buildLocalLookup(OpBuilder &builder, Location loc,
+                                   Value indices, FlatSymbolRefAttr mesh,
+                                   ArrayRef<StringAttr> axes,
+                                   int64_t localRows) {
+  auto indicesType = cast<RankedTensorType>(indices.getType());
+  Type element = indicesType.getElementType();
+  // A splat of an index, in the ids' element type.
+  auto splat = [&](Value index) -> Value {
+    Value scalar =
+        element.isIndex()
+            ? index
+            : arith::IndexCastOp::create(builder, loc, element, index);
+    return tensor::SplatOp::create(builder, loc, indicesType, scalar);
+  };
+  Value offset = buildBlockOffset(builder, loc, mesh, axes, localRows);
+  Value local = arith::SubIOp::create(builder, loc, indices, splat(offset));
+  // Unsigned compare: ids below the offset wrap around and fail too.
+  Value inBlock = arith::CmpIOp::create(
+      builder, loc, arith::CmpIPredicate::ult, local,
+      splat(arith::ConstantIndexOp::create(builder, loc, localRows)));
+  Value safe = arith::SelectOp::create(
+      builder, loc, inBlock, local,
+      splat(arith::ConstantIndexOp::create(builder, loc, 0)));
+  return {safe, inBlock};
 }

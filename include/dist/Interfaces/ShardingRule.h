@@ -144,6 +144,19 @@ Operation *rewriteInPlace(Operation *op, ValueRange localOperands,
 Value buildBlockOffset(OpBuilder &builder, Location loc, FlatSymbolRefAttr mesh,
                        ArrayRef<StringAttr> axes, int64_t blockSize);
 
+/// For a lookup into a table whose looked-up dim is split by `axes` into
+/// blocks of `localRows` rows (a vocabulary-parallel embedding): the ids of
+/// `indices` (a tensor of integers or indices) shifted to this rank's rows,
+/// with those outside its block replaced by 0 (`safeIndices`), and the mask
+/// of the ids inside it (`inBlock`, i1, the shape of `indices`).
+struct LocalLookup {
+  Value safeIndices;
+  Value inBlock;
+};
+LocalLookup buildLocalLookup(OpBuilder &builder, Location loc, Value indices,
+                             FlatSymbolRefAttr mesh, ArrayRef<StringAttr> axes,
+                             int64_t localRows);
+
 /// How the partitioner split an op's factors, for building its local form.
 struct FactorSplits {
   /// The mesh the op works on.
