@@ -4,8 +4,9 @@
 // 1 against a larger one is broadcast, so it has no factor), tosa.matmul
 // (batched, with a sum factor over the shared dim), the reductions (which
 // keep the reduced dim with size 1), tosa.transpose and tosa.reshape (when it
-// only merges or splits dims); and for convolutional models, tosa.conv2d and
-// the poolings (batch and channels parallel, windows whole), and the layout
+// only merges or splits dims); and for convolutional models, the
+// convolutions and the poolings (batch and channels parallel, windows whole),
+// and the layout
 // ops tosa.concat, tosa.pad, tosa.slice, tosa.tile, tosa.argmax and
 // tosa.table (dims they cut, pad, join, repeat or reduce stay whole); and
 // tosa.gather, vocabulary-parallel like tensor.gather. Every
@@ -321,45 +322,80 @@ struct TosaReshapeShardingRule
   }
 };
 
-/// tosa.conv2d: [n, h, w, ic] * [oc, kh, kw, ic] + [oc] -> [n, oh, ow, oc].
-/// Batch and output channels are parallel; the windows are whole, and so is
-/// the input channel (its sum is inside the op, after which the bias is
-/// added: a split would add the bias once per rank).
-struct TosaConv2DShardingRule
-    : public ShardingRuleOpInterface::ExternalModel<TosaConv2DShardingRule,
-                                                    tosa::Conv2DOp> {
+/// Convolutions with a bias per output channel: tosa.conv2d, tosa.conv3d and
+/// tosa.transpose_conv2d, [n, spatial..., ic] * [oc, kernel..., ic] + [oc] ->
+/// [n, spatial'..., oc]. Batch and output channels are parallel; the windows
+/// are whole, and so is the input channel (its sum is inside the op, after
+/// which the bias is added: a split would add the bias once per rank).
+template <typename ConvOp>
+struct TosaConvShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<TosaConvShardingRule<ConvOp>,
+                                                    ConvOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     if (!hasStaticRankedTensors(op))
       return failure();
-    auto conv = cast<tosa::Conv2DOp>(op);
+    auto conv = cast<ConvOp>(op);
     auto input = cast<RankedTensorType>(conv.getInput().getType());
     auto weight = cast<RankedTensorType>(conv.getWeight().getType());
     auto output = cast<RankedTensorType>(conv.getType());
     auto bias = cast<RankedTensorType>(conv.getBias().getType());
-    if (!input.hasStaticShape() || !weight.hasStaticShape() ||
-        !output.hasStaticShape())
-      return failure();
+    int64_t rank = input.getRank();
     ShardingRule rule = ShardingRule::getEmpty(op);
     int64_t n = rule.addFactor(input.getDimSize(0), FactorKind::Parallel);
-    int64_t oc = rule.addFactor(output.getDimSize(3), FactorKind::Parallel);
-    auto whole = [&](int64_t size) {
-      return rule.addFactor(size, FactorKind::Unsplittable);
-    };
-    int64_t ic = whole(input.getDimSize(3));
-    rule.operandDims[0] = {n, whole(input.getDimSize(1)),
-                           whole(input.getDimSize(2)), ic};
-    rule.operandDims[1] = {oc, whole(weight.getDimSize(1)),
-                           whole(weight.getDimSize(2)), ic};
+    int64_t oc =
+        rule.addFactor(output.getDimSize(rank - 1), FactorKind::Parallel);
+    int64_t ic =
+        rule.addFactor(input.getDimSize(rank - 1), FactorKind::Unsplittable);
+    rule.operandDims[0].push_back(n);
+    rule.operandDims[1].push_back(oc);
+    rule.resultDims[0].push_back(n);
+    for (int64_t d = 1; d < rank - 1; ++d) {
+      rule.operandDims[0].push_back(ShardingRule::kNoFactor);
+      rule.operandDims[1].push_back(ShardingRule::kNoFactor);
+      rule.resultDims[0].push_back(ShardingRule::kNoFactor);
+    }
+    rule.operandDims[0].push_back(ic);
+    rule.operandDims[1].push_back(ic);
+    rule.resultDims[0].push_back(oc);
     // A bias of one element is broadcast over the channels.
-    rule.operandDims[2] = {bias.getDimSize(0) == output.getDimSize(3)
+    rule.operandDims[2] = {bias.getDimSize(0) == output.getDimSize(rank - 1)
                                ? oc
                                : ShardingRule::kNoFactor};
     for (unsigned zp : {3u, 4u})
       rule.operandDims[zp].assign(
           cast<RankedTensorType>(op->getOperand(zp).getType()).getRank(),
           ShardingRule::kNoFactor);
-    rule.resultDims[0] = {n, whole(output.getDimSize(1)),
-                          whole(output.getDimSize(2)), oc};
+    return rule;
+  }
+};
+
+/// tosa.depthwise_conv2d: [n, h, w, c] * [kh, kw, c, m] + [c * m] ->
+/// [n, oh, ow, c * m]. Batch and input channels are parallel; a split of c
+/// splits the output channels (c major, m minor) and the bias the same way;
+/// the multiplier m and the windows are whole.
+struct TosaDepthwiseConvShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<
+          TosaDepthwiseConvShardingRule, tosa::DepthwiseConv2DOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (!hasStaticRankedTensors(op))
+      return failure();
+    auto conv = cast<tosa::DepthwiseConv2DOp>(op);
+    auto input = cast<RankedTensorType>(conv.getInput().getType());
+    auto output = cast<RankedTensorType>(conv.getType());
+    auto bias = cast<RankedTensorType>(conv.getBias().getType());
+    ShardingRule rule = ShardingRule::getEmpty(op);
+    const int64_t none = ShardingRule::kNoFactor;
+    int64_t n = rule.addFactor(input.getDimSize(0), FactorKind::Parallel);
+    int64_t c = rule.addFactor(input.getDimSize(3), FactorKind::Parallel);
+    rule.operandDims[0] = {n, none, none, c};
+    rule.operandDims[1] = {none, none, c, none};
+    rule.operandDims[2] = {bias.getDimSize(0) == output.getDimSize(3) ? c
+                                                                      : none};
+    for (unsigned zp : {3u, 4u})
+      rule.operandDims[zp].assign(
+          cast<RankedTensorType>(op->getOperand(zp).getType()).getRank(),
+          none);
+    rule.resultDims[0] = {n, none, none, c};
     return rule;
   }
 };
@@ -611,7 +647,14 @@ void dist::registerTosaShardingRules(DialectRegistry &registry) {
     tosa::MatMulOp::attachInterface<TosaMatMulShardingRule>(*context);
     tosa::TransposeOp::attachInterface<TosaTransposeShardingRule>(*context);
     tosa::ReshapeOp::attachInterface<TosaReshapeShardingRule>(*context);
-    tosa::Conv2DOp::attachInterface<TosaConv2DShardingRule>(*context);
+    tosa::Conv2DOp::attachInterface<TosaConvShardingRule<tosa::Conv2DOp>>(
+        *context);
+    tosa::Conv3DOp::attachInterface<TosaConvShardingRule<tosa::Conv3DOp>>(
+        *context);
+    tosa::TransposeConv2DOp::attachInterface<
+        TosaConvShardingRule<tosa::TransposeConv2DOp>>(*context);
+    tosa::DepthwiseConv2DOp::attachInterface<TosaDepthwiseConvShardingRule>(
+        *context);
     tosa::AvgPool2dOp::attachInterface<TosaPoolShardingRule<tosa::AvgPool2dOp>>(
         *context);
     tosa::MaxPool2dOp::attachInterface<TosaPoolShardingRule<tosa::MaxPool2dOp>>(

@@ -347,7 +347,7 @@ func.func @tosa_cnn(%x: tensor<4x8x8x3xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor
                     %y: tensor<4x8xf32>, %i: tensor<4x8xi8>, %tab: tensor<256xi8>) {
   // expected-remark@+1 {{no sharding rule for 'tosa.const'}}
   %zp = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
-  // expected-remark@+1 {{sharding rule: ([i, l, m, k], [j, n, o, k], [j], [_], [_]) -> ([i, p, q, j]) {i=4, j=8, k=3 whole, l=8 whole, m=8 whole, n=3 whole, o=3 whole, p=8 whole, q=8 whole}}}
+  // expected-remark@+1 {{sharding rule: ([i, _, _, k], [j, _, _, k], [j], [_], [_]) -> ([i, _, _, j]) {i=4, j=8, k=3 whole}}}
   %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<4x8x8x3xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<4x8x8x8xf32>
   // expected-remark@+1 {{sharding rule: ([i, _, _, j]) -> ([i, _, _, j]) {i=4, j=8}}}
   %p = tosa.max_pool2d %c {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<4x8x8x8xf32>) -> tensor<4x4x4x8xf32>
@@ -390,5 +390,24 @@ func.func @tosa_gather(%table: tensor<2x100x16xf32>, %ids: tensor<2x8xi32>) -> t
 func.func @tosa_unranked(%a: tensor<8x4xf32>, %b: tensor<*xf32>, %z: tensor<*xf32>) {
   // expected-remark@+1 {{no sharding rule for this form of 'tosa.add'}}
   %r = tosa.add %a, %b : (tensor<8x4xf32>, tensor<*xf32>) -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+// Tests the other convolutions: conv3d and transpose_conv2d as conv2d (batch
+// and output channels parallel); depthwise_conv2d splits its channels c, and
+// with them the output's (c major, the multiplier m minor) and the bias.
+func.func @tosa_convs(%x3: tensor<2x4x8x8x3xf32>, %w3: tensor<8x1x3x3x3xf32>, %b8: tensor<8xf32>,
+                      %x: tensor<2x8x8x3xf32>, %wt: tensor<8x3x3x3xf32>,
+                      %wd: tensor<3x3x3x2xf32>, %bd: tensor<6xf32>) {
+  // expected-remark@+1 {{no sharding rule for 'tosa.const'}}
+  %zp = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  // expected-remark@+1 {{sharding rule: ([i, _, _, _, k], [j, _, _, _, k], [j], [_], [_]) -> ([i, _, _, _, j]) {i=2, j=8, k=3 whole}}}
+  %c3 = tosa.conv3d %x3, %w3, %b8, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1, 1>, pad = array<i64: 0, 0, 1, 1, 1, 1>, stride = array<i64: 1, 1, 1>} : (tensor<2x4x8x8x3xf32>, tensor<8x1x3x3x3xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x4x8x8x8xf32>
+  // expected-remark@+1 {{sharding rule: ([i, _, _, k], [j, _, _, k], [j], [_], [_]) -> ([i, _, _, j]) {i=2, j=8, k=3 whole}}}
+  %ct = tosa.transpose_conv2d %x, %wt, %b8, %zp, %zp {acc_type = f32, out_pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<2x8x8x3xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x10x10x8xf32>
+  // expected-remark@+1 {{sharding rule: ([i, _, _, j], [_, _, j, _], [j], [_], [_]) -> ([i, _, _, j]) {i=2, j=3}}}
+  %cd = tosa.depthwise_conv2d %x, %wd, %bd, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<2x8x8x3xf32>, tensor<3x3x3x2xf32>, tensor<6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x8x8x6xf32>
   return
 }
