@@ -592,6 +592,35 @@ struct TosaGatherShardingRule
   }
 };
 
+/// tosa.rescale: elementwise; per channel, its multiplier and shift (one per
+/// element of the last dim) are split with that dim.
+struct TosaRescaleShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<TosaRescaleShardingRule,
+                                                    tosa::RescaleOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (!hasStaticRankedTensors(op))
+      return failure();
+    auto rescale = cast<tosa::RescaleOp>(op);
+    auto input = cast<RankedTensorType>(rescale.getInput().getType());
+    if (input.getRank() == 0)
+      return failure();
+    ShardingRule rule = ShardingRule::getEmpty(op);
+    for (int64_t size : input.getShape())
+      rule.operandDims[0].push_back(rule.addFactor(size, FactorKind::Parallel));
+    rule.resultDims[0] = rule.operandDims[0];
+    int64_t channel = rule.operandDims[0].back();
+    for (unsigned i = 1; i < op->getNumOperands(); ++i)
+      rule.operandDims[i].assign(
+          cast<RankedTensorType>(op->getOperand(i).getType()).getRank(),
+          ShardingRule::kNoFactor);
+    if (rescale.getPerChannel()) {
+      rule.operandDims[1] = {channel}; // multiplier
+      rule.operandDims[2] = {channel}; // shift
+    }
+    return rule;
+  }
+};
+
 /// tosa.table: elementwise lookups in a table every rank holds whole.
 struct TosaTableShardingRule
     : public ShardingRuleOpInterface::ExternalModel<TosaTableShardingRule,
@@ -667,6 +696,7 @@ void dist::registerTosaShardingRules(DialectRegistry &registry) {
     tosa::SliceOp::attachInterface<TosaSliceShardingRule>(*context);
     tosa::ArgMaxOp::attachInterface<TosaArgMaxShardingRule>(*context);
     tosa::TableOp::attachInterface<TosaTableShardingRule>(*context);
+    tosa::RescaleOp::attachInterface<TosaRescaleShardingRule>(*context);
     tosa::GatherOp::attachInterface<TosaGatherShardingRule>(*context);
   });
 }

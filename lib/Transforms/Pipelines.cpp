@@ -59,7 +59,10 @@ void dist::addTosaToLinalgPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalgNamed());
   pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalg());
   pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
-  pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
+  // tosa.apply_scale (what tosa.rescale becomes) too.
+  TosaToArithPassOptions toArith;
+  toArith.includeApplyRescale = true;
+  pm.addNestedPass<func::FuncOp>(createTosaToArithPass(toArith));
 }
 
 void dist::buildLowerToLLVMPipeline(OpPassManager &pm,

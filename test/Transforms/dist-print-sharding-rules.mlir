@@ -411,3 +411,16 @@ func.func @tosa_convs(%x3: tensor<2x4x8x8x3xf32>, %w3: tensor<8x1x3x3x3xf32>, %b
   %cd = tosa.depthwise_conv2d %x, %wd, %bd, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<2x8x8x3xf32>, tensor<3x3x3x2xf32>, tensor<6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x8x8x6xf32>
   return
 }
+
+// -----
+
+// Tests tosa.rescale: elementwise; per channel, the multiplier and the shift
+// are indexed by the last dim's factor, per tensor they are whole.
+func.func @tosa_rescale(%x: tensor<8x16xi32>, %m: tensor<16xi32>, %s: tensor<16xi8>,
+                        %m1: tensor<1xi32>, %s1: tensor<1xi8>, %izp: tensor<1xi32>, %ozp: tensor<1xi8>) {
+  // expected-remark@+1 {{sharding rule: ([i, j], [j], [j], [_], [_]) -> ([i, j]) {i=8, j=16}}}
+  %a = tosa.rescale %x, %m, %s, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<8x16xi32>, tensor<16xi32>, tensor<16xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<8x16xi8>
+  // expected-remark@+1 {{sharding rule: ([i, j], [_], [_], [_], [_]) -> ([i, j]) {i=8, j=16}}}
+  %b = tosa.rescale %x, %m1, %s1, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<8x16xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<8x16xi8>
+  return
+}
