@@ -98,3 +98,24 @@ func.func @tosa_slice(
   %s = tosa.slice %x, %st, %sz : (tensor<4x8xf32>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<4x4xf32>
   return %s : tensor<4x4xf32>
 }
+
+// -----
+
+dist.mesh @m [a = 4]
+
+// Tests the tensor reshapes with a leading unit dim (the rule TOSA's reshape
+// shares): the rows stay split through collapse and expand, no collective.
+// CHECK-LABEL: func.func @tensor_reshape_leading_unit
+// CHECK-SAME: tensor<1x2x16xf32>
+// CHECK: tensor.collapse_shape %arg0 {{\[}}[0, 1], [2]] : tensor<1x2x16xf32> into tensor<2x16xf32>
+// CHECK: tensor.expand_shape {{.*}} output_shape [1, 2, 16] : tensor<2x16xf32> into tensor<1x2x16xf32>
+// CHECK-NOT: dist.
+// CHECK: return
+func.func @tensor_reshape_leading_unit(
+    %x: tensor<1x8x16xf32> {dist.sharding = #dist.sharding<@m, [{}, {a}, {}]>})
+    -> tensor<1x8x16xf32> {
+  %c = tensor.collapse_shape %x [[0, 1], [2]] : tensor<1x8x16xf32> into tensor<8x16xf32>
+  %e = math.exp %c : tensor<8x16xf32>
+  %b = tensor.expand_shape %e [[0, 1], [2]] output_shape [1, 8, 16] : tensor<8x16xf32> into tensor<1x8x16xf32>
+  return %b : tensor<1x8x16xf32>
+}

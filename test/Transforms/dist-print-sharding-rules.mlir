@@ -424,3 +424,16 @@ func.func @tosa_rescale(%x: tensor<8x16xi32>, %m: tensor<16xi32>, %s: tensor<16x
   %b = tosa.rescale %x, %m1, %s1, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<8x16xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<8x16xi8>
   return
 }
+
+// -----
+
+// Tests that a leading unit dim does not keep the next dim of its
+// reassociation group whole: in 1x8x16 <-> 8x16 the 8 is the factor of the
+// merged dim, for collapse_shape and expand_shape alike.
+func.func @reshape_leading_unit(%x: tensor<1x8x16xf32>) -> tensor<1x8x16xf32> {
+  // expected-remark@+1 {{sharding rule: ([_, i, j]) -> ([i, j]) {i=8, j=16} partial: multilinear}}
+  %c = tensor.collapse_shape %x [[0, 1], [2]] : tensor<1x8x16xf32> into tensor<8x16xf32>
+  // expected-remark@+1 {{sharding rule: ([i, j]) -> ([_, i, j]) {i=8, j=16} partial: multilinear}}
+  %e = tensor.expand_shape %c [[0, 1], [2]] output_shape [1, 8, 16] : tensor<8x16xf32> into tensor<1x8x16xf32>
+  return %e : tensor<1x8x16xf32>
+}
