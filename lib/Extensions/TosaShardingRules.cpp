@@ -39,15 +39,24 @@ static bool hasStaticRankedTensors(Operation *op) {
       });
 }
 
+/// An empty rule (see ShardingRule::getEmpty) in which every dim of every
+/// tensor operand has no factor: the rules below fill in the dims that have
+/// one. (Zero points, shifts, tables and other side operands stay whole.)
+static ShardingRule getRuleWithWholeOperands(Operation *op) {
+  ShardingRule rule = ShardingRule::getEmpty(op);
+  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+    if (auto type = dyn_cast<RankedTensorType>(operand.getType()))
+      rule.operandDims[i].assign(type.getRank(), ShardingRule::kNoFactor);
+  return rule;
+}
+
 /// The rule of an op whose one result is computed elementwise from operands
 /// of the result's rank (a dim of size 1 where the result's is larger is
 /// broadcast: no factor) or of one element (zero points, shifts).
 static FailureOr<ShardingRule> getBroadcastingElementwiseRule(Operation *op) {
-  if (op->getNumResults() != 1 || !hasStaticRankedTensors(op))
+  if (op->getNumResults() != 1)
     return failure();
-  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!result || !result.hasStaticShape())
-    return failure();
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
   ShardingRule rule = ShardingRule::getEmpty(op);
   for (int64_t size : result.getShape())
     rule.addFactor(size, FactorKind::Parallel);
@@ -56,8 +65,6 @@ static FailureOr<ShardingRule> getBroadcastingElementwiseRule(Operation *op) {
     auto type = dyn_cast<RankedTensorType>(operand.getType());
     if (!type)
       continue;
-    if (!type.hasStaticShape())
-      return failure();
     if (type.getRank() != result.getRank()) {
       if (type.getNumElements() != 1)
         return failure();
@@ -114,24 +121,17 @@ static std::optional<SmallVector<int64_t>> getConstShape(Value shape) {
 static FailureOr<ShardingRule>
 getDimwiseRule(Operation *op, ArrayRef<unsigned> dataOperands,
                const llvm::SmallBitVector &whole) {
-  if (!hasStaticRankedTensors(op))
-    return failure();
-  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!result || !result.hasStaticShape())
-    return failure();
-  ShardingRule rule = ShardingRule::getEmpty(op);
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+  ShardingRule rule = getRuleWithWholeOperands(op);
   SmallVector<int64_t> dims;
   // A whole dim has no factor: its sizes may differ between the operands
   // and the result (a window, a pad).
   for (auto [d, size] : llvm::enumerate(result.getShape()))
     dims.push_back(whole.test(d) ? ShardingRule::kNoFactor
                                  : rule.addFactor(size, FactorKind::Parallel));
-  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
-    if (auto type = dyn_cast<RankedTensorType>(operand.getType()))
-      rule.operandDims[i].assign(type.getRank(), ShardingRule::kNoFactor);
   for (unsigned i : dataOperands) {
     auto type = dyn_cast<RankedTensorType>(op->getOperand(i).getType());
-    if (!type || type.getRank() != result.getRank() || !type.hasStaticShape())
+    if (!type || type.getRank() != result.getRank())
       return failure();
     for (int64_t d = 0; d < result.getRank(); ++d)
       if (!whole.test(d) && type.getDimSize(d) != result.getDimSize(d))
@@ -151,14 +151,22 @@ static llvm::SmallBitVector windowDims() {
 }
 
 namespace {
-/// Elementwise TOSA ops (TosaElementwiseOperator, tosa.mul, tosa.cast).
-template <typename OpTy>
-struct TosaElementwiseShardingRule
-    : public ShardingRuleOpInterface::ExternalModel<
-          TosaElementwiseShardingRule<OpTy>, OpTy> {
+/// The base of the TOSA models: ops whose tensors are all ranked and static
+/// get `Model::getStaticRule`, the others no rule.
+template <typename Model, typename OpTy>
+struct TosaRule : public ShardingRuleOpInterface::ExternalModel<Model, OpTy> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     if (!hasStaticRankedTensors(op))
       return failure();
+    return static_cast<const Model *>(this)->getStaticRule(op);
+  }
+};
+
+/// Elementwise TOSA ops (TosaElementwiseOperator, tosa.mul, tosa.cast).
+template <typename OpTy>
+struct TosaElementwiseShardingRule
+    : public TosaRule<TosaElementwiseShardingRule<OpTy>, OpTy> {
+  FailureOr<ShardingRule> getStaticRule(Operation *op) const {
     FailureOr<ShardingRule> rule = getBroadcastingElementwiseRule(op);
     if (failed(rule))
       return failure();
@@ -181,29 +189,18 @@ struct TosaElementwiseShardingRule
 
 /// tosa.matmul: [n, h, c] x [n, c, w] -> [n, h, w], c a sum factor.
 struct TosaMatMulShardingRule
-    : public ShardingRuleOpInterface::ExternalModel<TosaMatMulShardingRule,
-                                                    tosa::MatMulOp> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (!hasStaticRankedTensors(op))
-      return failure();
+    : public TosaRule<TosaMatMulShardingRule, tosa::MatMulOp> {
+  FailureOr<ShardingRule> getStaticRule(Operation *op) const {
     auto matmul = cast<tosa::MatMulOp>(op);
     auto a = cast<RankedTensorType>(matmul.getA().getType());
     auto b = cast<RankedTensorType>(matmul.getB().getType());
-    if (!a.hasStaticShape() || !b.hasStaticShape())
-      return failure();
-    ShardingRule rule = ShardingRule::getEmpty(op);
+    ShardingRule rule = getRuleWithWholeOperands(op);
     int64_t n = rule.addFactor(a.getDimSize(0), FactorKind::Parallel);
     int64_t h = rule.addFactor(a.getDimSize(1), FactorKind::Parallel);
     int64_t c = rule.addFactor(a.getDimSize(2), FactorKind::Reduction);
     int64_t w = rule.addFactor(b.getDimSize(2), FactorKind::Parallel);
     rule.operandDims[0] = {n, h, c};
     rule.operandDims[1] = {n, c, w};
-    rule.operandDims[2].assign(
-        cast<RankedTensorType>(matmul.getAZp().getType()).getRank(),
-        ShardingRule::kNoFactor);
-    rule.operandDims[3].assign(
-        cast<RankedTensorType>(matmul.getBZp().getType()).getRank(),
-        ShardingRule::kNoFactor);
     rule.resultDims[0] = {n, h, w};
     // (a - a_zp)(b - b_zp) is linear in a and b only without zero points.
     if (isZeroConstant(matmul.getAZp()) && isZeroConstant(matmul.getBZp()))
@@ -217,8 +214,7 @@ struct TosaMatMulShardingRule
 /// combiner has no collective (reduce_all / reduce_any on i1).
 template <typename OpTy>
 struct TosaReduceShardingRule
-    : public ShardingRuleOpInterface::ExternalModel<TosaReduceShardingRule<OpTy>,
-                                                    OpTy> {
+    : public TosaRule<TosaReduceShardingRule<OpTy>, OpTy> {
   static std::optional<ReductionKind> getCombiner() {
     if constexpr (std::is_same_v<OpTy, tosa::ReduceSumOp>)
       return ReductionKind::sum;
@@ -231,13 +227,9 @@ struct TosaReduceShardingRule
     return std::nullopt;
   }
 
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (!hasStaticRankedTensors(op))
-      return failure();
+  FailureOr<ShardingRule> getStaticRule(Operation *op) const {
     auto reduce = cast<OpTy>(op);
-    auto input = dyn_cast<RankedTensorType>(reduce.getInput().getType());
-    if (!input || !input.hasStaticShape())
-      return failure();
+    auto input = cast<RankedTensorType>(reduce.getInput().getType());
     int64_t axis = reduce.getAxis();
     ShardingRule rule = ShardingRule::getEmpty(op);
     for (auto [d, size] : llvm::enumerate(input.getShape())) {
@@ -262,16 +254,12 @@ struct TosaReduceShardingRule
 
 /// tosa.transpose: result dim j is input dim perms[j].
 struct TosaTransposeShardingRule
-    : public ShardingRuleOpInterface::ExternalModel<TosaTransposeShardingRule,
-                                                    tosa::TransposeOp> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (!hasStaticRankedTensors(op))
-      return failure();
+    : public TosaRule<TosaTransposeShardingRule, tosa::TransposeOp> {
+  FailureOr<ShardingRule> getStaticRule(Operation *op) const {
     auto transpose = cast<tosa::TransposeOp>(op);
-    auto input = dyn_cast<RankedTensorType>(transpose.getInput1().getType());
+    auto input = cast<RankedTensorType>(transpose.getInput1().getType());
     ArrayRef<int32_t> perms = transpose.getPerms();
-    if (!input || !input.hasStaticShape() ||
-        (int64_t)perms.size() != input.getRank())
+    if ((int64_t)perms.size() != input.getRank())
       return failure();
     ShardingRule rule = ShardingRule::getEmpty(op);
     for (int64_t size : input.getShape())
@@ -286,17 +274,11 @@ struct TosaTransposeShardingRule
 /// tosa.reshape that merges or splits dims (as tensor.collapse_shape /
 /// tensor.expand_shape); other reshapes have no rule.
 struct TosaReshapeShardingRule
-    : public ShardingRuleOpInterface::ExternalModel<TosaReshapeShardingRule,
-                                                    tosa::ReshapeOp> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (!hasStaticRankedTensors(op))
-      return failure();
+    : public TosaRule<TosaReshapeShardingRule, tosa::ReshapeOp> {
+  FailureOr<ShardingRule> getStaticRule(Operation *op) const {
     auto reshape = cast<tosa::ReshapeOp>(op);
-    auto source = dyn_cast<RankedTensorType>(reshape.getInput1().getType());
-    auto result = dyn_cast<RankedTensorType>(reshape.getType());
-    if (!source || !result || !source.hasStaticShape() ||
-        !result.hasStaticShape())
-      return failure();
+    auto source = cast<RankedTensorType>(reshape.getInput1().getType());
+    auto result = cast<RankedTensorType>(reshape.getType());
     std::optional<SmallVector<ReassociationIndices>> groups =
         getReassociationIndicesForReshape(source, result);
     if (!groups)
@@ -329,42 +311,27 @@ struct TosaReshapeShardingRule
 /// which the bias is added: a split would add the bias once per rank).
 template <typename ConvOp>
 struct TosaConvShardingRule
-    : public ShardingRuleOpInterface::ExternalModel<TosaConvShardingRule<ConvOp>,
-                                                    ConvOp> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (!hasStaticRankedTensors(op))
-      return failure();
+    : public TosaRule<TosaConvShardingRule<ConvOp>, ConvOp> {
+  FailureOr<ShardingRule> getStaticRule(Operation *op) const {
     auto conv = cast<ConvOp>(op);
     auto input = cast<RankedTensorType>(conv.getInput().getType());
     auto weight = cast<RankedTensorType>(conv.getWeight().getType());
     auto output = cast<RankedTensorType>(conv.getType());
     auto bias = cast<RankedTensorType>(conv.getBias().getType());
-    int64_t rank = input.getRank();
-    ShardingRule rule = ShardingRule::getEmpty(op);
+    int64_t last = input.getRank() - 1;
+    ShardingRule rule = getRuleWithWholeOperands(op);
     int64_t n = rule.addFactor(input.getDimSize(0), FactorKind::Parallel);
-    int64_t oc =
-        rule.addFactor(output.getDimSize(rank - 1), FactorKind::Parallel);
+    int64_t oc = rule.addFactor(output.getDimSize(last), FactorKind::Parallel);
     int64_t ic =
-        rule.addFactor(input.getDimSize(rank - 1), FactorKind::Unsplittable);
-    rule.operandDims[0].push_back(n);
-    rule.operandDims[1].push_back(oc);
-    rule.resultDims[0].push_back(n);
-    for (int64_t d = 1; d < rank - 1; ++d) {
-      rule.operandDims[0].push_back(ShardingRule::kNoFactor);
-      rule.operandDims[1].push_back(ShardingRule::kNoFactor);
-      rule.resultDims[0].push_back(ShardingRule::kNoFactor);
-    }
-    rule.operandDims[0].push_back(ic);
-    rule.operandDims[1].push_back(ic);
-    rule.resultDims[0].push_back(oc);
+        rule.addFactor(input.getDimSize(last), FactorKind::Unsplittable);
+    // The spatial dims (and the weight's kernel dims) have no factor.
+    rule.resultDims[0].assign(output.getRank(), ShardingRule::kNoFactor);
+    rule.operandDims[0].front() = rule.resultDims[0].front() = n;
+    rule.operandDims[1].front() = rule.resultDims[0].back() = oc;
+    rule.operandDims[0].back() = rule.operandDims[1].back() = ic;
     // A bias of one element is broadcast over the channels.
-    rule.operandDims[2] = {bias.getDimSize(0) == output.getDimSize(rank - 1)
-                               ? oc
-                               : ShardingRule::kNoFactor};
-    for (unsigned zp : {3u, 4u})
-      rule.operandDims[zp].assign(
-          cast<RankedTensorType>(op->getOperand(zp).getType()).getRank(),
-          ShardingRule::kNoFactor);
+    if (bias.getDimSize(0) == output.getDimSize(last))
+      rule.operandDims[2] = {oc};
     return rule;
   }
 };
@@ -374,27 +341,20 @@ struct TosaConvShardingRule
 /// splits the output channels (c major, m minor) and the bias the same way;
 /// the multiplier m and the windows are whole.
 struct TosaDepthwiseConvShardingRule
-    : public ShardingRuleOpInterface::ExternalModel<
-          TosaDepthwiseConvShardingRule, tosa::DepthwiseConv2DOp> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (!hasStaticRankedTensors(op))
-      return failure();
+    : public TosaRule<TosaDepthwiseConvShardingRule, tosa::DepthwiseConv2DOp> {
+  FailureOr<ShardingRule> getStaticRule(Operation *op) const {
     auto conv = cast<tosa::DepthwiseConv2DOp>(op);
     auto input = cast<RankedTensorType>(conv.getInput().getType());
     auto output = cast<RankedTensorType>(conv.getType());
     auto bias = cast<RankedTensorType>(conv.getBias().getType());
-    ShardingRule rule = ShardingRule::getEmpty(op);
+    ShardingRule rule = getRuleWithWholeOperands(op);
     const int64_t none = ShardingRule::kNoFactor;
     int64_t n = rule.addFactor(input.getDimSize(0), FactorKind::Parallel);
     int64_t c = rule.addFactor(input.getDimSize(3), FactorKind::Parallel);
     rule.operandDims[0] = {n, none, none, c};
     rule.operandDims[1] = {none, none, c, none};
-    rule.operandDims[2] = {bias.getDimSize(0) == output.getDimSize(3) ? c
-                                                                      : none};
-    for (unsigned zp : {3u, 4u})
-      rule.operandDims[zp].assign(
-          cast<RankedTensorType>(op->getOperand(zp).getType()).getRank(),
-          none);
+    if (bias.getDimSize(0) == output.getDimSize(3))
+      rule.operandDims[2] = {c};
     rule.resultDims[0] = {n, none, none, c};
     return rule;
   }
@@ -403,11 +363,8 @@ struct TosaDepthwiseConvShardingRule
 /// Poolings: batch and channels parallel, windows whole.
 template <typename OpTy>
 struct TosaPoolShardingRule
-    : public ShardingRuleOpInterface::ExternalModel<TosaPoolShardingRule<OpTy>,
-                                                    OpTy> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (!hasStaticRankedTensors(op))
-      return failure();
+    : public TosaRule<TosaPoolShardingRule<OpTy>, OpTy> {
+  FailureOr<ShardingRule> getStaticRule(Operation *op) const {
     return getDimwiseRule(op, {0}, windowDims());
   }
 };
@@ -415,11 +372,8 @@ struct TosaPoolShardingRule
 /// tosa.concat: the joined dim is whole; the others are shared by every
 /// input.
 struct TosaConcatShardingRule
-    : public ShardingRuleOpInterface::ExternalModel<TosaConcatShardingRule,
-                                                    tosa::ConcatOp> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (!hasStaticRankedTensors(op))
-      return failure();
+    : public TosaRule<TosaConcatShardingRule, tosa::ConcatOp> {
+  FailureOr<ShardingRule> getStaticRule(Operation *op) const {
     auto concat = cast<tosa::ConcatOp>(op);
     auto result = cast<RankedTensorType>(concat.getType());
     llvm::SmallBitVector whole(result.getRank());
@@ -437,11 +391,8 @@ struct TosaConcatShardingRule
 /// `!tosa.shape` operand must be a tosa.const_shape).
 template <typename OpTy>
 struct TosaPadTileShardingRule
-    : public ShardingRuleOpInterface::ExternalModel<
-          TosaPadTileShardingRule<OpTy>, OpTy> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (!hasStaticRankedTensors(op))
-      return failure();
+    : public TosaRule<TosaPadTileShardingRule<OpTy>, OpTy> {
+  FailureOr<ShardingRule> getStaticRule(Operation *op) const {
     auto result = cast<RankedTensorType>(op->getResult(0).getType());
     llvm::SmallBitVector whole(result.getRank());
     if constexpr (std::is_same_v<OpTy, tosa::PadOp>) {
@@ -467,17 +418,13 @@ struct TosaPadTileShardingRule
 
 /// tosa.slice: the dims it cuts are whole; the local op gets the local size.
 struct TosaSliceShardingRule
-    : public ShardingRuleOpInterface::ExternalModel<TosaSliceShardingRule,
-                                                    tosa::SliceOp> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (!hasStaticRankedTensors(op))
-      return failure();
+    : public TosaRule<TosaSliceShardingRule, tosa::SliceOp> {
+  FailureOr<ShardingRule> getStaticRule(Operation *op) const {
     auto slice = cast<tosa::SliceOp>(op);
     auto input = cast<RankedTensorType>(slice.getInput1().getType());
     auto result = cast<RankedTensorType>(slice.getType());
     std::optional<SmallVector<int64_t>> start = getConstShape(slice.getStart());
-    if (!start || !input.hasStaticShape() ||
-        (int64_t)start->size() != input.getRank())
+    if (!start || (int64_t)start->size() != input.getRank())
       return failure();
     llvm::SmallBitVector whole(result.getRank());
     for (int64_t d = 0; d < result.getRank(); ++d)
@@ -502,15 +449,10 @@ struct TosaSliceShardingRule
 
 /// tosa.argmax: the reduced dim (dropped from the result) is whole.
 struct TosaArgMaxShardingRule
-    : public ShardingRuleOpInterface::ExternalModel<TosaArgMaxShardingRule,
-                                                    tosa::ArgMaxOp> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (!hasStaticRankedTensors(op))
-      return failure();
+    : public TosaRule<TosaArgMaxShardingRule, tosa::ArgMaxOp> {
+  FailureOr<ShardingRule> getStaticRule(Operation *op) const {
     auto argmax = cast<tosa::ArgMaxOp>(op);
     auto input = cast<RankedTensorType>(argmax.getInput().getType());
-    if (!input.hasStaticShape())
-      return failure();
     ShardingRule rule = ShardingRule::getEmpty(op);
     for (auto [d, size] : llvm::enumerate(input.getShape())) {
       if ((int64_t)d == (int64_t)argmax.getAxis()) {
@@ -532,16 +474,11 @@ struct TosaArgMaxShardingRule
 /// its block (shifted to local rows) and yields zeros for the others, so the
 /// result is a partial sum (a vocabulary-parallel embedding).
 struct TosaGatherShardingRule
-    : public ShardingRuleOpInterface::ExternalModel<TosaGatherShardingRule,
-                                                    tosa::GatherOp> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (!hasStaticRankedTensors(op))
-      return failure();
+    : public TosaRule<TosaGatherShardingRule, tosa::GatherOp> {
+  FailureOr<ShardingRule> getStaticRule(Operation *op) const {
     auto gather = cast<tosa::GatherOp>(op);
     auto values = cast<RankedTensorType>(gather.getValues().getType());
     auto indices = cast<RankedTensorType>(gather.getIndices().getType());
-    if (!values.hasStaticShape() || !indices.hasStaticShape())
-      return failure();
     ShardingRule rule = ShardingRule::getEmpty(op);
     int64_t n = rule.addFactor(values.getDimSize(0), FactorKind::Parallel);
     int64_t w = rule.addFactor(indices.getDimSize(1), FactorKind::Parallel);
@@ -595,24 +532,18 @@ struct TosaGatherShardingRule
 /// tosa.rescale: elementwise; per channel, its multiplier and shift (one per
 /// element of the last dim) are split with that dim.
 struct TosaRescaleShardingRule
-    : public ShardingRuleOpInterface::ExternalModel<TosaRescaleShardingRule,
-                                                    tosa::RescaleOp> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (!hasStaticRankedTensors(op))
-      return failure();
+    : public TosaRule<TosaRescaleShardingRule, tosa::RescaleOp> {
+  FailureOr<ShardingRule> getStaticRule(Operation *op) const {
     auto rescale = cast<tosa::RescaleOp>(op);
     auto input = cast<RankedTensorType>(rescale.getInput().getType());
     if (input.getRank() == 0)
       return failure();
-    ShardingRule rule = ShardingRule::getEmpty(op);
+    ShardingRule rule = getRuleWithWholeOperands(op);
+    rule.operandDims[0].clear();
     for (int64_t size : input.getShape())
       rule.operandDims[0].push_back(rule.addFactor(size, FactorKind::Parallel));
     rule.resultDims[0] = rule.operandDims[0];
     int64_t channel = rule.operandDims[0].back();
-    for (unsigned i = 1; i < op->getNumOperands(); ++i)
-      rule.operandDims[i].assign(
-          cast<RankedTensorType>(op->getOperand(i).getType()).getRank(),
-          ShardingRule::kNoFactor);
     if (rescale.getPerChannel()) {
       rule.operandDims[1] = {channel}; // multiplier
       rule.operandDims[2] = {channel}; // shift
@@ -623,27 +554,17 @@ struct TosaRescaleShardingRule
 
 /// tosa.table: elementwise lookups in a table every rank holds whole.
 struct TosaTableShardingRule
-    : public ShardingRuleOpInterface::ExternalModel<TosaTableShardingRule,
-                                                    tosa::TableOp> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (!hasStaticRankedTensors(op))
-      return failure();
+    : public TosaRule<TosaTableShardingRule, tosa::TableOp> {
+  FailureOr<ShardingRule> getStaticRule(Operation *op) const {
     auto result = cast<RankedTensorType>(op->getResult(0).getType());
     return getDimwiseRule(op, {0}, llvm::SmallBitVector(result.getRank()));
   }
 };
 
-template <typename... OpTys>
-void attachElementwise(MLIRContext *context) {
-  (OpTys::template attachInterface<TosaElementwiseShardingRule<OpTys>>(
-       *context),
-   ...);
-}
-
-template <typename... OpTys>
-void attachReductions(MLIRContext *context) {
-  (OpTys::template attachInterface<TosaReduceShardingRule<OpTys>>(*context),
-   ...);
+/// Attaches `Model<Op>` to each op of `OpTys`.
+template <template <typename> class Model, typename... OpTys>
+void attachToEach(MLIRContext *context) {
+  (OpTys::template attachInterface<Model<OpTys>>(*context), ...);
 }
 
 /// Attaches the elementwise rule to every op of the list that TOSA marks
@@ -669,30 +590,22 @@ void dist::registerTosaShardingRules(DialectRegistry &registry) {
         >(context);
     // Elementwise without the trait: a product (with a shift operand) and a
     // conversion.
-    attachElementwise<tosa::MulOp, tosa::CastOp>(context);
-    attachReductions<tosa::ReduceSumOp, tosa::ReduceMaxOp, tosa::ReduceMinOp,
-                     tosa::ReduceProductOp, tosa::ReduceAllOp,
-                     tosa::ReduceAnyOp>(context);
+    attachToEach<TosaElementwiseShardingRule, tosa::MulOp, tosa::CastOp>(
+        context);
+    attachToEach<TosaReduceShardingRule, tosa::ReduceSumOp, tosa::ReduceMaxOp,
+                 tosa::ReduceMinOp, tosa::ReduceProductOp, tosa::ReduceAllOp,
+                 tosa::ReduceAnyOp>(context);
     tosa::MatMulOp::attachInterface<TosaMatMulShardingRule>(*context);
     tosa::TransposeOp::attachInterface<TosaTransposeShardingRule>(*context);
     tosa::ReshapeOp::attachInterface<TosaReshapeShardingRule>(*context);
-    tosa::Conv2DOp::attachInterface<TosaConvShardingRule<tosa::Conv2DOp>>(
-        *context);
-    tosa::Conv3DOp::attachInterface<TosaConvShardingRule<tosa::Conv3DOp>>(
-        *context);
-    tosa::TransposeConv2DOp::attachInterface<
-        TosaConvShardingRule<tosa::TransposeConv2DOp>>(*context);
+    attachToEach<TosaConvShardingRule, tosa::Conv2DOp, tosa::Conv3DOp,
+                 tosa::TransposeConv2DOp>(context);
     tosa::DepthwiseConv2DOp::attachInterface<TosaDepthwiseConvShardingRule>(
         *context);
-    tosa::AvgPool2dOp::attachInterface<TosaPoolShardingRule<tosa::AvgPool2dOp>>(
-        *context);
-    tosa::MaxPool2dOp::attachInterface<TosaPoolShardingRule<tosa::MaxPool2dOp>>(
-        *context);
+    attachToEach<TosaPoolShardingRule, tosa::AvgPool2dOp, tosa::MaxPool2dOp>(
+        context);
     tosa::ConcatOp::attachInterface<TosaConcatShardingRule>(*context);
-    tosa::PadOp::attachInterface<TosaPadTileShardingRule<tosa::PadOp>>(
-        *context);
-    tosa::TileOp::attachInterface<TosaPadTileShardingRule<tosa::TileOp>>(
-        *context);
+    attachToEach<TosaPadTileShardingRule, tosa::PadOp, tosa::TileOp>(context);
     tosa::SliceOp::attachInterface<TosaSliceShardingRule>(*context);
     tosa::ArgMaxOp::attachInterface<TosaArgMaxShardingRule>(*context);
     tosa::TableOp::attachInterface<TosaTableShardingRule>(*context);
