@@ -73,17 +73,25 @@ TEST(MeshMath, GroupsPartitionTheMesh) {
   }
 }
 
-// Tests local shapes and the rejection of uneven splits.
+// Tests local shapes, padded blocks of uneven splits included.
 TEST(MeshMath, LocalShape) {
   Shape mesh = {2, 4};
   EXPECT_EQ(*localShape({8, 16}, {{0}, {1}}, mesh), (Shape{4, 4}));
   EXPECT_EQ(*localShape({8, 16}, {{0, 1}, {}}, mesh), (Shape{1, 16}));
   EXPECT_EQ(*localShape({8, 16}, {{}, {}}, mesh), (Shape{8, 16}));
-  EXPECT_FALSE(localShape({10, 16}, {{1}, {}}, mesh).has_value());
+  // 10 rows in 4 blocks of 3: the last block holds 1 row and 2 of padding.
+  EXPECT_EQ(*localShape({10, 16}, {{1}, {}}, mesh), (Shape{3, 16}));
+  EXPECT_EQ(localOffsets({10, 16}, {{1}, {}}, mesh, {0, 3}), (Shape{9, 0}));
+  // 3 rows in 8 blocks of 1: ranks 3 to 7 hold padding only.
+  EXPECT_EQ(*localShape({3}, {{0, 1}}, mesh), (Shape{1}));
   // Dynamic dims stay dynamic.
   EXPECT_EQ(*localShape({-1, 16}, {{1}, {0}}, mesh), (Shape{-1, 8}));
-  EXPECT_EQ(localDimSize(10, 4), std::nullopt);
+  EXPECT_EQ(localDimSize(10, 4), 3);
   EXPECT_EQ(localDimSize(12, 4), 3);
+  EXPECT_EQ(localDimSize(12, 0), std::nullopt);
+  EXPECT_TRUE(isPaddedSplit(10, 4));
+  EXPECT_FALSE(isPaddedSplit(12, 4));
+  EXPECT_FALSE(isPaddedSplit(-1, 4));
 }
 
 // Tests that the blocks of all ranks tile the global tensor exactly once.

@@ -38,7 +38,14 @@ public:
   /// The true value of global element (r, c).
   double value(int64_t r, int64_t c) const { return r * global[1] + c + 1; }
 
-  /// Every rank's block of the true tensor under `layout`'s dims.
+  /// True if (r, c) of `rank`'s block under `layout` is padding.
+  bool isPadding(const Layout &layout, int64_t rank, int64_t r, int64_t c) const {
+    Shape offsets = localOffsets(global, layout.dims, mesh, delinearize(rank, mesh));
+    return offsets[0] + r >= global[0] || offsets[1] + c >= global[1];
+  }
+
+  /// Every rank's block of the true tensor under `layout`'s dims; padding
+  /// holds NaN, so a plan that reads it fails.
   std::vector<Block> expected(const Layout &layout) const {
     std::vector<Block> blocks;
     Shape local = *localShape(global, layout.dims, mesh);
@@ -47,10 +54,23 @@ public:
       Block b{local[0], local[1], std::vector<double>(local[0] * local[1])};
       for (int64_t r = 0; r < b.rows; ++r)
         for (int64_t c = 0; c < b.cols; ++c)
-          b.at(r, c) = value(offsets[0] + r, offsets[1] + c);
+          b.at(r, c) = isPadding(layout, rank, r, c)
+                           ? NAN
+                           : value(offsets[0] + r, offsets[1] + c);
       blocks.push_back(b);
     }
     return blocks;
+  }
+
+  /// `b` with `dim` padded (NaN) or cropped to `size`.
+  static Block resize(const Block &b, int64_t dim, int64_t size) {
+    Block out = b;
+    (dim == 0 ? out.rows : out.cols) = size;
+    out.data.assign(out.rows * out.cols, NAN);
+    for (int64_t r = 0; r < std::min(out.rows, b.rows); ++r)
+      for (int64_t c = 0; c < std::min(out.cols, b.cols); ++c)
+        out.at(r, c) = b.at(r, c);
+    return out;
   }
 
   /// True if `rank` holds values under `layout` (it owns them, if owned).
@@ -124,6 +144,19 @@ public:
   }
 
   std::vector<Block> run(std::vector<Block> blocks, const ReshardStep &step) const {
+    if (step.padTo >= 0)
+      for (Block &b : blocks)
+        b = resize(b, step.dim, step.padTo);
+    std::vector<Block> out = runPadded(blocks, step);
+    if (step.cropTo >= 0)
+      for (Block &b : out)
+        b = resize(b, step.kind == ReshardStep::AllToAll ? step.concatDim : step.dim,
+                   step.cropTo);
+    return out;
+  }
+
+  std::vector<Block> runPadded(std::vector<Block> blocks,
+                               const ReshardStep &step) const {
     std::vector<Block> out = blocks;
     int64_t ranks = numDevices(mesh);
     switch (step.kind) {
@@ -195,7 +228,7 @@ public:
 
   /// Checks `plan` from `source` to `target`; returns a message on failure.
   std::string check(const Layout &source, const Layout &target) const {
-    std::vector<ReshardStep> plan = planReshard(source, target);
+    std::vector<ReshardStep> plan = planReshard(source, target, global, mesh);
     std::vector<Block> blocks = make(source);
     Layout layout = source;
     std::string trace;
@@ -215,9 +248,11 @@ public:
         continue;
       if (logical[rank].rows != want[rank].rows || logical[rank].cols != want[rank].cols)
         return "wrong local shape on rank " + std::to_string(rank) + ": " + trace;
-      for (size_t e = 0; e < want[rank].data.size(); ++e)
-        if (std::fabs(logical[rank].data[e] - want[rank].data[e]) > 1e-9)
-          return "wrong value on rank " + std::to_string(rank) + ": " + trace;
+      for (int64_t r = 0; r < want[rank].rows; ++r)
+        for (int64_t c = 0; c < want[rank].cols; ++c)
+          if (!isPadding(target, rank, r, c) &&
+              !(std::fabs(logical[rank].at(r, c) - want[rank].at(r, c)) <= 1e-9))
+            return "wrong value on rank " + std::to_string(rank) + ": " + trace;
     }
     return "";
   }
@@ -320,18 +355,61 @@ TEST(ReshardPlan, AllPairsOn2x3WithMax) {
   EXPECT_EQ(checkAllPairs(sim, layouts), 0);
 }
 
-std::string planText(const Layout &from, const Layout &to) {
+// Tests every pair of layouts of a 5x7 tensor, which no split of a 2x3 mesh
+// divides but one: padded blocks, padding (NaN) never read.
+TEST(ReshardPlan, AllPairsOn2x3Uneven) {
+  for (int kind : {kSum, kMax}) {
+    Simulator sim({2, 3}, {5, 7});
+    EXPECT_EQ(checkAllPairs(sim, allLayouts({2, 3}, kind)), 0);
+  }
+}
+
+// Tests every pair of layouts of a 5x3 tensor on a 2x2x2 mesh (blocks of 1
+// row that are all padding on some ranks).
+TEST(ReshardPlan, AllPairsOn2x2x2Uneven) {
+  Simulator sim({2, 2, 2}, {5, 3});
+  EXPECT_EQ(checkAllPairs(sim, allLayouts({2, 2, 2}, kSum)), 0);
+}
+
+std::string planText(const Layout &from, const Layout &to,
+                     const Shape &global = {}, const Shape &mesh = {}) {
   std::string text;
-  for (const ReshardStep &step : planReshard(from, to))
+  for (const ReshardStep &step : planReshard(from, to, global, mesh))
     text += (text.empty() ? "" : "; ") + step.str();
   return text;
 }
+
 
 Layout layout(std::vector<AxisList> dims, AxisList partial = {}) {
   Layout l;
   l.dims = std::move(dims);
   l.partial = std::move(partial);
   return l;
+}
+
+// Tests the padding and crops of uneven plans: 10 rows on a 2x4 mesh.
+TEST(ReshardPlan, PadsAndCropsUnevenDims) {
+  Shape mesh = {2, 4}, global = {10, 8};
+  // Replicated -> 4 blocks of 3: pad to 12 rows, slice.
+  EXPECT_EQ(planText(layout({{}, {}}), layout({{1}, {}}), global, mesh),
+            "slice [1] dim 0 pad 12");
+  // 8 blocks of 2 -> whole: gather 16 rows, keep 10.
+  EXPECT_EQ(planText(layout({{0, 1}, {}}), layout({{}, {}}), global, mesh),
+            "all_gather [1] dim 0; all_gather [0] dim 0 crop 10");
+  // 8 blocks of 2 -> 2 blocks of 5: whole first (the blocks do not nest).
+  EXPECT_EQ(planText(layout({{0, 1}, {}}), layout({{0}, {}}), global, mesh),
+            "all_gather [1] dim 0; all_gather [0] dim 0 crop 10; slice [0] dim 0");
+  // Even splits plan as before.
+  EXPECT_EQ(planText(layout({{}, {0, 1}}), layout({{}, {0}}), global, mesh),
+            "all_gather [1] dim 1");
+  // A partial sum reduce-scattered into padded blocks.
+  EXPECT_EQ(planText(layout({{}, {}}, {1}), layout({{1}, {}}), global, mesh),
+            "reduce_scatter [1] dim 0 pad 12");
+  // A split moved from an even dim to an uneven one and back.
+  EXPECT_EQ(planText(layout({{}, {1}}), layout({{1}, {}}), global, mesh),
+            "all_to_all [1] split 0 concat 1 pad 12");
+  EXPECT_EQ(planText(layout({{1}, {}}), layout({{}, {1}}), global, mesh),
+            "all_to_all [1] split 1 concat 0 crop 10");
 }
 
 // Tests that the plans use the cheapest collective for the common cases.

@@ -46,10 +46,16 @@ TEST_F(ShardingUtilsTest, LocalType) {
             RankedTensorType::get({8, 2}, Float32Type::get(&context)));
   EXPECT_EQ(*local("#dist.sharding<@mesh_2x4, [{}, {}], partial = sum{mp}>"),
             type);
-  // 8 rows cannot be split 8 ways twice over.
+  // 4 rows split 8 ways: blocks of one row, four of them padding.
   auto tall = RankedTensorType::get({4, 16}, Float32Type::get(&context));
-  EXPECT_TRUE(failed(getLocalType(
-      tall, parseSharding("#dist.sharding<@mesh_2x4, [{dp, mp}, {}]>"), mesh)));
+  EXPECT_EQ(*getLocalType(
+                tall, parseSharding("#dist.sharding<@mesh_2x4, [{dp, mp}, {}]>"), mesh),
+            RankedTensorType::get({1, 16}, Float32Type::get(&context)));
+  // 10 rows split 4 ways: blocks of 3.
+  auto ten = RankedTensorType::get({10, 16}, Float32Type::get(&context));
+  EXPECT_EQ(*getLocalType(
+                ten, parseSharding("#dist.sharding<@mesh_2x4, [{mp}, {}]>"), mesh),
+            RankedTensorType::get({3, 16}, Float32Type::get(&context)));
   // Rank mismatch fails instead of asserting.
   EXPECT_TRUE(failed(getLocalType(
       type, parseSharding("#dist.sharding<@mesh_2x4, [{dp}]>"), mesh)));
@@ -65,22 +71,23 @@ TEST_F(ShardingUtilsTest, GlobalTypeInvertsLocalType) {
   EXPECT_EQ(getGlobalType(local, sharding, mesh), type);
 }
 
-// Tests that verifySharding names the dim, size and axes of an uneven split.
-TEST_F(ShardingUtilsTest, VerifyRejectsUnevenSplit) {
+// Tests that verifySharding accepts an uneven split (padded blocks) and still
+// names what is wrong with a bad one.
+TEST_F(ShardingUtilsTest, VerifyAcceptsUnevenSplit) {
   std::string message;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
     message = diag.str();
     return success();
   });
   auto type = RankedTensorType::get({10, 16}, Float32Type::get(&context));
-  LogicalResult result = verifySharding(
-      parseSharding("#dist.sharding<@mesh_2x4, [{mp}, {}]>"), type, mesh,
-      [&] { return emitError(UnknownLoc::get(&context)); });
-  EXPECT_TRUE(failed(result));
-  EXPECT_NE(message.find("dim 0 of size 10 is not divisible by 4"),
-            std::string::npos)
+  auto verify = [&](StringRef sharding) {
+    return verifySharding(parseSharding(sharding), type, mesh,
+                          [&] { return emitError(UnknownLoc::get(&context)); });
+  };
+  EXPECT_TRUE(succeeded(verify("#dist.sharding<@mesh_2x4, [{mp}, {}]>")));
+  EXPECT_TRUE(failed(verify("#dist.sharding<@mesh_2x4, [{mp}]>")));
+  EXPECT_NE(message.find("sharding has 1 dims but the type"), std::string::npos)
       << message;
-  EXPECT_NE(message.find("[mp]"), std::string::npos) << message;
 }
 
 // Tests axis lookups and group sizes on the mesh op.

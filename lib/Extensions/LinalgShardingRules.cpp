@@ -134,6 +134,26 @@ static PartialPolicy getPartialPolicy(linalg::LinalgOp op, unsigned numInputs,
   return PartialPolicy::None;
 }
 
+/// True if the body of `op` (one init) yields its combiner applied to an
+/// input and the accumulator, nothing else (a linalg.reduce of a max).
+static bool combinesInputDirectly(linalg::LinalgOp op, unsigned numInputs) {
+  if (op->getNumOperands() != numInputs + 1)
+    return false;
+  Block *body = op.getBlock();
+  Operation *combiner = body->getTerminator()->getOperand(0).getDefiningOp();
+  if (!combiner || combiner->getBlock() != body ||
+      combiner->getNumOperands() != 2)
+    return false;
+  auto isArg = [&](Value v, bool input) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == body &&
+           (input ? arg.getArgNumber() < numInputs
+                  : arg.getArgNumber() == numInputs);
+  };
+  Value a = combiner->getOperand(0), b = combiner->getOperand(1);
+  return (isArg(a, true) && isArg(b, false)) || (isArg(a, false) && isArg(b, true));
+}
+
 /// The size of each loop, read off the operands a loop indexes directly
 /// (dynamic if none does). Cheaper than LinalgOp::getStaticLoopRanges, which
 /// inverts and composes the maps.
@@ -245,6 +265,15 @@ struct LinalgShardingRule
     rule.partialPolicy = getPartialPolicy(linalgOp, numInputs, rule.operandIsLinear);
     for (unsigned i = numInputs, e = op->getNumOperands(); i < e; ++i)
       rule.resultDims.push_back(rule.operandDims[i]);
+    // Padded reduction loops: a generic's body skips padded iterations (its
+    // body is rewritten); a named op's body cannot change, so its operands
+    // are masked with the identity, right when it combines an input or a
+    // product of inputs directly (matmul, linalg.reduce with a combiner).
+    if (isa<linalg::GenericOp>(op))
+      rule.paddedReduction = PaddedReduction::ByLocalForm;
+    else if (rule.partialPolicy == PartialPolicy::Multilinear ||
+             combinesInputDirectly(linalgOp, numInputs))
+      rule.paddedReduction = PaddedReduction::MaskOperands;
     return rule;
   }
   /// In place, like the default; then a body that reads the index of a
@@ -264,17 +293,61 @@ struct LinalgShardingRule
       if (!splits.isSplit(dim) || ShapedType::isDynamic(loopSize))
         continue;
       ArrayRef<StringAttr> axes = splits.axes[dim];
-      int64_t localSize = loopSize / splits.groupSize(axes);
       // The offset is computed where the local form goes (the op moves there
       // from a loop body being rebuilt).
       Location loc = index.getLoc();
-      Value offset = buildBlockOffset(builder, loc, splits.mesh, axes, localSize);
+      Value offset =
+          buildBlockOffset(builder, loc, splits.mesh, axes, splits.blockSize(dim));
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPointAfter(index);
       Value global = arith::AddIOp::create(builder, loc, index, offset);
-      index.getResult().replaceAllUsesExcept(global, global.getDefiningOp());
+      Value replacement = global;
+      // A padded row's index lies past the end: clamped, so that a body
+      // reading a captured tensor there stays in bounds (the row is padding).
+      if (splits.isPadded(dim))
+        replacement = arith::MinSIOp::create(
+            builder, loc, global,
+            arith::ConstantIndexOp::create(builder, loc, loopSize - 1));
+      index.getResult().replaceAllUsesExcept(replacement, global.getDefiningOp());
     }
+    if (auto generic = dyn_cast<linalg::GenericOp>(local))
+      skipPaddedReductionIterations(generic, builder, splits);
     return local;
+  }
+
+  /// A generic whose reduction loops have padded blocks yields its
+  /// accumulators unchanged on padded iterations.
+  static void skipPaddedReductionIterations(linalg::GenericOp op,
+                                            OpBuilder &builder,
+                                            const FactorSplits &splits) {
+    SmallVector<std::pair<unsigned, Value>> rowsInside;
+    for (auto [loop, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
+      if (iterator == utils::IteratorType::reduction && splits.isPadded(loop))
+        rowsInside.push_back(
+            {(unsigned)loop,
+             buildRowsInside(builder, op.getLoc(), splits.mesh,
+                             splits.axes[loop], splits.blockSize(loop),
+                             splits.factors[loop].size)});
+    if (rowsInside.empty())
+      return;
+    Block *body = op.getBlock();
+    Operation *yield = body->getTerminator();
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(yield);
+    Location loc = yield->getLoc();
+    Value inside;
+    for (auto [loop, rows] : rowsInside) {
+      Value index = linalg::IndexOp::create(builder, loc, loop);
+      Value here = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
+                                         index, rows);
+      inside = inside ? arith::AndIOp::create(builder, loc, inside, here) : here;
+    }
+    unsigned numInputs = op.getNumDpsInputs();
+    for (OpOperand &yielded : yield->getOpOperands()) {
+      Value acc = body->getArgument(numInputs + yielded.getOperandNumber());
+      yielded.set(
+          arith::SelectOp::create(builder, loc, inside, yielded.get(), acc));
+    }
   }
 };
 

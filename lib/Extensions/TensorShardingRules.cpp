@@ -326,6 +326,8 @@ struct GatherShardingRule
     ShardingRule rule = ShardingRule::getEmpty(op);
     rule.partialPolicy = PartialPolicy::Multilinear;
     rule.operandIsLinear = {true, false}; // linear in the source, not the indices
+    // Ids never name a padded row of a split source.
+    rule.paddedReduction = PaddedReduction::ByLocalForm;
     for (int64_t d = 0; d < batchRank; ++d) {
       int64_t factor = rule.addFactor(indices.getDimSize(d), FactorKind::Parallel);
       rule.operandDims[1].push_back(factor);

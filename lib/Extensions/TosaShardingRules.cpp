@@ -202,9 +202,12 @@ struct TosaMatMulShardingRule
     rule.operandDims[0] = {n, h, c};
     rule.operandDims[1] = {n, c, w};
     rule.resultDims[0] = {n, h, w};
-    // (a - a_zp)(b - b_zp) is linear in a and b only without zero points.
-    if (isZeroConstant(matmul.getAZp()) && isZeroConstant(matmul.getBZp()))
+    // (a - a_zp)(b - b_zp) is linear in a and b only without zero points;
+    // then zeros in the padding of a split c add nothing.
+    if (isZeroConstant(matmul.getAZp()) && isZeroConstant(matmul.getBZp())) {
       setLinearIn(rule, op, {0, 1});
+      rule.paddedReduction = PaddedReduction::MaskOperands;
+    }
     return rule;
   }
 };
@@ -248,6 +251,8 @@ struct TosaReduceShardingRule
     }
     if (getCombiner() == ReductionKind::sum)
       setLinearIn(rule, op, {0});
+    // The combiner's identity in the padding changes nothing.
+    rule.paddedReduction = PaddedReduction::MaskOperands;
     return rule;
   }
 };
@@ -315,7 +320,6 @@ struct TosaConvShardingRule
   FailureOr<ShardingRule> getStaticRule(Operation *op) const {
     auto conv = cast<ConvOp>(op);
     auto input = cast<RankedTensorType>(conv.getInput().getType());
-    auto weight = cast<RankedTensorType>(conv.getWeight().getType());
     auto output = cast<RankedTensorType>(conv.getType());
     auto bias = cast<RankedTensorType>(conv.getBias().getType());
     int64_t last = input.getRank() - 1;
@@ -351,6 +355,7 @@ struct TosaDepthwiseConvShardingRule
     const int64_t none = ShardingRule::kNoFactor;
     int64_t n = rule.addFactor(input.getDimSize(0), FactorKind::Parallel);
     int64_t c = rule.addFactor(input.getDimSize(3), FactorKind::Parallel);
+    rule.factors[c].indexesPartOfDim = output.getDimSize(3) != input.getDimSize(3);
     rule.operandDims[0] = {n, none, none, c};
     rule.operandDims[1] = {none, none, c, none};
     if (bias.getDimSize(0) == output.getDimSize(3))
@@ -489,6 +494,8 @@ struct TosaGatherShardingRule
     rule.operandDims[1] = {n, w};
     rule.resultDims[0] = {n, w, c};
     setLinearIn(rule, op, {0});
+    // Ids never name a padded row.
+    rule.paddedReduction = PaddedReduction::ByLocalForm;
     return rule;
   }
 

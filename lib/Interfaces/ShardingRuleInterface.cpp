@@ -65,6 +65,12 @@ ShardingRule::getReshape(Operation *op, RankedTensorType split,
         firstNonUnit == group.end() ? group.front() : *firstNonUnit;
     int64_t factor =
         rule.addFactor(split.getDimSize(major), FactorKind::Parallel);
+    int64_t merged = 1;
+    for (int64_t d : group)
+      merged = ShapedType::isDynamic(split.getDimSize(d)) || ShapedType::isDynamic(merged)
+                   ? ShapedType::kDynamic
+                   : merged * split.getDimSize(d);
+    rule.factors[factor].indexesPartOfDim = merged != split.getDimSize(major);
     splitDims[major] = factor;
     mergedDims.push_back(factor);
   }
@@ -99,6 +105,15 @@ LogicalResult ShardingRule::verify(Operation *op) const {
                                  << " dim " << d << " has size " << size
                                  << ", which is no multiple of its factor's size "
                                  << expected;
+      // Padded splits rely on it: a factor indexes whole dims unless marked.
+      if (!ShapedType::isDynamic(size) && !ShapedType::isDynamic(expected) &&
+          size != expected && !factors[factor].indexesPartOfDim)
+        return op->emitOpError() << "sharding rule: " << what << " " << index
+                                 << " dim " << d << " of size " << size
+                                 << " is indexed by factor " << factor
+                                 << " of size " << expected
+                                 << ", which is not marked as indexing part "
+                                    "of a dim";
     }
     return success();
   };
@@ -126,7 +141,8 @@ static std::string factorName(int64_t factor) {
 }
 
 bool ShardingRule::operator==(const ShardingRule &other) const {
-  return partialPolicy == other.partialPolicy && factors == other.factors &&
+  return partialPolicy == other.partialPolicy &&
+         paddedReduction == other.paddedReduction && factors == other.factors &&
          operandDims == other.operandDims && resultDims == other.resultDims &&
          operandIsInitOnly == other.operandIsInitOnly &&
          operandIsAccumulator == other.operandIsAccumulator &&
@@ -134,10 +150,11 @@ bool ShardingRule::operator==(const ShardingRule &other) const {
 }
 
 llvm::hash_code mlir::dist::hash_value(const ShardingRule &rule) {
-  llvm::hash_code hash = llvm::hash_value((int)rule.partialPolicy);
+  llvm::hash_code hash = llvm::hash_combine((int)rule.partialPolicy,
+                                            (int)rule.paddedReduction);
   for (const ShardingRule::Factor &factor : rule.factors)
     hash = llvm::hash_combine(hash, factor.size, (int)factor.kind,
-                              (int)factor.reduction);
+                              (int)factor.reduction, factor.indexesPartOfDim);
   // The sizes separate the lists (([0], [1]) vs ([0, 1], [])).
   for (ArrayRef<int64_t> dims : rule.operandDims)
     hash = llvm::hash_combine(hash, dims.size(), llvm::hash_combine_range(dims));
@@ -176,6 +193,8 @@ void ShardingRule::print(raw_ostream &os) const {
                                << stringifyReductionKind(factors[f].reduction);
                           else if (factors[f].kind == FactorKind::Unsplittable)
                             os << " whole";
+                          if (factors[f].indexesPartOfDim)
+                            os << " part";
                         });
   os << '}';
   bool anyInitOnly = llvm::is_contained(operandIsInitOnly, true);
@@ -207,6 +226,13 @@ void ShardingRule::print(raw_ostream &os) const {
         }
     }
   }
+  bool hasReduction = llvm::any_of(factors, [](const Factor &factor) {
+    return factor.kind == FactorKind::Reduction;
+  });
+  if (hasReduction && paddedReduction == PaddedReduction::MaskOperands)
+    os << " padding: masked operands";
+  else if (hasReduction && paddedReduction == PaddedReduction::ByLocalForm)
+    os << " padding: local form";
 }
 
 Operation *dist::rewriteInPlace(Operation *op, ValueRange localOperands,
@@ -251,4 +277,61 @@ LocalLookup dist::buildLocalLookup(OpBuilder &builder, Location loc,
       builder, loc, inBlock, local,
       splat(arith::ConstantIndexOp::create(builder, loc, 0)));
   return {safe, inBlock};
+}
+
+TypedAttr dist::getReductionIdentity(Type type, ReductionKind kind) {
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+    switch (kind) {
+    case ReductionKind::max:
+      return FloatAttr::get(type, APFloat::getInf(semantics, /*Negative=*/true));
+    case ReductionKind::min:
+      return FloatAttr::get(type, APFloat::getInf(semantics));
+    case ReductionKind::prod:
+      return FloatAttr::get(type, 1.0);
+    default:
+      return FloatAttr::get(type, 0.0);
+    }
+  }
+  unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+  bool isBool = width == 1;
+  switch (kind) {
+  case ReductionKind::max:
+    return IntegerAttr::get(type, isBool ? APInt(1, 0) : APInt::getSignedMinValue(width));
+  case ReductionKind::min:
+    return IntegerAttr::get(type, isBool ? APInt(1, 1) : APInt::getSignedMaxValue(width));
+  case ReductionKind::prod:
+    return IntegerAttr::get(type, 1);
+  default:
+    return IntegerAttr::get(type, 0);
+  }
+}
+
+Value dist::buildRowsInside(OpBuilder &builder, Location loc,
+                            FlatSymbolRefAttr mesh, ArrayRef<StringAttr> axes,
+                            int64_t blockSize, int64_t globalSize) {
+  Value offset = buildBlockOffset(builder, loc, mesh, axes, blockSize);
+  Value end = arith::ConstantIndexOp::create(builder, loc, globalSize);
+  return arith::SubIOp::create(builder, loc, end, offset);
+}
+
+Value dist::maskPadding(OpBuilder &builder, Location loc, Value local,
+                        int64_t dim, FlatSymbolRefAttr mesh,
+                        ArrayRef<StringAttr> axes, int64_t globalSize,
+                        TypedAttr identity) {
+  auto type = cast<RankedTensorType>(local.getType());
+  int64_t blockSize = type.getDimSize(dim);
+  auto maskType = RankedTensorType::get(type.getShape(), builder.getI1Type());
+  Value rowsInside =
+      buildRowsInside(builder, loc, mesh, axes, blockSize, globalSize);
+  Value mask = tensor::GenerateOp::create(
+      builder, loc, maskType, ValueRange{},
+      [&](OpBuilder &b, Location nested, ValueRange indices) {
+        Value inside = arith::CmpIOp::create(
+            b, nested, arith::CmpIPredicate::slt, indices[dim], rowsInside);
+        tensor::YieldOp::create(b, nested, inside);
+      });
+  Value fill = arith::ConstantOp::create(
+      builder, loc, DenseElementsAttr::get(type, cast<Attribute>(identity)));
+  return arith::SelectOp::create(builder, loc, mask, local, fill);
 }

@@ -385,13 +385,14 @@ checkLayout(const meshmath::Shape &globalShape, const meshmath::Layout &layout,
   std::optional<meshmath::Shape> local =
       meshmath::localShape(globalShape, layout.dims, meshShape);
   if (!local)
-    error = "a split dim does not divide evenly";
+    error = "a split dim has a bad size";
   return local;
 }
 
 /// Calls `fn(i, position)` for every element of a block of shape `local` at
 /// `offsets` in an array of shape `global`: `i` is its row-major position
-/// in the block, `position` in the array.
+/// in the block, `position` in the array. Padding (block elements past the
+/// end of a dim that the split does not divide) is skipped.
 template <typename Fn>
 static void forEachElement(const meshmath::Shape &local,
                            const meshmath::Shape &global,
@@ -405,9 +406,13 @@ static void forEachElement(const meshmath::Shape &local,
   meshmath::Shape index(rank, 0);
   for (int64_t i = 0; i < n; ++i) {
     int64_t position = 0;
-    for (int64_t d = 0; d < rank; ++d)
+    bool padding = false;
+    for (int64_t d = 0; d < rank; ++d) {
+      padding |= offsets[d] + index[d] >= global[d];
       position = position * global[d] + offsets[d] + index[d];
-    fn(i, position);
+    }
+    if (!padding)
+      fn(i, position);
     for (int64_t d = rank - 1; d >= 0; --d) {
       if (++index[d] < local[d])
         break;

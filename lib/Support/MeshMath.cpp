@@ -98,9 +98,9 @@ std::vector<std::vector<int64_t>> allGroups(const Shape &meshShape,
 std::optional<int64_t> localDimSize(int64_t globalSize, int64_t factor) {
   if (globalSize < 0)
     return globalSize;
-  if (factor <= 0 || globalSize % factor != 0)
+  if (factor <= 0)
     return std::nullopt;
-  return globalSize / factor;
+  return (globalSize + factor - 1) / factor;
 }
 
 std::optional<Shape> localShape(const Shape &globalShape,
@@ -122,7 +122,7 @@ Shape localOffsets(const Shape &globalShape,
                    const std::vector<AxisList> &dimAxes,
                    const Shape &meshShape, const Shape &coords) {
   std::optional<Shape> local = localShape(globalShape, dimAxes, meshShape);
-  assert(local && "uneven or dynamic split");
+  assert(local && "bad split");
   Shape offsets(globalShape.size());
   for (size_t d = 0; d < globalShape.size(); ++d)
     offsets[d] = indexInGroup(coords, meshShape, dimAxes[d]) * (*local)[d];

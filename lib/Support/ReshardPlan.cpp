@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <optional>
 #include <sstream>
 
 namespace meshmath {
@@ -91,8 +92,63 @@ Layout applyStep(Layout layout, const ReshardStep &step) {
   return layout;
 }
 
+/// Follows each dim's local size through `steps`: a split from whole into
+/// the target's padded blocks pads first; a dim left whole is cropped to its
+/// global size if its blocks were padded.
+static void addPaddingAndCrops(std::vector<ReshardStep> &steps,
+                               const Layout &source, const Layout &target,
+                               const Shape &globalShape,
+                               const Shape &meshShape) {
+  std::optional<Shape> sizes = localShape(globalShape, source.dims, meshShape);
+  if (!sizes)
+    return;
+  Layout current = source;
+  auto known = [&](int64_t dim) { return dim >= 0 && globalShape[dim] >= 0; };
+  for (ReshardStep &step : steps) {
+    Layout before = current;
+    current = applyStep(current, step);
+    int64_t n = groupSize(meshShape, step.axes);
+    // Dynamic dims are never padded (the partitioner cannot split them).
+    if (!known(step.dim) ||
+        (step.kind == ReshardStep::AllToAll && !known(step.concatDim)))
+      continue;
+    switch (step.kind) {
+    case ReshardStep::Slice:
+    case ReshardStep::ReduceScatter:
+    case ReshardStep::AllToAll: {
+      int64_t blocks = groupSize(meshShape, target.dims[step.dim]);
+      if (before.dims[step.dim].empty() &&
+          isPaddedSplit(globalShape[step.dim], blocks)) {
+        step.padTo = blocks * *localDimSize(globalShape[step.dim], blocks);
+        (*sizes)[step.dim] = step.padTo;
+      }
+      (*sizes)[step.dim] /= n;
+      if (step.kind != ReshardStep::AllToAll)
+        break;
+      int64_t &joined = (*sizes)[step.concatDim];
+      joined *= n;
+      if (current.dims[step.concatDim].empty() &&
+          joined != globalShape[step.concatDim])
+        step.cropTo = joined = globalShape[step.concatDim];
+      break;
+    }
+    case ReshardStep::AllGather: {
+      int64_t &size = (*sizes)[step.dim];
+      size *= n;
+      if (current.dims[step.dim].empty() && size != globalShape[step.dim])
+        step.cropTo = size = globalShape[step.dim];
+      break;
+    }
+    default:
+      break;
+    }
+  }
+}
+
 std::vector<ReshardStep> planReshard(const Layout &source,
-                                     const Layout &target) {
+                                     const Layout &target,
+                                     const Shape &globalShape,
+                                     const Shape &meshShape) {
   assert(source.dims.size() == target.dims.size() && "rank mismatch");
   std::vector<ReshardStep> steps;
   Layout current = source;
@@ -100,6 +156,21 @@ std::vector<ReshardStep> planReshard(const Layout &source,
     current = applyStep(current, step);
     steps.push_back(std::move(step));
   };
+
+  // Padded dims that go to another split are gathered whole first (minor
+  // axis first). One that becomes whole needs nothing: taking its axes off
+  // minor first keeps blocks of the source's padded size until the crop.
+  if (globalShape.size() == source.dims.size() && !meshShape.empty())
+    for (size_t d = 0; d < source.dims.size(); ++d) {
+      const AxisList &from = source.dims[d], &to = target.dims[d];
+      if (from.empty() || to.empty() || from == to)
+        continue;
+      if (!isPaddedSplit(globalShape[d], groupSize(meshShape, from)) &&
+          !isPaddedSplit(globalShape[d], groupSize(meshShape, to)))
+        continue;
+      while (!current.dims[d].empty())
+        emit({ReshardStep::AllGather, {current.dims[d].back()}, (int64_t)d, -1, 0});
+    }
 
   // 0. Give up an ownership the target does not keep: a target partial over
   // the owned axes only needs the other ranks masked; otherwise the owner
@@ -190,6 +261,8 @@ std::vector<ReshardStep> planReshard(const Layout &source,
   // 5. New ownership, locally: every rank holds the value.
   if (target.isOwned() && !current.isOwned())
     emit({ReshardStep::Own, target.owned, -1, -1, 0, target.owner});
+  if (globalShape.size() == source.dims.size() && !meshShape.empty())
+    addPaddingAndCrops(steps, source, target, globalShape, meshShape);
   return steps;
 }
 
@@ -209,6 +282,10 @@ std::string ReshardStep::str() const {
   if (kind == Reduce || kind == Broadcast || kind == Own ||
       (kind == MakePartial && root != 0))
     os << " root " << root;
+  if (padTo >= 0)
+    os << " pad " << padTo;
+  if (cropTo >= 0)
+    os << " crop " << cropTo;
   return os.str();
 }
 

@@ -63,6 +63,11 @@ private:
   LogicalResult buildLocalForm(Operation *op);
   LogicalResult partitionWithRule(Operation *op, const ShardingRule &rule,
                                   ArrayAttr recorded);
+  /// Replaces the padding of the operands of split reduction factors with
+  /// padded blocks by the reduction's identity (PaddedReduction::MaskOperands).
+  void maskPaddedReductions(Operation *op, const ShardingRule &rule,
+                            const FactorAssignment &assignment,
+                            MutableArrayRef<Value> localOperands);
   /// Lets `op` compute on owned operands where it is: if its owned operands
   /// share one owner and it splits and reduces nothing along the owner's
   /// axes, its operands are needed (`needed`) and its results made (`made`)
@@ -232,10 +237,56 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
       result.getDefiningOp()->setDiscardableAttr(DistDialect::getRoleAttrName(),
                                                  role);
   };
-  for (const meshmath::ReshardStep &step :
-       meshmath::planReshard(toLayout(source), toLayout(target))) {
+  // Uneven dims: the plan pads a dim before splitting it into padded blocks
+  // (with zeros, which are also a partial sum) and crops one left whole.
+  meshmath::Shape meshShape = getMeshShape(mesh);
+  auto globalTensor = cast<RankedTensorType>(globalType(global));
+  auto padDim = [&](int64_t dim, int64_t size) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> high(type.getRank(), 0), low(type.getRank(), 0),
+        shape(type.getShape());
+    high[dim] = size - shape[dim];
+    shape[dim] = size;
+    auto pad = tensor::PadOp::create(builder, loc, type.clone(shape), value,
+                                     low, high, ValueRange{}, ValueRange{});
+    OpBuilder::InsertionGuard guard(builder);
+    Block *body = builder.createBlock(&pad.getRegion());
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      body->addArgument(builder.getIndexType(), loc);
+    Value zero = arith::ConstantOp::create(
+        builder, loc,
+        getReductionIdentity(type.getElementType(), ReductionKind::sum));
+    tensor::YieldOp::create(builder, loc, zero);
+    value = pad.getResult();
+  };
+  auto cropDim = [&](int64_t dim, int64_t size) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape[dim] = size;
+    SmallVector<OpFoldResult> offsets(type.getRank(), builder.getIndexAttr(0)),
+        strides(type.getRank(), builder.getIndexAttr(1)), sizes;
+    for (int64_t extent : shape)
+      sizes.push_back(builder.getIndexAttr(extent));
+    value = tensor::ExtractSliceOp::create(builder, loc, type.clone(shape),
+                                           value, offsets, sizes, strides);
+  };
+  for (const meshmath::ReshardStep &step : meshmath::planReshard(
+           toLayout(source), toLayout(target),
+           meshmath::Shape(globalTensor.getShape()), meshShape)) {
+    if (step.padTo >= 0) {
+      Type element = cast<RankedTensorType>(value.getType()).getElementType();
+      if (!element.isIntOrIndexOrFloat()) {
+        InFlightDiagnostic diag = user->emitOpError()
+                                  << "cannot pad an operand of element type "
+                                  << element << " for an uneven split";
+        diag.attachNote(loc) << "value laid out as " << source
+                             << ", needed as " << target;
+        return diag;
+      }
+      padDim(step.dim, step.padTo);
+    }
     ArrayAttr axes = axisNames(step.axes);
-    int64_t groupSize = meshmath::groupSize(getMeshShape(mesh), step.axes);
+    int64_t groupSize = meshmath::groupSize(meshShape, step.axes);
     auto kind = static_cast<ReductionKind>(step.reduction);
     RankedTensorType current = cast<RankedTensorType>(value.getType());
     auto resized = [&](int64_t dim, bool multiply) {
@@ -266,6 +317,8 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
                                   comm, reshardOrigin, step.dim)
                   .getResult();
       tagCollective(value);
+      if (step.cropTo >= 0)
+        cropDim(step.dim, step.cropTo);
       break;
     case meshmath::ReshardStep::AllToAll: {
       RankedTensorType split = resized(step.dim, false);
@@ -278,6 +331,8 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
                                  step.concatDim)
                   .getResult();
       tagCollective(value);
+      if (step.cropTo >= 0)
+        cropDim(step.concatDim, step.cropTo);
       break;
     }
     case meshmath::ReshardStep::Slice: {
@@ -480,6 +535,8 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
       return failure();
     newOperands.push_back(*local);
   }
+  if (rule.paddedReduction == PaddedReduction::MaskOperands)
+    maskPaddedReductions(op, rule, *assignment, newOperands);
   SmallVector<Type> localTypes;
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
     auto type = dyn_cast<RankedTensorType>(result.getType());
@@ -530,6 +587,30 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
       return failure();
   }
   return success();
+}
+
+void FunctionPartitioner::maskPaddedReductions(
+    Operation *op, const ShardingRule &rule, const FactorAssignment &assignment,
+    MutableArrayRef<Value> localOperands) {
+  for (auto [f, factor] : llvm::enumerate(rule.factors)) {
+    ArrayRef<StringAttr> axes = assignment.factorAxes[f];
+    if (factor.kind != FactorKind::Reduction || axes.empty() ||
+        !meshmath::isPaddedSplit(factor.size, mesh.getGroupSize(axes)))
+      continue;
+    for (auto [i, dims] : llvm::enumerate(rule.operandDims)) {
+      if (rule.operandIsInitOnly[i] || rule.operandIsAccumulator[i])
+        continue;
+      for (auto [d, dimFactor] : llvm::enumerate(dims)) {
+        if (dimFactor != (int64_t)f)
+          continue;
+        Value &local = localOperands[i];
+        Type element = cast<RankedTensorType>(local.getType()).getElementType();
+        local = maskPadding(builder, op->getLoc(), local, d, assignment.mesh,
+                            axes, factor.size,
+                            getReductionIdentity(element, factor.reduction));
+      }
+    }
+  }
 }
 
 /// True if `sharding` splits a dim by, or is partial over, one of `axes`.
@@ -843,6 +924,15 @@ static FailureOr<Type> localizeBoundary(func::FuncOp func, MeshOp mesh,
   attrs = renameSharding(
       attrs, StringAttr::get(func.getContext(),
                              DistDialect::getPartitionedAsAttrName()));
+  // Padded blocks: the global shape is no longer the local one times the
+  // group sizes, so it is written down for whoever feeds the function.
+  if (getGlobalType(*local, s, mesh) != type) {
+    NamedAttrList list(attrs);
+    list.set(DistDialect::getGlobalShapeAttrName(),
+             DenseI64ArrayAttr::get(func.getContext(),
+                                    cast<RankedTensorType>(type).getShape()));
+    attrs = list.getDictionary(func.getContext());
+  }
   return Type(*local);
 }
 

@@ -205,7 +205,8 @@ dist::decideFactors(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
                                            assignment.passThroughAxes.end());
 
   // Each axis splits at most one factor; higher-ranked factors keep theirs.
-  // Then a factor keeps only as many axes as its size divides into.
+  // Then a factor that cannot be padded (see ShardingRule::mayPad) keeps
+  // only as many axes as its size divides into.
   SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, numFactors));
   sortStably<int64_t>(order, [&](int64_t a, int64_t b) {
     return factorPriority[a] > factorPriority[b];
@@ -218,7 +219,7 @@ dist::decideFactors(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
     axes.erase(conflict, axes.end());
     int64_t size = rule.factors[f].size;
     while (!axes.empty() && !ShapedType::isDynamic(size) &&
-           size % mesh.getGroupSize(axes) != 0)
+           size % mesh.getGroupSize(axes) != 0 && !rule.mayPad(f))
       axes.pop_back();
     reserved.insert(axes.begin(), axes.end());
   }

@@ -23,7 +23,7 @@ func.func @batch_matmul(%a: tensor<4x8x16xf32>, %b: tensor<4x16x32xf32>, %c: ten
 #id = affine_map<(i, j) -> (i, j)>
 #row = affine_map<(i, j) -> (i)>
 func.func @row_max(%x: tensor<8x32xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-remark@+1 {{sharding rule: ([i, j], [i]) -> ([i]) {i=8, j=32 max}}}
+  // expected-remark@+1 {{sharding rule: ([i, j], [i]) -> ([i]) {i=8, j=32 max} padding: local form}}
   %r = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<8x32xf32>) outs(%init : tensor<8xf32>) {
   ^bb0(%a: f32, %acc: f32):
@@ -83,7 +83,7 @@ func.func @layout_ops(%x: tensor<8x16xf32>, %v: tensor<16xf32>, %f: f32) -> (ten
   // expected-remark@-1 {{sharding rule: () -> ([i]) {i=8}}}
   // expected-remark@+1 {{sharding rule: ([], [i]) -> ([i]) {i=8} init-only operands [1]}}
   %z = linalg.fill ins(%f : f32) outs(%e3 : tensor<8xf32>) -> tensor<8xf32>
-  // expected-remark@+1 {{sharding rule: ([i, j], [i]) -> ([i]) {i=8, j=16 sum}}}
+  // expected-remark@+1 {{sharding rule: ([i, j], [i]) -> ([i]) {i=8, j=16 sum} partial: multilinear in 0 padding: masked operands}}
   %s = linalg.reduce ins(%x : tensor<8x16xf32>) outs(%z : tensor<8xf32>) dimensions = [1]
     (%in: f32, %acc: f32) {
       %a = arith.addf %in, %acc : f32
@@ -145,9 +145,9 @@ func.func @tensor_ops(%x: tensor<8x16xf32>, %y: tensor<8x4xf32>, %f: f32) -> ten
 // Tests the reshape rules: the major dim of each group is the factor of the
 // merged dim (which it indexes the major part of); the others stay whole.
 func.func @reshapes(%x: tensor<8x32xf32>) -> tensor<256xf32> {
-  // expected-remark@+1 {{sharding rule: ([i, j]) -> ([i, j, _]) {i=8, j=4} partial: multilinear}}
+  // expected-remark@+1 {{sharding rule: ([i, j]) -> ([i, j, _]) {i=8, j=4 part} partial: multilinear}}
   %e = tensor.expand_shape %x [[0], [1, 2]] output_shape [8, 4, 8] : tensor<8x32xf32> into tensor<8x4x8xf32>
-  // expected-remark@+1 {{sharding rule: ([i, _, _]) -> ([i]) {i=8} partial: multilinear}}
+  // expected-remark@+1 {{sharding rule: ([i, _, _]) -> ([i]) {i=8 part} partial: multilinear}}
   %c = tensor.collapse_shape %e [[0, 1, 2]] : tensor<8x4x8xf32> into tensor<256xf32>
   return %c : tensor<256xf32>
 }
@@ -176,7 +176,7 @@ func.func @one_hot(%ids: tensor<8xindex>, %init: tensor<8x64xf32>) -> tensor<8x6
 // Tests the gather rule: the index batch dims and the source's other dims are
 // parallel, the gathered dim a sum (split, the result is a partial sum).
 func.func @gather(%ids: tensor<8x1xindex>, %table: tensor<64x16xf32>) -> tensor<8x1x16xf32> {
-  // expected-remark@+1 {{sharding rule: ([j, k], [i, _]) -> ([i, _, k]) {i=8, j=64 sum, k=16} partial: multilinear in 0}}
+  // expected-remark@+1 {{sharding rule: ([j, k], [i, _]) -> ([i, _, k]) {i=8, j=64 sum, k=16} partial: multilinear in 0 padding: local form}}
   %rows = tensor.gather %table[%ids] gather_dims([0]) : (tensor<64x16xf32>, tensor<8x1xindex>) -> tensor<8x1x16xf32>
   return %rows : tensor<8x1x16xf32>
 }
@@ -286,7 +286,7 @@ func.func @tosa_matmul(%a: tensor<2x8x16xf32>, %b: tensor<2x16x32xf32>,
   %zp = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
   // expected-remark@+1 {{no sharding rule for 'tosa.const'}}
   %izp = "tosa.const"() {values = dense<5> : tensor<1xi8>} : () -> tensor<1xi8>
-  // expected-remark@+1 {{sharding rule: ([i, j, k], [i, k, l], [_], [_]) -> ([i, j, l]) {i=2, j=8, k=16 sum, l=32} partial: multilinear in 0, 1}}
+  // expected-remark@+1 {{sharding rule: ([i, j, k], [i, k, l], [_], [_]) -> ([i, j, l]) {i=2, j=8, k=16 sum, l=32} partial: multilinear in 0, 1 padding: masked operands}}
   %r = tosa.matmul %a, %b, %zp, %zp : (tensor<2x8x16xf32>, tensor<2x16x32xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x8x32xf32>
   // expected-remark@+1 {{sharding rule: ([i, j, k], [i, k, l], [_], [_]) -> ([i, j, l]) {i=2, j=8, k=16 sum, l=32}}}
   %ri = tosa.matmul %ai, %bi, %izp, %izp : (tensor<2x8x16xi8>, tensor<2x16x32xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<2x8x32xi32>
@@ -299,9 +299,9 @@ func.func @tosa_matmul(%a: tensor<2x8x16xf32>, %b: tensor<2x16x32xf32>,
 // input's dim there reduces with the op's combiner (reduce_all / reduce_any
 // keep it whole); a sum is linear in its input.
 func.func @tosa_reductions(%x: tensor<8x16xf32>, %p: tensor<8x16xi1>) {
-  // expected-remark@+1 {{sharding rule: ([i, j]) -> ([i, _]) {i=8, j=16 sum} partial: multilinear}}
+  // expected-remark@+1 {{sharding rule: ([i, j]) -> ([i, _]) {i=8, j=16 sum} partial: multilinear padding: masked operands}}
   %s = tosa.reduce_sum %x {axis = 1 : i32} : (tensor<8x16xf32>) -> tensor<8x1xf32>
-  // expected-remark@+1 {{sharding rule: ([i, j]) -> ([_, j]) {i=8 max, j=16}}}
+  // expected-remark@+1 {{sharding rule: ([i, j]) -> ([_, j]) {i=8 max, j=16} padding: masked operands}}
   %mx = tosa.reduce_max %x {axis = 0 : i32} : (tensor<8x16xf32>) -> tensor<1x16xf32>
   // expected-remark@+1 {{sharding rule: ([i, j]) -> ([i, _]) {i=8, j=16 min}}}
   %mn = tosa.reduce_min %x {axis = 1 : i32} : (tensor<8x16xf32>) -> tensor<8x1xf32>
@@ -321,13 +321,13 @@ func.func @tosa_layout(%x: tensor<2x8x16xf32>, %y: tensor<1x8x16xf32>) {
   // expected-remark@+1 {{sharding rule: ([i, j, k]) -> ([k, i, j]) {i=2, j=8, k=16} partial: multilinear}}
   %t = tosa.transpose %x {perms = array<i32: 2, 0, 1>} : (tensor<2x8x16xf32>) -> tensor<16x2x8xf32>
   %s1 = tosa.const_shape {values = dense<[16, 16]> : tensor<2xindex>} : () -> !tosa.shape<2>
-  // expected-remark@+1 {{sharding rule: ([i, _, j], []) -> ([i, j]) {i=2, j=16} partial: multilinear}}
+  // expected-remark@+1 {{sharding rule: ([i, _, j], []) -> ([i, j]) {i=2 part, j=16} partial: multilinear}}
   %c = tosa.reshape %x, %s1 : (tensor<2x8x16xf32>, !tosa.shape<2>) -> tensor<16x16xf32>
   %s2 = tosa.const_shape {values = dense<[8, 16]> : tensor<2xindex>} : () -> !tosa.shape<2>
   // expected-remark@+1 {{sharding rule: ([_, i, j], []) -> ([i, j]) {i=8, j=16} partial: multilinear}}
   %u = tosa.reshape %y, %s2 : (tensor<1x8x16xf32>, !tosa.shape<2>) -> tensor<8x16xf32>
   %s3 = tosa.const_shape {values = dense<[2, 4, 16]> : tensor<3xindex>} : () -> !tosa.shape<3>
-  // expected-remark@+1 {{sharding rule: ([i, j], []) -> ([i, _, j]) {i=2, j=16} partial: multilinear}}
+  // expected-remark@+1 {{sharding rule: ([i, j], []) -> ([i, _, j]) {i=2 part, j=16} partial: multilinear}}
   %e = tosa.reshape %u, %s3 : (tensor<8x16xf32>, !tosa.shape<3>) -> tensor<2x4x16xf32>
   %s4 = tosa.const_shape {values = dense<[16, 8]> : tensor<2xindex>} : () -> !tosa.shape<2>
   // expected-remark@+1 {{no sharding rule for this form of 'tosa.reshape'}}
@@ -378,7 +378,7 @@ func.func @tosa_cnn(%x: tensor<4x8x8x3xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor
 // parallel, the looked-up dim of the table a sum factor (vocabulary
 // parallel); linear in the table, not in the ids.
 func.func @tosa_gather(%table: tensor<2x100x16xf32>, %ids: tensor<2x8xi32>) -> tensor<2x8x16xf32> {
-  // expected-remark@+1 {{sharding rule: ([i, k, l], [i, j]) -> ([i, j, l]) {i=2, j=8, k=100 sum, l=16} partial: multilinear in 0}}
+  // expected-remark@+1 {{sharding rule: ([i, k, l], [i, j]) -> ([i, j, l]) {i=2, j=8, k=100 sum, l=16} partial: multilinear in 0 padding: local form}}
   %r = tosa.gather %table, %ids : (tensor<2x100x16xf32>, tensor<2x8xi32>) -> tensor<2x8x16xf32>
   return %r : tensor<2x8x16xf32>
 }
@@ -407,7 +407,7 @@ func.func @tosa_convs(%x3: tensor<2x4x8x8x3xf32>, %w3: tensor<8x1x3x3x3xf32>, %b
   %c3 = tosa.conv3d %x3, %w3, %b8, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1, 1>, pad = array<i64: 0, 0, 1, 1, 1, 1>, stride = array<i64: 1, 1, 1>} : (tensor<2x4x8x8x3xf32>, tensor<8x1x3x3x3xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x4x8x8x8xf32>
   // expected-remark@+1 {{sharding rule: ([i, _, _, k], [j, _, _, k], [j], [_], [_]) -> ([i, _, _, j]) {i=2, j=8, k=3 whole}}}
   %ct = tosa.transpose_conv2d %x, %wt, %b8, %zp, %zp {acc_type = f32, out_pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<2x8x8x3xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x10x10x8xf32>
-  // expected-remark@+1 {{sharding rule: ([i, _, _, j], [_, _, j, _], [j], [_], [_]) -> ([i, _, _, j]) {i=2, j=3}}}
+  // expected-remark@+1 {{sharding rule: ([i, _, _, j], [_, _, j, _], [j], [_], [_]) -> ([i, _, _, j]) {i=2, j=3 part}}}
   %cd = tosa.depthwise_conv2d %x, %wd, %bd, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<2x8x8x3xf32>, tensor<3x3x3x2xf32>, tensor<6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x8x8x6xf32>
   return
 }

@@ -26,8 +26,8 @@ func.func @two_meshes(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@mesh_2,
 // writes is checked like any user annotation).
 dist.mesh @mesh_4 [mp = 4]
 func.func @bad_completed(%x: tensor<6xf32>) -> tensor<6xf32> {
-  // expected-error@+1 {{'math.exp' op result 0: dim 0 of size 6 is not divisible by 4}}
-  %r = math.exp %x {dist.shardings = [#dist.sharding<@mesh_4, [{mp}]>]} : tensor<6xf32>
+  // expected-error@+1 {{'math.exp' op result 0: sharding has 2 dims but the type 'tensor<6xf32>' has rank 1}}
+  %r = math.exp %x {dist.shardings = [#dist.sharding<@mesh_4, [{mp}, {}]>]} : tensor<6xf32>
   return %r : tensor<6xf32>
 }
 

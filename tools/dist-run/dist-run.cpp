@@ -453,6 +453,9 @@ static LogicalResult writePerRankStateInputs(ModuleOp partitioned,
         return failure();
       }
       type = getGlobalType(local, layout, mesh);
+      if (auto shape = entry.getArgAttrOfType<DenseI64ArrayAttr>(
+              i, DistDialect::getGlobalShapeAttrName()))
+        type = local.clone(shape.asArrayRef());
     }
     std::vector<HostArray> values;
     if (failed(generateInput(entry, i, type, "", values)))

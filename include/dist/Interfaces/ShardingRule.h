@@ -47,6 +47,24 @@ enum class PartialPolicy {
   Multilinear,
 };
 
+/// How an op keeps the padding of a split reduction factor that the mesh does
+/// not divide (blocks of ceil(size / n), the last ones padded) out of its
+/// partial results. Padding holds anything (exp(0) = 1, inf, NaN), so it must
+/// never be combined.
+enum class PaddedReduction {
+  /// The op cannot: such a factor is only split by axes that divide it.
+  None,
+  /// The partitioner replaces the padding of every operand the factor
+  /// indexes with the identity of the factor's reduction (0 for a sum, -inf
+  /// for a max): right for ops that combine their inputs, or a product of
+  /// them, directly (contractions, reductions).
+  MaskOperands,
+  /// The op's local form keeps the padding out itself (a linalg.generic
+  /// body that skips padded iterations; a lookup whose ids never name a
+  /// padded row).
+  ByLocalForm,
+};
+
 /// The factor rule of one op. Dims that no factor indexes (-1) must be whole.
 struct ShardingRule {
   static constexpr int64_t kNoFactor = -1;
@@ -55,10 +73,15 @@ struct ShardingRule {
     int64_t size; // ShapedType::kDynamic if unknown
     FactorKind kind;
     ReductionKind reduction = ReductionKind::sum; // for Reduction factors
+    /// The factor indexes the major part of some dim (a reshape's merged
+    /// dim): blocks of that dim are blocks of the factor times the rest, so a
+    /// split that does not divide the factor cannot be padded.
+    bool indexesPartOfDim = false;
 
     bool operator==(const Factor &other) const {
       return size == other.size && kind == other.kind &&
-             reduction == other.reduction;
+             reduction == other.reduction &&
+             indexesPartOfDim == other.indexesPartOfDim;
     }
   };
 
@@ -76,6 +99,8 @@ struct ShardingRule {
   /// partial too, so that their value is added once.
   SmallVector<bool> operandIsAccumulator;
   PartialPolicy partialPolicy = PartialPolicy::None;
+  /// How split reduction factors with padded blocks stay exact.
+  PaddedReduction paddedReduction = PaddedReduction::None;
   /// For Multilinear: the operands the result is linear in (each appears
   /// once, through linear operations only). Empty means every tensor
   /// operand. A partial input flows through only if the result is linear in
@@ -88,6 +113,17 @@ struct ShardingRule {
   }
 
   int64_t getNumFactors() const { return factors.size(); }
+
+  /// True if factor `f` may be split by axes that do not divide its size
+  /// (padded blocks): it indexes whole dims only, and a reduction factor's
+  /// padding is kept out of the results (`paddedReduction`).
+  bool mayPad(int64_t f) const {
+    const Factor &factor = factors[f];
+    if (factor.indexesPartOfDim || factor.kind == FactorKind::Unsplittable)
+      return false;
+    return factor.kind == FactorKind::Parallel ||
+           paddedReduction != PaddedReduction::None;
+  }
 
   /// Adds a factor and returns its index.
   int64_t addFactor(int64_t size, FactorKind kind,
@@ -157,6 +193,26 @@ LocalLookup buildLocalLookup(OpBuilder &builder, Location loc, Value indices,
                              FlatSymbolRefAttr mesh, ArrayRef<StringAttr> axes,
                              int64_t localRows);
 
+/// The identity of `kind` for elements of `type` (0 for sum, 1 for prod,
+/// -inf or the least integer for max, +inf or the greatest for min). i1 is
+/// unsigned: false for max, true for min.
+TypedAttr getReductionIdentity(Type type, ReductionKind kind);
+
+/// `local`, a block of a tensor whose dim `dim` of global size `globalSize`
+/// is split by `axes` into padded blocks, with its padding (rows past the
+/// global end) replaced by `identity` (a scalar attribute).
+Value maskPadding(OpBuilder &builder, Location loc, Value local, int64_t dim,
+                  FlatSymbolRefAttr mesh, ArrayRef<StringAttr> axes,
+                  int64_t globalSize, TypedAttr identity);
+
+/// The number of rows of this rank's block that lie inside a dim of
+/// `globalSize` split by `axes` into blocks of `blockSize` (an index; zero or
+/// negative for a block that is all padding): local index `i` is data iff
+/// `i < rowsInside` (signed). Built at the builder's insertion point.
+Value buildRowsInside(OpBuilder &builder, Location loc, FlatSymbolRefAttr mesh,
+                      ArrayRef<StringAttr> axes, int64_t blockSize,
+                      int64_t globalSize);
+
 /// How the partitioner split an op's factors, for building its local form.
 struct FactorSplits {
   /// The mesh the op works on.
@@ -174,6 +230,17 @@ struct FactorSplits {
 
   bool isSplit(int64_t factor) const {
     return factor >= 0 && factor < (int64_t)axes.size() && !axes[factor].empty();
+  }
+  /// The size of each rank's block of `factor`: ceil(size / group size).
+  int64_t blockSize(int64_t factor) const {
+    int64_t size = factors[factor].size, n = groupSize(axes[factor]);
+    return ShapedType::isDynamic(size) ? size : (size + n - 1) / n;
+  }
+  /// True if `factor` is split into padded blocks (its axes do not divide it).
+  bool isPadded(int64_t factor) const {
+    int64_t size = factors[factor].size;
+    return isSplit(factor) && !ShapedType::isDynamic(size) &&
+           size % groupSize(axes[factor]) != 0;
   }
 };
 

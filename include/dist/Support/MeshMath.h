@@ -52,18 +52,27 @@ std::vector<int64_t> groupRanks(int64_t rank, const Shape &meshShape,
 std::vector<std::vector<int64_t>> allGroups(const Shape &meshShape,
                                             const AxisList &axes);
 
-/// Size of a dimension of global size `globalSize` split `factor` ways, or
-/// std::nullopt if it does not divide. Dynamic sizes (negative) stay dynamic.
+/// Size of each block of a dimension of global size `globalSize` split
+/// `factor` ways: `ceil(globalSize / factor)`. A dim that `factor` does not
+/// divide is padded: the blocks cover `factor * ceil(globalSize / factor)`
+/// rows, the last ones partly or wholly padding. Dynamic sizes (negative)
+/// stay dynamic; std::nullopt if `factor` < 1.
 std::optional<int64_t> localDimSize(int64_t globalSize, int64_t factor);
 
+/// True if a static dim of size `globalSize` split `factor` ways is padded
+/// (`factor` does not divide it).
+inline bool isPaddedSplit(int64_t globalSize, int64_t factor) {
+  return globalSize >= 0 && factor > 1 && globalSize % factor != 0;
+}
+
 /// Local shape of a tensor of shape `globalShape` whose dim d is split by the
-/// mesh axes `dimAxes[d]`; std::nullopt if a static dim is not divisible.
+/// mesh axes `dimAxes[d]` (blocks of `localDimSize`).
 std::optional<Shape> localShape(const Shape &globalShape,
                                 const std::vector<AxisList> &dimAxes,
                                 const Shape &meshShape);
 
-/// Offset along each dim of the block that the rank at `coords` holds.
-/// Requires static, divisible dims.
+/// Offset along each dim of the block that the rank at `coords` holds (past
+/// the dim's end for a block that is all padding). Requires static dims.
 Shape localOffsets(const Shape &globalShape,
                    const std::vector<AxisList> &dimAxes,
                    const Shape &meshShape, const Shape &coords);

@@ -75,12 +75,26 @@ struct ReshardStep {
   /// MakePartial of an owned value: the ranks other than `root` hold
   /// something unspecified, so they are masked for every kind.
   bool fromOwner = false;
+  /// Padded blocks (planned with the global shape): before a step that
+  /// splits `dim` from whole, the dim is padded at its end to `padTo` rows
+  /// (-1: no padding); after a step that leaves `dim` (AllGather) or
+  /// `concatDim` (AllToAll) whole, it is cropped to its first `cropTo` rows.
+  int64_t padTo = -1;
+  int64_t cropTo = -1;
 
   std::string str() const;
 };
 
 /// The steps from `source` to `target` (same rank; each valid for the mesh).
-std::vector<ReshardStep> planReshard(const Layout &source, const Layout &target);
+/// With the tensor's global shape and the mesh's shape, uneven splits are
+/// planned too: a dim that the source or the target splits into padded
+/// blocks (its axes do not divide it) and that goes to another split is
+/// gathered whole first, then split again, since blocks of different padded
+/// splits do not nest (10 rows in 2 blocks of 5 are not 4 blocks of 3
+/// regrouped); steps get their `padTo` and `cropTo`.
+std::vector<ReshardStep> planReshard(const Layout &source, const Layout &target,
+                                     const Shape &globalShape = {},
+                                     const Shape &meshShape = {});
 
 /// Applies `step` to `layout` (what the layout is after the step).
 Layout applyStep(Layout layout, const ReshardStep &step);

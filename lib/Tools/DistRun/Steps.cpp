@@ -59,6 +59,13 @@ static FailureOr<Boundary> describe(ModuleOp module, func::FuncOp entry,
   boundary.globalShape = local->shape;
   for (auto [d, axes] : llvm::enumerate(boundary.layout.dims))
     boundary.globalShape[d] *= meshmath::groupSize(meshShape, axes);
+  // Padded blocks: the partitioner wrote the global shape down.
+  if (auto shape = attrs ? attrs.getAs<DenseI64ArrayAttr>(
+                               DistDialect::getGlobalShapeAttrName())
+                         : DenseI64ArrayAttr();
+      shape && shape.size() == boundary.globalShape.size())
+    boundary.globalShape.assign(shape.asArrayRef().begin(),
+                                shape.asArrayRef().end());
   return boundary;
 }
 

@@ -198,17 +198,25 @@ func.func private @f() -> (tensor<f32> {dist.sharding = #dist.sharding<@mesh_2x4
 
 // -----
 
-// Tests that an uneven split is rejected, naming the dim, its size and the axes.
+// Tests that dist.global_shape needs dist.partitioned_as beside it.
 dist.mesh @mesh_2x4 [dp = 2, mp = 4]
-// expected-error@+1 {{'func.func' op argument 0: dim 1 of size 12 is not divisible by 8, the product of the sizes of mesh axes [mp, dp] of @mesh_2x4 (uneven splits are not supported)}}
-func.func private @f(tensor<8x12xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {mp, dp}]>})
+// expected-error@+1 {{'func.func' op argument 0: 'dist.global_shape' must be an array<i64> beside a 'dist.partitioned_as' on a ranked tensor, got array<i64: 10, 16> on 'tensor<3x16xf32>'}}
+func.func private @f(tensor<3x16xf32> {dist.global_shape = array<i64: 10, 16>})
 
 // -----
 
-// Tests that an uneven split on a function result is rejected too.
+// Tests that dist.global_shape must give the padded blocks of the local type:
+// 10 rows in 4 blocks are blocks of 3, not 2.
 dist.mesh @mesh_2x4 [dp = 2, mp = 4]
-// expected-error@+1 {{'func.func' op result 1: dim 0 of size 3 is not divisible by 2, the product of the sizes of mesh axes [dp] of @mesh_2x4 (uneven splits are not supported)}}
-func.func private @f() -> (tensor<8xf32>, tensor<3xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp}]>})
+// expected-error@+1 {{'func.func' op result 0: 'dist.global_shape' array<i64: 10, 16> does not match the local type 'tensor<2x16xf32>' laid out as #dist.sharding<@mesh_2x4, [{mp}, {}]> (dim 0)}}
+func.func private @f() -> (tensor<2x16xf32> {dist.global_shape = array<i64: 10, 16>, dist.partitioned_as = #dist.sharding<@mesh_2x4, [{mp}, {}]>})
+
+// -----
+
+// Tests that dist.global_shape has the local type's rank.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op argument 0: 'dist.global_shape' array<i64: 10> does not match the local type 'tensor<3x16xf32>'}}
+func.func private @f(tensor<3x16xf32> {dist.global_shape = array<i64: 10>, dist.partitioned_as = #dist.sharding<@mesh_2x4, [{mp}, {}]>})
 
 // -----
 
@@ -345,16 +353,6 @@ dist.mesh @mesh_2x4 [dp = 2, mp = 4]
 func.func @f(%x: tensor<8x16xf32>) {
   // expected-error@+1 {{'dist.annotate' op sharding has 3 dims but the type 'tensor<8x16xf32>' has rank 2}}
   %0 = dist.annotate %x as <@mesh_2x4, [{}, {}, {}]> : tensor<8x16xf32>
-  return
-}
-
-// -----
-
-// Tests that dist.annotate rejects an uneven split.
-dist.mesh @mesh_2x4 [dp = 2, mp = 4]
-func.func @f(%x: tensor<6x16xf32>) {
-  // expected-error@+1 {{'dist.annotate' op dim 0 of size 6 is not divisible by 4, the product of the sizes of mesh axes [mp] of @mesh_2x4 (uneven splits are not supported)}}
-  %0 = dist.annotate %x as <@mesh_2x4, [{mp}, {dp}]> : tensor<6x16xf32>
   return
 }
 

@@ -56,6 +56,46 @@ static LogicalResult verifyBoundarySharding(Operation *op, NamedAttribute attr,
   return mesh.getAxisIndices(sharding.getPartialAxes(), emitError);
 }
 
+/// `dist.global_shape = array<i64: ...>` beside `dist.partitioned_as` on a
+/// boundary value of type `type` whose attributes are `attrs`: the global
+/// shape whose padded blocks the local type holds.
+static LogicalResult verifyGlobalShape(Operation *op, NamedAttribute attr,
+                                       Type type, DictionaryAttr attrs,
+                                       const Twine &what) {
+  auto shape = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+  auto sharding =
+      attrs ? attrs.getAs<ShardingAttr>(DistDialect::getPartitionedAsAttrName())
+            : ShardingAttr();
+  if (auto memref = dyn_cast<MemRefType>(type))
+    type = RankedTensorType::get(memref.getShape(), memref.getElementType());
+  auto local = dyn_cast<RankedTensorType>(type);
+  if (!shape || !sharding || !local)
+    return op->emitOpError()
+           << what << ": '" << attr.getName().getValue()
+           << "' must be an array<i64> beside a 'dist.partitioned_as' on a "
+              "ranked tensor, got "
+           << attr.getValue() << " on " << type;
+  MeshOp mesh = lookupMesh(op, sharding.getMesh());
+  if (!mesh || (int64_t)shape.size() != local.getRank() ||
+      sharding.getRank() != local.getRank())
+    return op->emitOpError() << what << ": '" << attr.getName().getValue()
+                             << "' " << attr.getValue()
+                             << " does not match the local type " << type;
+  for (auto [d, dim] : llvm::enumerate(sharding.getDims())) {
+    if (llvm::any_of(dim.getAxes(),
+                     [&](StringAttr axis) { return !mesh.getAxisIndex(axis); }))
+      return failure(); // reported for dist.partitioned_as
+    std::optional<int64_t> block = meshmath::localDimSize(
+        shape[d], mesh.getGroupSize(dim.getAxes()));
+    if (shape[d] < 0 || !block || *block != local.getDimSize(d))
+      return op->emitOpError()
+             << what << ": '" << attr.getName().getValue() << "' "
+             << attr.getValue() << " does not match the local type " << type
+             << " laid out as " << sharding << " (dim " << d << ")";
+  }
+  return success();
+}
+
 /// `dist.input_range = array<i64: lo, hi>` on an integer argument.
 static LogicalResult verifyInputRange(Operation *op, NamedAttribute attr,
                                       Type type, unsigned argIndex) {
@@ -98,6 +138,10 @@ static Type getBoundaryGlobalType(Operation *op, Type type,
             : ShardingAttr();
   if (!tensorType || !sharding || sharding.getRank() != tensorType.getRank())
     return type;
+  if (auto shape = attrs.getAs<DenseI64ArrayAttr>(
+          DistDialect::getGlobalShapeAttrName());
+      shape && (int64_t)shape.size() == tensorType.getRank())
+    return tensorType.clone(shape.asArrayRef());
   MeshOp mesh = lookupMesh(op, sharding.getMesh());
   if (!mesh)
     return type;
@@ -249,6 +293,10 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
       attr.getName() == getStateOfAttrName() ||
       attr.getName() == getGradAccumulatorOfAttrName())
     return verifyTrainingMarking(op, attr, "argument " + Twine(argIndex));
+  if (attr.getName() == getGlobalShapeAttrName())
+    return verifyGlobalShape(op, attr, type,
+                             cast<FunctionOpInterface>(op).getArgAttrDict(argIndex),
+                             "argument " + Twine(argIndex));
   return verifyBoundarySharding(op, attr, type,
                                 "argument " + Twine(argIndex));
 }
@@ -268,6 +316,10 @@ LogicalResult DistDialect::verifyRegionResultAttribute(Operation *op,
   if (attr.getName() == getStateOfAttrName() ||
       attr.getName() == getGradAccumulatorOfAttrName())
     return verifyTrainingMarking(op, attr, "result " + Twine(resultIndex));
+  if (attr.getName() == getGlobalShapeAttrName())
+    return verifyGlobalShape(op, attr, func.getResultTypes()[resultIndex],
+                             func.getResultAttrDict(resultIndex),
+                             "result " + Twine(resultIndex));
   return verifyBoundarySharding(op, attr, func.getResultTypes()[resultIndex],
                                 "result " + Twine(resultIndex));
 }

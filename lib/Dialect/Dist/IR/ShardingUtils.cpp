@@ -88,17 +88,6 @@ LogicalResult dist::verifySharding(ShardingAttr sharding, Type type,
     return emitError() << "sharding has " << sharding.getRank()
                        << " dims but the type " << type << " has rank "
                        << tensorType.getRank();
-  for (auto [d, dim] : llvm::enumerate(sharding.getDims())) {
-    int64_t size = tensorType.getDimSize(d);
-    int64_t factor = mesh.getGroupSize(dim.getAxes());
-    if (!ShapedType::isDynamic(size) && size % factor != 0)
-      return emitError() << "dim " << d << " of size " << size
-                         << " is not divisible by " << factor
-                         << ", the product of the sizes of mesh axes "
-                         << formatAxes(dim.getAxes()) << " of "
-                         << sharding.getMesh()
-                         << " (uneven splits are not supported)";
-  }
   return success();
 }
 

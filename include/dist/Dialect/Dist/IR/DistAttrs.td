@@ -69,10 +69,10 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
     #dist.sharding<@mesh_2x4, [{}, {dp}~], owner = 3 {mp}>
     ```
 
-    Uneven splits are rejected: a static dimension must be divisible by the
-    product of the sizes of the axes that split it. (Padding is not implied,
-    so no rank can silently lose rows.) Dynamic dimensions are checked by the
-    partitioner when their size becomes known.
+    A dim of size `n` split `k` ways by its axes has blocks of
+    `ceil(n / k)` on every rank; when `k` does not divide `n` the last blocks
+    are partly or wholly padding, which the partitioner keeps out of results
+    and reductions (see docs/Design.md, "Uneven splits").
 
     **Constraints**
     - Each mesh axis is used at most once over all dims and `partial`.
@@ -81,8 +81,7 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
     - `owner` is non-negative and names at least one axis.
     - Checked where the attribute is attached to a value (it has no access to
       the mesh on its own): `@mesh` names a `dist.mesh`, every axis exists in
-      it, the number of dims equals the tensor's rank, every static dim is
-      divisible by the product of the sizes of its axes, and the owner is an
+      it, the number of dims equals the tensor's rank, and the owner is an
       index of its group.
   }]);
   let parameters = (ins

@@ -66,6 +66,13 @@ def Dist_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getPartitionedAsAttrName() {
       return "dist.partitioned_as";
     }
+    /// Name of the argument/result attribute `array<i64: ...>` of a
+    /// partitioned function that gives the global shape where
+    /// `dist.partitioned_as` splits a dim into padded blocks (the local type
+    /// times the group sizes is then larger than the global one).
+    static constexpr ::llvm::StringLiteral getGlobalShapeAttrName() {
+      return "dist.global_shape";
+    }
     /// Name of the discardable attribute that tags an op with its role in a
     /// training step (forward, backward, optimizer, ...).
     static constexpr ::llvm::StringLiteral getRoleAttrName() {

@@ -33,13 +33,15 @@ std::vector<meshmath::AxisList> getDimAxisIndices(ShardingAttr sharding,
 meshmath::Layout getLayout(ShardingAttr sharding, MeshOp mesh);
 
 /// Checks `sharding` against `mesh` and the tensor type `type`: the mesh's
-/// axes exist, the rank matches, and static dims divide evenly. Errors are
+/// axes exist and the rank matches (a dim that its axes do not divide is
+/// split into padded blocks, see meshmath::localDimSize). Errors are
 /// reported through `emitError`, prefixed with `what` (e.g. "argument 0").
 LogicalResult verifySharding(ShardingAttr sharding, Type type, MeshOp mesh,
                              function_ref<InFlightDiagnostic()> emitError);
 
 /// The type each rank holds of a tensor of type `globalType` laid out by
-/// `sharding` on `mesh`. Fails (without diagnostics) on an uneven split.
+/// `sharding` on `mesh`: blocks of `ceil(size / n)` along a dim split `n`
+/// ways. Fails (without diagnostics) if the ranks differ.
 FailureOr<RankedTensorType> getLocalType(RankedTensorType globalType,
                                          ShardingAttr sharding, MeshOp mesh);
 
