@@ -122,15 +122,9 @@ LogicalResult gen::verifyOptions(const StepOptions &options,
     error = "--widths and --batch must be positive";
     return failure();
   }
-  SmallVector<std::pair<std::string, int64_t>> modelDims;
-  for (size_t i = 0; i + 1 < model.widths.size(); ++i)
-    // Column-parallel layers split their output width, row-parallel ones
-    // their input width.
-    modelDims.push_back({llvm::formatv("the width of fc{0}'s {1}", i,
-                                       i % 2 == 0 ? "output" : "input"),
-                         model.widths[i % 2 == 0 ? i + 1 : i]});
-  return verifyParallelism(options, {{"--batch", model.batch}}, modelDims,
-                           error);
+  // Tensor-parallel widths that the axis does not divide are split into
+  // padded blocks by the partitioner.
+  return verifyParallelism(options, {{"--batch", model.batch}}, {}, error);
 }
 
 LogicalResult gen::verifyOptions(const StepOptions &options,
@@ -148,8 +142,9 @@ LogicalResult gen::verifyOptions(const StepOptions &options,
                           model.hidden, model.heads);
     return failure();
   }
+  // A vocabulary that the axis does not divide is split into padded blocks;
+  // the heads are merged with the head size in the hidden dim, which is
+  // split by heads only evenly.
   return verifyParallelism(options, {{"--batch", model.batch}},
-                           {{"--heads", model.heads},
-                            {"--vocab", model.vocab}},
-                           error);
+                           {{"--heads", model.heads}}, error);
 }
