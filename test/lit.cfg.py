@@ -45,6 +45,11 @@ if shutil.which("valgrind"):
     config.available_features.add("valgrind")
 if config.have_cuda:
     config.available_features.add("cuda-toolkit")
+    # dist-lower-to-nvvm's fatbins need ptxas and fatbinary, and its kernels
+    # libdevice, which the NVVM target finds through CUDA_HOME.
+    llvm_config.with_environment("PATH", os.path.join(config.cuda_root, "bin"),
+                                 append_path=True)
+    llvm_config.with_environment("CUDA_HOME", config.cuda_root)
 if config.have_nccl:
     config.available_features.add("nccl")
 # PyTorch (Debian's python3-torch, only in /usr/bin/python3) is the reference

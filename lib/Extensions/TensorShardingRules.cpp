@@ -365,12 +365,21 @@ struct GatherShardingRule
     int64_t batchRank = gather.getIndicesType().getRank() - 1;
     int64_t gatheredDim = gather.getGatherDims().front();
     int64_t factor = batchRank + gatheredDim;
+    Location loc = op->getLoc();
+    // Padded rows of the indices hold anything: they look up row 0.
+    SmallVector<Value> localOperands(operands);
+    for (int64_t d = 0; d < batchRank; ++d)
+      if (splits.isPadded(d))
+        localOperands[1] = maskPadding(
+            builder, loc, localOperands[1], d, splits.mesh, splits.axes[d],
+            splits.factors[d].size,
+            builder.getZeroAttr(gather.getIndicesType().getElementType()));
+    operands = localOperands;
     if (!splits.isSplit(factor))
       return tensor::GatherOp::create(builder, op->getLoc(), resultType,
                                       operands[0], operands[1],
                                       gather.getGatherDims(), gather.getUnique())
           .getOperation();
-    Location loc = op->getLoc();
     ArrayRef<StringAttr> axes = splits.axes[factor];
     auto source = cast<RankedTensorType>(operands[0].getType());
     int64_t localRows = source.getDimSize(gatheredDim);

@@ -183,6 +183,9 @@ struct TosaElementwiseShardingRule
           isZeroConstant(negate.getOutputZp()))
         setLinearIn(*rule, op, {0});
     }
+    // An integer division traps on the zero a padded divisor may hold.
+    if (isa<tosa::IntDivOp>(op))
+      rule->padsSafely = false;
     return rule;
   }
 };
@@ -506,6 +509,17 @@ struct TosaGatherShardingRule
     auto resultType = cast<RankedTensorType>(resultTypes[0]);
     Location loc = op->getLoc();
     const int64_t k = 2; // the factor of the looked-up dim
+    // Padded rows of the ids (factors n and w) hold anything: they look up
+    // row 0.
+    SmallVector<Value> localOperands(operands);
+    for (auto [dim, factor] : llvm::enumerate(ArrayRef<int64_t>{0, 1}))
+      if (splits.isPadded(factor))
+        localOperands[1] = maskPadding(
+            builder, loc, localOperands[1], dim, splits.mesh,
+            splits.axes[factor], splits.factors[factor].size,
+            builder.getZeroAttr(
+                cast<RankedTensorType>(operands[1].getType()).getElementType()));
+    operands = localOperands;
     if (!splits.isSplit(k))
       return tosa::GatherOp::create(builder, loc, resultType, operands[0],
                                     operands[1])

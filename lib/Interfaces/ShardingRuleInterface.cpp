@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -141,7 +142,7 @@ static std::string factorName(int64_t factor) {
 }
 
 bool ShardingRule::operator==(const ShardingRule &other) const {
-  return partialPolicy == other.partialPolicy &&
+  return partialPolicy == other.partialPolicy && padsSafely == other.padsSafely &&
          paddedReduction == other.paddedReduction && factors == other.factors &&
          operandDims == other.operandDims && resultDims == other.resultDims &&
          operandIsInitOnly == other.operandIsInitOnly &&
@@ -150,8 +151,8 @@ bool ShardingRule::operator==(const ShardingRule &other) const {
 }
 
 llvm::hash_code mlir::dist::hash_value(const ShardingRule &rule) {
-  llvm::hash_code hash = llvm::hash_combine((int)rule.partialPolicy,
-                                            (int)rule.paddedReduction);
+  llvm::hash_code hash = llvm::hash_combine(
+      (int)rule.partialPolicy, (int)rule.paddedReduction, rule.padsSafely);
   for (const ShardingRule::Factor &factor : rule.factors)
     hash = llvm::hash_combine(hash, factor.size, (int)factor.kind,
                               (int)factor.reduction, factor.indexesPartOfDim);
@@ -334,4 +335,24 @@ Value dist::maskPadding(OpBuilder &builder, Location loc, Value local,
   Value fill = arith::ConstantOp::create(
       builder, loc, DenseElementsAttr::get(type, cast<Attribute>(identity)));
   return arith::SelectOp::create(builder, loc, mask, local, fill);
+}
+
+bool dist::computesSafelyOnAnyValues(Operation *op) {
+  WalkResult walk = op->walk([&](Operation *nested) {
+    if (auto speculatable = dyn_cast<ConditionallySpeculatable>(nested);
+        speculatable &&
+        speculatable.getSpeculatability() == Speculation::NotSpeculatable)
+      return WalkResult::interrupt();
+    // Integer remainders trap on a zero divisor too, but upstream marks
+    // them speculatable.
+    if (isa<arith::RemSIOp, arith::RemUIOp>(nested))
+      return WalkResult::interrupt();
+    if (nested != op)
+      for (Value operand : nested->getOperands())
+        if (isa<RankedTensorType>(operand.getType()) &&
+            !op->isAncestor(operand.getParentRegion()->getParentOp()))
+          return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
 }

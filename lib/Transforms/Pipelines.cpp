@@ -21,6 +21,10 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -65,8 +69,9 @@ void dist::addTosaToLinalgPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTosaToArithPass(toArith));
 }
 
-void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
-                                    const LowerToLLVMOptions &options) {
+/// The front of both lowerings, on tensors: the per-rank program's ops as
+/// linalg ops.
+static void addTensorFront(OpPassManager &pm, bool fuseElementwise) {
   // The input is a per-rank program (or one without annotations).
   pm.addPass(createDistVerify(DistVerifyOptions{"partitioned", false}));
   addTosaToLinalgPasses(pm);
@@ -74,15 +79,12 @@ void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
   // arith/math ops on tensors have no bufferization: make them linalg ops.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   // Chains of elementwise ops become one loop nest each.
-  if (options.fuseElementwise)
+  if (fuseElementwise)
     pm.addPass(createDistFuseElementwise());
-  // BLAS reads transposed operands in place.
-  if (options.blas)
-    pm.addPass(createDistFoldTransposes());
-  // Matmuls no BLAS takes become register-tiled vector code (not loops).
-  DistVectorizeMatmulOptions vectorize;
-  vectorize.skipBlasTypes = options.blas;
-  pm.addNestedPass<func::FuncOp>(createDistVectorizeMatmul(vectorize));
+}
+
+/// Tensors to buffers, freed where they die.
+static void addBufferization(OpPassManager &pm) {
   // Unrelated results must not meet in one buffer through a shared init.
   pm.addPass(createDistPrivatizeInits());
   bufferization::OneShotBufferizePassOptions bufferize;
@@ -96,6 +98,19 @@ void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm);
   // The deallocation pipeline leaves bufferization.clone/dealloc ops.
   pm.addPass(createConvertBufferizationToMemRefPass());
+}
+
+void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
+                                    const LowerToLLVMOptions &options) {
+  addTensorFront(pm, options.fuseElementwise);
+  // BLAS reads transposed operands in place.
+  if (options.blas)
+    pm.addPass(createDistFoldTransposes());
+  // Matmuls no BLAS takes become register-tiled vector code (not loops).
+  DistVectorizeMatmulOptions vectorize;
+  vectorize.skipBlasTypes = options.blas;
+  pm.addNestedPass<func::FuncOp>(createDistVectorizeMatmul(vectorize));
+  addBufferization(pm);
   // Gradients made in their bucket's memory (no packing copies).
   pm.addPass(createDistPlaceBuckets(
       DistPlaceBucketsOptions{options.reportBuckets}));
@@ -131,7 +146,39 @@ void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
+                                    const LowerToNVVMOptions &options) {
+  addTensorFront(pm, /*fuseElementwise=*/true);
+  addBufferization(pm);
+  pm.addPass(createDistPlaceBuckets());
+  pm.addPass(createDistLowerToRuntime());
+  // Compute to kernels: each parallel loop nest tiled by the block size
+  // (constant inner bounds with a guard, which the mapping needs), tiles to
+  // blocks, iterations to threads; reduction loops stay sequential in a
+  // thread.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createDistGpuSerialKernels());
+  pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(
+      {options.blockSize}, /*noMinMaxBounds=*/true));
+  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
+  pm.addPass(createConvertParallelLoopToGpuPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createDistGpuAllocs());
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  gpu::GPUToNVVMPipelineOptions nvvm;
+  nvvm.cubinChip = options.chip;
+  nvvm.cubinFeatures = options.features;
+  nvvm.cubinFormat = options.format;
+  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+}
+
 void dist::registerDistPipelines() {
+  PassPipelineRegistration<LowerToNVVMOptions>(
+      "dist-lower-to-nvvm",
+      "Lower a program on tensors (serial or per-rank) to host code in the "
+      "LLVM dialect that launches GPU kernels compiled for NVIDIA GPUs "
+      "(gpu.binary), with collectives as calls into dist's runtime",
+      buildLowerToNVVMPipeline);
   PassPipelineRegistration<LowerToLLVMOptions>(
       "dist-lower-to-llvm",
       "Lower a program on tensors (serial or per-rank) to the LLVM dialect, "

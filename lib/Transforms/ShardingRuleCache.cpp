@@ -20,6 +20,7 @@ FailureOr<const ShardingRule *> ShardingRuleCache::lookup(Operation *op) {
     ruleOf.erase(op);
     return failure();
   }
+  rule->padsSafely &= computesSafelyOnAnyValues(op);
   auto found = distinct.find_as(*rule);
   if (found == distinct.end()) {
     rules.push_back(std::move(*rule));

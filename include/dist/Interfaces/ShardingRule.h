@@ -101,6 +101,11 @@ struct ShardingRule {
   PartialPolicy partialPolicy = PartialPolicy::None;
   /// How split reduction factors with padded blocks stay exact.
   PaddedReduction paddedReduction = PaddedReduction::None;
+  /// The op may compute on padding (which holds anything): false for ops
+  /// that trap or read out of bounds on some values (an integer division by
+  /// a padded divisor, a lookup at a computed position). Then no factor is
+  /// split into padded blocks.
+  bool padsSafely = true;
   /// For Multilinear: the operands the result is linear in (each appears
   /// once, through linear operations only). Empty means every tensor
   /// operand. A partial input flows through only if the result is linear in
@@ -119,7 +124,8 @@ struct ShardingRule {
   /// padding is kept out of the results (`paddedReduction`).
   bool mayPad(int64_t f) const {
     const Factor &factor = factors[f];
-    if (factor.indexesPartOfDim || factor.kind == FactorKind::Unsplittable)
+    if (!padsSafely || factor.indexesPartOfDim ||
+        factor.kind == FactorKind::Unsplittable)
       return false;
     return factor.kind == FactorKind::Parallel ||
            paddedReduction != PaddedReduction::None;
@@ -192,6 +198,12 @@ struct LocalLookup {
 LocalLookup buildLocalLookup(OpBuilder &builder, Location loc, Value indices,
                              FlatSymbolRefAttr mesh, ArrayRef<StringAttr> axes,
                              int64_t localRows);
+
+/// True if `op` computes without trapping or reading out of bounds whatever
+/// its operands hold: no op in it is NotSpeculatable (an integer division by
+/// a value that may be zero), and no op in its regions reads a tensor from
+/// outside at a computed position.
+bool computesSafelyOnAnyValues(Operation *op);
 
 /// The identity of `kind` for elements of `type` (0 for sum, 1 for prod,
 /// -inf or the least integer for max, +inf or the greatest for min). i1 is

@@ -1213,4 +1213,59 @@ def DistFuseGradients : Pass<"dist-fuse-gradients", "::mlir::ModuleOp"> {
   ];
 }
 
+def DistGpuSerialKernels : Pass<"dist-gpu-serial-kernels", "::mlir::ModuleOp"> {
+  let summary = "Wraps host code that touches buffers in one-iteration parallel loops";
+  let description = [{
+    Runs in `dist-lower-to-nvvm` after `convert-linalg-to-parallel-loops`
+    and before the parallel loops are mapped to the GPU. A linalg op with no
+    parallel loop (a full reduction to a scalar, a fill of a rank-0 buffer)
+    becomes plain host code (`scf.for` nests, `memref.store`), which on the
+    GPU would read device memory from the host. Each such op of host code
+    that returns nothing, touches buffers (a load or store inside) and
+    contains no parallel loop, call or GPU op is wrapped in
+    `scf.parallel (%i) = (0) to (1)`, so that it becomes a kernel of one
+    thread. Ops with results (a load whose value the host uses) are left to
+    `dist-gpu-allocs`, which refuses them.
+
+    ```mlir
+    memref.store %cst, %acc[] : memref<f32>
+    // becomes
+    scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+      memref.store %cst, %acc[] : memref<f32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
+def DistGpuAllocs : Pass<"dist-gpu-allocs", "::mlir::ModuleOp"> {
+  let summary = "Puts a lowered program's buffers in GPU memory";
+  let description = [{
+    Runs on buffers, once the compute has become GPU kernels (in
+    `dist-lower-to-nvvm`, after `gpu-kernel-outlining` and before
+    `gpu-async-region`, which then orders everything on a stream). The step
+    keeps its memory on the device: in host code every `memref.alloc`
+    becomes `gpu.alloc`, every `memref.dealloc` `gpu.dealloc`, every
+    `memref.copy` `gpu.memcpy`, and a constant (`memref.get_global`) is
+    copied to a device buffer where it is read, freed when the function
+    returns. Function arguments and results are device buffers (the caller's
+    side of the GPU ABI); the runtime's collectives take device pointers.
+
+    Refused with an error: host code that loads or stores one element of a
+    buffer (moving scalars to the host is not done yet), and buffers in a
+    memory space other than the default.
+
+    ```mlir
+    %buf = memref.alloc() {alignment = 64 : i64} : memref<16x64xf32>
+    memref.copy %arg0, %buf : memref<16x64xf32> to memref<16x64xf32>
+    memref.dealloc %buf : memref<16x64xf32>
+    // becomes
+    %buf = gpu.alloc  () : memref<16x64xf32>
+    gpu.memcpy  %buf, %arg0 : memref<16x64xf32>, memref<16x64xf32>
+    gpu.dealloc  %buf : memref<16x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // DIST_TRANSFORMS_PASSES_TD

@@ -75,21 +75,54 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
       llvm::cl::init(false)};
 };
 
+struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("GPU architecture of the kernels"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features of the kernels (CUDA 13's ptxas needs "
+                     "+ptx80 or later for sm_90)"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("What the kernels become: fatbin (needs the CUDA "
+                     "toolkit's ptxas and fatbinary on PATH), bin (cubin) or "
+                     "isa (PTX text, no external tool)"),
+      llvm::cl::init("fatbin")};
+  PassOptions::Option<int64_t> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("Threads per block: each parallel loop is tiled by this "
+                     "many iterations, tiles to blocks, iterations to "
+                     "threads"),
+      llvm::cl::init(256)};
+};
+
+/// Adds the passes that take TOSA ops to linalg, tensor and arith ops
+/// (tosa-to-linalg-named, tosa-to-linalg, tosa-to-tensor, tosa-to-arith, on
+/// each function); a program without TOSA is left as it is.
+void addTosaToLinalgPasses(OpPassManager &pm);
+
 /// Takes a program on tensors (serial, or the per-rank program of
 /// dist-partition) to the LLVM dialect: decompose aggregate linalg ops,
 /// elementwise arith/math on tensors to linalg, one-shot bufferize (identity layouts at function boundaries), free
 /// buffers, lower collectives to runtime calls, matmuls to BLAS (optional)
 /// or to register-tiled vector code, the rest of linalg to loops, and
 /// everything to LLVM.
-/// Adds the passes that take TOSA ops to linalg, tensor and arith ops
-/// (tosa-to-linalg-named, tosa-to-linalg, tosa-to-tensor, tosa-to-arith, on
-/// each function); a program without TOSA is left as it is.
-void addTosaToLinalgPasses(OpPassManager &pm);
-
 void buildLowerToLLVMPipeline(OpPassManager &pm,
                               const LowerToLLVMOptions &options);
 
-/// Registers dist-auto-partition and dist-lower-to-llvm.
+/// Takes the same programs to host code in the LLVM dialect that launches
+/// GPU kernels (gpu.binary objects for NVIDIA GPUs): the front of
+/// dist-lower-to-llvm up to buffers and runtime calls, then linalg to
+/// parallel loops tiled by the block size, mapped to blocks and threads and
+/// outlined as kernels, buffers in managed memory (dist-gpu-allocs),
+/// everything ordered on a stream (gpu-async-region), and upstream's
+/// gpu-lower-to-nvvm-pipeline.
+void buildLowerToNVVMPipeline(OpPassManager &pm,
+                              const LowerToNVVMOptions &options);
+
+/// Registers dist-auto-partition, dist-lower-to-llvm and dist-lower-to-nvvm.
 void registerDistPipelines();
 
 } // namespace dist

@@ -1,0 +1,34 @@
+// REQUIRES: cuda-toolkit
+// The GPU lowering, compiled without a GPU: the partitioned layernorm of
+// test/E2E/layernorm.mlir becomes host code in the LLVM dialect that
+// launches kernels compiled to fatbins for sm_90 (ptxas from the CUDA
+// toolkit), keeps its buffers on the device and calls the runtime for the
+// collectives; it translates to LLVM IR. A generated GPT training step
+// (Megatron on 2 ranks, Adam, clipping) compiles too, and `format=isa`
+// gives PTX text.
+
+// RUN: dist-opt %S/../E2E/layernorm.mlir --dist-auto-partition | dist-opt --dist-lower-to-nvvm | FileCheck %s
+// RUN: dist-opt %S/../E2E/layernorm.mlir --dist-auto-partition | dist-opt --dist-lower-to-nvvm | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
+// RUN: dist-opt %S/../E2E/layernorm.mlir --dist-auto-partition | dist-opt --dist-lower-to-nvvm=format=isa | FileCheck %s --check-prefix=PTX
+// RUN: dist-gen gpt --layers 1 --hidden 16 --heads 2 --seq 4 --vocab 8 --batch 2 --optimizer adam --clip-grad-norm 0.5 --mesh mp=2 --parallel mp | dist-opt --dist-auto-partition | dist-opt --dist-lower-to-nvvm | FileCheck %s --check-prefix=GPT
+
+// CHECK: module attributes {gpu.container_module}
+// CHECK: llvm.func @layernorm(
+// CHECK: llvm.call @mgpuMemAlloc
+// CHECK: gpu.launch_func
+// CHECK: llvm.call @dist_all_reduce
+// CHECK: llvm.call @mgpuMemFree
+// CHECK: gpu.binary @layernorm_kernel  [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, {{.*}}"P\ED{{.*}}"
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: @malloc
+
+// LLVMIR: @layernorm_kernel_binary = internal constant
+// LLVMIR-DAG: call void @mgpuLaunchKernel(
+// LLVMIR-DAG: call void @dist_all_reduce(
+// LLVMIR-DAG: call ptr @mgpuModuleLoad(ptr @layernorm_kernel_binary
+
+// PTX: gpu.binary @layernorm_kernel  [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, {{.*}}assembly = "
+// PTX-SAME: .target sm_90
+
+// GPT: gpu.binary
+// GPT-NOT: memref.alloc
