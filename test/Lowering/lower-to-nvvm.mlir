@@ -5,12 +5,22 @@
 // toolkit), keeps its buffers on the device and calls the runtime for the
 // collectives; it translates to LLVM IR. A generated GPT training step
 // (Megatron on 2 ranks, Adam, clipping) compiles too, and `format=isa`
-// gives PTX text.
+// gives PTX text; both host programs link against the runtime libraries.
 
 // RUN: dist-opt %S/../E2E/layernorm.mlir --dist-auto-partition | dist-opt --dist-lower-to-nvvm | FileCheck %s
 // RUN: dist-opt %S/../E2E/layernorm.mlir --dist-auto-partition | dist-opt --dist-lower-to-nvvm | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
 // RUN: dist-opt %S/../E2E/layernorm.mlir --dist-auto-partition | dist-opt --dist-lower-to-nvvm=format=isa | FileCheck %s --check-prefix=PTX
-// RUN: dist-gen gpt --layers 1 --hidden 16 --heads 2 --seq 4 --vocab 8 --batch 2 --optimizer adam --clip-grad-norm 0.5 --mesh mp=2 --parallel mp | dist-opt --dist-auto-partition | dist-opt --dist-lower-to-nvvm | FileCheck %s --check-prefix=GPT
+// RUN: dist-gen gpt --layers 1 --hidden 16 --heads 2 --seq 4 --vocab 8 --batch 2 --optimizer adam --clip-grad-norm 0.5 --mesh mp=2 --parallel mp | dist-opt --dist-auto-partition | dist-opt --dist-lower-to-nvvm > %t.gpt.mlir
+// RUN: FileCheck %s --check-prefix=GPT < %t.gpt.mlir
+
+// The host programs link against dist's runtime and its CUDA runtime
+// library with every symbol resolved (the mgpu* ABI of LLVM 22).
+// RUN: dist-opt %S/../E2E/layernorm.mlir --dist-auto-partition | dist-opt --dist-lower-to-nvvm | mlir-translate --mlir-to-llvmir -o %t.ln.ll
+// RUN: %clang -c -Wno-override-module %t.ln.ll -o %t.ln.o
+// RUN: %clang -shared %t.ln.o -o %t.ln.so -L%dist_lib_dir -ldist_runtime -ldist_cuda_runtime -Wl,--no-undefined
+// RUN: mlir-translate --mlir-to-llvmir %t.gpt.mlir -o %t.gpt.ll
+// RUN: %clang -c -Wno-override-module %t.gpt.ll -o %t.gpt.o
+// RUN: %clang -shared %t.gpt.o -o %t.gpt.so -L%dist_lib_dir -ldist_runtime -ldist_cuda_runtime -lm -Wl,--no-undefined
 
 // CHECK: module attributes {gpu.container_module}
 // CHECK: llvm.func @layernorm(

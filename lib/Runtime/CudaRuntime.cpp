@@ -1,0 +1,245 @@
+//===- CudaRuntime.cpp - The host functions GPU programs call -------------===//
+//
+// dist-lower-to-nvvm's host code calls the `mgpu*` functions of MLIR's GPU
+// lowering (module load, kernel launch, memory, streams, events). Debian
+// ships no MLIR CUDA runtime library, so dist provides them over the CUDA
+// driver API. The driver (libcuda.so.1) is opened on first use, never linked:
+// the library loads on machines without a driver, and a GPU program run
+// there stops with a message instead of failing to load.
+//
+// Each rank uses one device: DIST_CUDA_DEVICE if set, else its local rank
+// (OMPI_COMM_WORLD_LOCAL_RANK) modulo the devices present, else device 0.
+// A failing driver call prints the call, the driver's error and the rank,
+// and exits.
+//
+//===----------------------------------------------------------------------===//
+
+#include <cuda.h>
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+#define DIST_STRINGIFY(x) #x
+#define DIST_SYMBOL(x) DIST_STRINGIFY(x)
+
+namespace {
+
+/// The driver entry points, resolved by their versioned names (cuda.h maps
+/// cuMemAlloc to cuMemAlloc_v2, and so on).
+struct Driver {
+#define DIST_DRIVER_FUNCTION(name) decltype(&::name) name = nullptr;
+#define DIST_DRIVER_FUNCTIONS(X)                                               \
+  X(cuInit) X(cuGetErrorName) X(cuDeviceGetCount) X(cuDeviceGet)               \
+  X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuModuleLoadData)          \
+  X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)                   \
+  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                  \
+  X(cuStreamWaitEvent) X(cuEventCreate) X(cuEventDestroy)                      \
+  X(cuEventSynchronize) X(cuEventRecord) X(cuMemAlloc) X(cuMemAllocManaged)    \
+  X(cuMemFree) X(cuMemcpyAsync) X(cuMemsetD32Async) X(cuMemsetD16Async)
+  DIST_DRIVER_FUNCTIONS(DIST_DRIVER_FUNCTION)
+#undef DIST_DRIVER_FUNCTION
+  CUcontext context = nullptr;
+  int device = -1;
+};
+
+const char *rankText() {
+  const char *rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  return rank ? rank : "0";
+}
+
+[[noreturn]] void fail(const char *message, const char *detail) {
+  std::fprintf(stderr, "dist cuda runtime error on rank %s: %s%s\n",
+               rankText(), message, detail ? detail : "");
+  std::fflush(stderr);
+  std::exit(1);
+}
+
+int defaultDevice = -1;
+
+Driver &driver();
+
+/// Checks the result of driver call `call`.
+void check(CUresult result, const char *call) {
+  if (result == CUDA_SUCCESS)
+    return;
+  const char *name = nullptr;
+  if (driver().cuGetErrorName)
+    driver().cuGetErrorName(result, &name);
+  char text[256];
+  std::snprintf(text, sizeof(text), "%s failed: %s (device %d)", call,
+                name ? name : "unknown error", driver().device);
+  fail(text, nullptr);
+}
+
+Driver &driver() {
+  static Driver instance;
+  static std::once_flag loaded;
+  std::call_once(loaded, [] {
+    void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (!library)
+      fail("cannot load the CUDA driver (GPU programs need an NVIDIA driver "
+           "and a GPU): ",
+           dlerror());
+#define DIST_RESOLVE(name)                                                     \
+  instance.name = reinterpret_cast<decltype(instance.name)>(                   \
+      dlsym(library, DIST_SYMBOL(name)));                                      \
+  if (!instance.name)                                                          \
+    fail("the CUDA driver lacks ", DIST_SYMBOL(name));
+    DIST_DRIVER_FUNCTIONS(DIST_RESOLVE)
+#undef DIST_RESOLVE
+    check(instance.cuInit(0), "cuInit");
+    int count = 0;
+    check(instance.cuDeviceGetCount(&count), "cuDeviceGetCount");
+    if (count == 0)
+      fail("no CUDA device is present", nullptr);
+    int device = defaultDevice;
+    if (device < 0) {
+      if (const char *chosen = std::getenv("DIST_CUDA_DEVICE"))
+        device = std::atoi(chosen);
+      else if (const char *local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK"))
+        device = std::atoi(local) % count;
+      else
+        device = 0;
+    }
+    instance.device = device;
+    CUdevice handle;
+    check(instance.cuDeviceGet(&handle, device), "cuDeviceGet");
+    check(instance.cuDevicePrimaryCtxRetain(&instance.context, handle),
+          "cuDevicePrimaryCtxRetain");
+  });
+  // The calling thread works in the device's primary context.
+  check(instance.cuCtxSetCurrent(instance.context), "cuCtxSetCurrent");
+  return instance;
+}
+
+CUstream asStream(void *stream) { return reinterpret_cast<CUstream>(stream); }
+
+} // namespace
+
+#define DIST_EXPORT extern "C" __attribute__((visibility("default")))
+
+DIST_EXPORT void mgpuSetDefaultDevice(int32_t device) { defaultDevice = device; }
+
+DIST_EXPORT void *mgpuModuleLoad(void *data, size_t /*size*/) {
+  CUmodule module = nullptr;
+  check(driver().cuModuleLoadData(&module, data), "cuModuleLoadData");
+  return module;
+}
+
+DIST_EXPORT void mgpuModuleUnload(void *module) {
+  check(driver().cuModuleUnload(reinterpret_cast<CUmodule>(module)),
+        "cuModuleUnload");
+}
+
+DIST_EXPORT void *mgpuModuleGetFunction(void *module, const char *name) {
+  CUfunction function = nullptr;
+  check(driver().cuModuleGetFunction(&function,
+                                     reinterpret_cast<CUmodule>(module), name),
+        "cuModuleGetFunction");
+  return function;
+}
+
+DIST_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
+                                  intptr_t gridY, intptr_t gridZ,
+                                  intptr_t blockX, intptr_t blockY,
+                                  intptr_t blockZ, int32_t sharedBytes,
+                                  void *stream, void **params, void **extra,
+                                  size_t /*paramsCount*/) {
+  check(driver().cuLaunchKernel(reinterpret_cast<CUfunction>(function), gridX,
+                                gridY, gridZ, blockX, blockY, blockZ,
+                                sharedBytes, asStream(stream), params, extra),
+        "cuLaunchKernel");
+}
+
+DIST_EXPORT void *mgpuStreamCreate() {
+  CUstream stream = nullptr;
+  check(driver().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
+        "cuStreamCreate");
+  return stream;
+}
+
+DIST_EXPORT void mgpuStreamDestroy(void *stream) {
+  check(driver().cuStreamDestroy(asStream(stream)), "cuStreamDestroy");
+}
+
+DIST_EXPORT void mgpuStreamSynchronize(void *stream) {
+  check(driver().cuStreamSynchronize(asStream(stream)), "cuStreamSynchronize");
+}
+
+DIST_EXPORT void mgpuStreamWaitEvent(void *stream, void *event) {
+  check(driver().cuStreamWaitEvent(asStream(stream),
+                                   reinterpret_cast<CUevent>(event), 0),
+        "cuStreamWaitEvent");
+}
+
+DIST_EXPORT void *mgpuEventCreate() {
+  CUevent event = nullptr;
+  check(driver().cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
+        "cuEventCreate");
+  return event;
+}
+
+DIST_EXPORT void mgpuEventDestroy(void *event) {
+  check(driver().cuEventDestroy(reinterpret_cast<CUevent>(event)),
+        "cuEventDestroy");
+}
+
+DIST_EXPORT void mgpuEventSynchronize(void *event) {
+  check(driver().cuEventSynchronize(reinterpret_cast<CUevent>(event)),
+        "cuEventSynchronize");
+}
+
+DIST_EXPORT void mgpuEventRecord(void *event, void *stream) {
+  check(driver().cuEventRecord(reinterpret_cast<CUevent>(event),
+                               asStream(stream)),
+        "cuEventRecord");
+}
+
+DIST_EXPORT void *mgpuMemAlloc(uint64_t bytes, void * /*stream*/,
+                               bool isHostShared) {
+  if (bytes == 0)
+    return nullptr;
+  CUdeviceptr pointer = 0;
+  if (isHostShared)
+    check(driver().cuMemAllocManaged(&pointer, bytes, CU_MEM_ATTACH_GLOBAL),
+          "cuMemAllocManaged");
+  else
+    check(driver().cuMemAlloc(&pointer, bytes), "cuMemAlloc");
+  return reinterpret_cast<void *>(pointer);
+}
+
+DIST_EXPORT void mgpuMemFree(void *pointer, void *stream) {
+  if (!pointer)
+    return;
+  // Kernels on the stream may still read the buffer.
+  if (stream)
+    mgpuStreamSynchronize(stream);
+  check(driver().cuMemFree(reinterpret_cast<CUdeviceptr>(pointer)),
+        "cuMemFree");
+}
+
+DIST_EXPORT void mgpuMemcpy(void *destination, void *source, size_t bytes,
+                            void *stream) {
+  check(driver().cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(destination),
+                               reinterpret_cast<CUdeviceptr>(source), bytes,
+                               asStream(stream)),
+        "cuMemcpyAsync");
+}
+
+DIST_EXPORT void mgpuMemset32(void *destination, unsigned int value,
+                              size_t count, void *stream) {
+  check(driver().cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(destination),
+                                  value, count, asStream(stream)),
+        "cuMemsetD32Async");
+}
+
+DIST_EXPORT void mgpuMemset16(void *destination, unsigned short value,
+                              size_t count, void *stream) {
+  check(driver().cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(destination),
+                                  value, count, asStream(stream)),
+        "cuMemsetD16Async");
+}
