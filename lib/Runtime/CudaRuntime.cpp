@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <cublas_v2.h>
 #include <cuda.h>
 
 #include <dlfcn.h>
@@ -39,7 +40,8 @@ struct Driver {
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                  \
   X(cuStreamWaitEvent) X(cuEventCreate) X(cuEventDestroy)                      \
   X(cuEventSynchronize) X(cuEventRecord) X(cuMemAlloc) X(cuMemAllocManaged)    \
-  X(cuMemFree) X(cuMemcpyAsync) X(cuMemsetD32Async) X(cuMemsetD16Async)
+  X(cuMemFree) X(cuMemcpyAsync) X(cuMemsetD32Async) X(cuMemsetD16Async)      \
+  X(cuCtxSynchronize)
   DIST_DRIVER_FUNCTIONS(DIST_DRIVER_FUNCTION)
 #undef DIST_DRIVER_FUNCTION
   CUcontext context = nullptr;
@@ -242,4 +244,95 @@ DIST_EXPORT void mgpuMemset16(void *destination, unsigned short value,
   check(driver().cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(destination),
                                   value, count, asStream(stream)),
         "cuMemsetD16Async");
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix products: the CBLAS signature (what dist-matmul-to-blas emits) over
+// cuBLAS on device buffers, dist-matmul-to-blas{library=cublas}.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// cuBLAS, opened on first use like the driver.
+struct Blas {
+  decltype(&::cublasCreate) create = nullptr;
+  decltype(&::cublasSgemm) sgemm = nullptr;
+  decltype(&::cublasDgemm) dgemm = nullptr;
+  cublasHandle_t handle = nullptr;
+};
+
+Blas &blas() {
+  static Blas instance;
+  static std::once_flag loaded;
+  std::call_once(loaded, [] {
+    driver(); // the context cuBLAS works in
+    void *library = dlopen("libcublas.so.13", RTLD_NOW | RTLD_GLOBAL);
+    if (!library)
+      library = dlopen("libcublas.so", RTLD_NOW | RTLD_GLOBAL);
+    if (!library)
+      fail("cannot load cuBLAS: ", dlerror());
+#define DIST_RESOLVE_BLAS(member, name)                                        \
+  instance.member = reinterpret_cast<decltype(instance.member)>(               \
+      dlsym(library, DIST_SYMBOL(name)));                                      \
+  if (!instance.member)                                                        \
+    fail("cuBLAS lacks ", DIST_SYMBOL(name));
+    DIST_RESOLVE_BLAS(create, cublasCreate)
+    DIST_RESOLVE_BLAS(sgemm, cublasSgemm)
+    DIST_RESOLVE_BLAS(dgemm, cublasDgemm)
+#undef DIST_RESOLVE_BLAS
+    if (instance.create(&instance.handle) != CUBLAS_STATUS_SUCCESS)
+      fail("cublasCreate failed", nullptr);
+  });
+  return instance;
+}
+
+// CBLAS enum values (cblas.h).
+constexpr int kCblasRowMajor = 101;
+constexpr int kCblasTrans = 112;
+
+cublasOperation_t toCublas(int cblasTranspose) {
+  return cblasTranspose == kCblasTrans ? CUBLAS_OP_T : CUBLAS_OP_N;
+}
+
+/// C = alpha op(A) op(B) + beta C, row-major, as cuBLAS's column-major
+/// C^T = alpha op(B)^T op(A)^T + beta C^T (a row-major matrix is its
+/// transpose in column-major, with the same leading dimension). The
+/// kernels before it run on their own streams: the context is synchronized
+/// before and after (correct, not yet overlapped).
+template <typename T, typename Gemm>
+void gemm(const char *name, Gemm function, int order, int transA, int transB,
+          int m, int n, int k, T alpha, const T *a, int lda, const T *b,
+          int ldb, T beta, T *c, int ldc) {
+  if (order != kCblasRowMajor)
+    fail(name, ": only row-major products are supported");
+  Blas &library = blas();
+  check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
+  cublasStatus_t status =
+      function(library.handle, toCublas(transB), toCublas(transA), n, m, k,
+               &alpha, b, ldb, a, lda, &beta, c, ldc);
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    char text[128];
+    std::snprintf(text, sizeof(text), "%s failed: cuBLAS status %d", name,
+                  static_cast<int>(status));
+    fail(text, nullptr);
+  }
+  check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+} // namespace
+
+DIST_EXPORT void dist_cublas_sgemm(int order, int transA, int transB, int m,
+                                   int n, int k, float alpha, const float *a,
+                                   int lda, const float *b, int ldb,
+                                   float beta, float *c, int ldc) {
+  gemm("cublasSgemm", blas().sgemm, order, transA, transB, m, n, k, alpha, a,
+       lda, b, ldb, beta, c, ldc);
+}
+
+DIST_EXPORT void dist_cublas_dgemm(int order, int transA, int transB, int m,
+                                   int n, int k, double alpha, const double *a,
+                                   int lda, const double *b, int ldb,
+                                   double beta, double *c, int ldc) {
+  gemm("cublasDgemm", blas().dgemm, order, transA, transB, m, n, k, alpha, a,
+       lda, b, ldb, beta, c, ldc);
 }

@@ -70,6 +70,10 @@ static linalg::FillOp findZeroFillOf(Operation *op, Value c) {
 struct GemmCallee {
   ModuleOp module;
   SymbolTable &symbols;
+  /// Prefix of the callees: "cblas" (the CBLAS on the host) or
+  /// "dist_cublas" (dist's CUDA runtime: the same signature over cuBLAS, on
+  /// device buffers).
+  StringRef library;
   /// Set when a symbol of the module holds a BLAS name with another type
   /// (the pass then fails; reported once).
   bool reportedError = false;
@@ -90,7 +94,8 @@ struct GemmCallee {
     Value rowMajor = arith::ConstantIntOp::create(builder, loc, kCblasRowMajor, 32);
     SmallVector<Value> args = {rowMajor, transA, transB, m, n, k, one,
                                a,        lda,    b,      ldb, beta, c, ldc};
-    StringRef callee = elementType.isF32() ? "cblas_sgemm" : "cblas_dgemm";
+    std::string callee =
+        (library + (elementType.isF32() ? "_sgemm" : "_dgemm")).str();
     if (failed(declareExternalFunction(builder, module, symbols, callee,
                                        ValueRange(args).getTypes(), {}))) {
       reportedError = true;
@@ -314,10 +319,17 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
 
 struct DistMatmulToBlasPass
     : public dist::impl::DistMatmulToBlasBase<DistMatmulToBlasPass> {
+  using DistMatmulToBlasBase::DistMatmulToBlasBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    GemmCallee gemm{module, symbols};
+    if (library != "cblas" && library != "cublas") {
+      module.emitError() << "dist-matmul-to-blas: library '" << library
+                         << "' is not cblas or cublas";
+      return signalPassFailure();
+    }
+    GemmCallee gemm{module, symbols,
+                    library == "cblas" ? "cblas" : "dist_cublas"};
     RewritePatternSet patterns(&getContext());
     patterns.add<MatmulToBlas, ContractionToBlas>(&getContext(), gemm);
     walkAndApplyPatterns(module, std::move(patterns));

@@ -149,9 +149,13 @@ void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
 void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
                                     const LowerToNVVMOptions &options) {
   addTensorFront(pm, /*fuseElementwise=*/true);
+  // The BLAS reads transposed operands in place.
+  pm.addPass(createDistFoldTransposes());
   addBufferization(pm);
   pm.addPass(createDistPlaceBuckets());
   pm.addPass(createDistLowerToRuntime());
+  // f32/f64 contractions to cuBLAS (through dist's CUDA runtime).
+  pm.addPass(createDistMatmulToBlas(DistMatmulToBlasOptions{"cublas"}));
   // Compute to kernels: each parallel loop nest tiled by the block size
   // (constant inner bounds with a guard, which the mapping needs), tiles to
   // blocks, iterations to threads; reduction loops stay sequential in a

@@ -10,6 +10,7 @@
 // RUN: dist-opt %S/../E2E/layernorm.mlir --dist-auto-partition | dist-opt --dist-lower-to-nvvm | FileCheck %s
 // RUN: dist-opt %S/../E2E/layernorm.mlir --dist-auto-partition | dist-opt --dist-lower-to-nvvm | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
 // RUN: dist-opt %S/../E2E/layernorm.mlir --dist-auto-partition | dist-opt --dist-lower-to-nvvm=format=isa | FileCheck %s --check-prefix=PTX
+// RUN: dist-opt %S/../E2E/megatron_mlp.mlir --dist-auto-partition | dist-opt --dist-lower-to-nvvm | FileCheck %s --check-prefix=MATMUL
 // RUN: dist-gen gpt --layers 1 --hidden 16 --heads 2 --seq 4 --vocab 8 --batch 2 --optimizer adam --clip-grad-norm 0.5 --mesh mp=2 --parallel mp | dist-opt --dist-auto-partition | dist-opt --dist-lower-to-nvvm > %t.gpt.mlir
 // RUN: FileCheck %s --check-prefix=GPT < %t.gpt.mlir
 
@@ -40,5 +41,10 @@
 // PTX: gpu.binary @layernorm_kernel  [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, {{.*}}assembly = "
 // PTX-SAME: .target sm_90
 
+// The Megatron MLP's two matmuls are cuBLAS calls, not kernels.
+// MATMUL-COUNT-2: llvm.call @dist_cublas_sgemm
+// MATMUL-NOT: llvm.call @dist_cublas_sgemm
+
+// GPT: llvm.call @dist_cublas_sgemm
 // GPT: gpu.binary
 // GPT-NOT: memref.alloc

@@ -1,4 +1,6 @@
 // RUN: dist-opt %s --split-input-file --dist-matmul-to-blas -verify-diagnostics | FileCheck %s
+// RUN: not dist-opt %s --split-input-file --dist-matmul-to-blas=library=mkl 2>&1 | FileCheck %s --check-prefix=LIBRARY
+// LIBRARY: error: dist-matmul-to-blas: library 'mkl' is not cblas or cublas
 
 // dist-matmul-to-blas rejects no matmul: one CBLAS cannot take stays a
 // linalg.matmul for the loop lowering, without a diagnostic. It rejects a

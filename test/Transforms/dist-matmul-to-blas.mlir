@@ -1,4 +1,13 @@
 // RUN: dist-opt %s --dist-matmul-to-blas | FileCheck %s
+// RUN: dist-opt %s --dist-matmul-to-blas=library=cublas | FileCheck %s --check-prefix=CUBLAS
+
+// With library=cublas the same calls go to dist's CUDA runtime (the CBLAS
+// signature over cuBLAS, on device buffers).
+// CUBLAS-LABEL: func.func @sgemm
+// CUBLAS: call @dist_cublas_sgemm({{.*}}) : (i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32) -> ()
+// CUBLAS-LABEL: func.func @dgemm_views
+// CUBLAS: call @dist_cublas_dgemm
+// CUBLAS-NOT: @cblas_
 
 // Tests that an f32 matmul on buffers calls cblas_sgemm in row-major order
 // (101), without transposes (111), M = 64, N = 16, K = 32, alpha = beta = 1

@@ -443,7 +443,18 @@ def DistMatmulToBlas : Pass<"dist-matmul-to-blas", "::mlir::ModuleOp"> {
     func.call @cblas_sgemm(%row_major, %no_trans, %no_trans, %m, %n, %k,
         %one, %a_ptr, %lda, %b_ptr, %ldb, %one, %c_ptr, %ldc) : (...) -> ()
     ```
+
+    With `library=cublas` (in `dist-lower-to-nvvm`) the calls go to
+    `dist_cublas_sgemm`/`dist_cublas_dgemm` instead: the same CBLAS
+    signature on device buffers, provided by `libdist_cuda_runtime.so` over
+    cuBLAS.
   }];
+  let options = [
+    Option<"library", "library", "std::string", /*default=*/"\"cblas\"",
+           "Who computes the products: cblas (the host's CBLAS, "
+           "cblas_?gemm) or cublas (dist's CUDA runtime over cuBLAS, "
+           "dist_cublas_?gemm, on device buffers)">
+  ];
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
     "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
