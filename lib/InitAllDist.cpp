@@ -23,6 +23,8 @@ void mlir::dist::registerAllDistDialects(DialectRegistry &registry) {
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   registerGPUDialectTranslation(registry);
+  // gpu.binary's #gpu.select_object embeds the kernels in the host module.
+  gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);
   registerNVVMDialectTranslation(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
 }

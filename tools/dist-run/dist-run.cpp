@@ -142,6 +142,12 @@ static cl::opt<std::string>
                   cl::desc("Directory for intermediate files (default: a "
                            "new temporary directory)"),
                   cl::cat(category));
+static cl::opt<std::string> device(
+    "device",
+    cl::desc("Where the partitioned program runs: cpu, or gpu (one NVIDIA "
+             "GPU, one rank: compiled by dist-lower-to-nvvm and compared "
+             "with the CPU serial run)"),
+    cl::init("cpu"), cl::cat(category));
 static cl::opt<bool> useBlas("blas",
                              cl::desc("Call a BLAS for matmuls when one was "
                                       "found at build time"),
@@ -329,6 +335,12 @@ static int runWorker(MLIRContext &context) {
   // The user's loads and stores are checked in the serial run.
   options.compile.runtimeVerification = run == run::kSerialRun;
   options.compile.sharedLibraries = jitLibraries();
+#ifdef DIST_CUDA_RUNTIME_LIBRARY
+  if (device == "gpu" && distributed) {
+    options.compile.gpu = true;
+    options.compile.sharedLibraries.push_back(DIST_CUDA_RUNTIME_LIBRARY);
+  }
+#endif
   if (keep && run <= 0)
     options.compile.objectDump =
         dir.str() + "/" +
@@ -496,6 +508,8 @@ static void appendWorkerOptions(SmallVectorImpl<std::string> &argv,
     argv.push_back("--approximate-math=false");
   if (!vectorizableReductions)
     argv.push_back("--vectorizable-reductions=false");
+  if (device != "cpu")
+    argv.push_back("--device=" + device);
 }
 
 /// Runs `argv` with `environment`, within --timeout; `what` names it in the
@@ -662,6 +676,13 @@ static LogicalResult partition(ModuleOp module, int &ranks) {
     llvm::errs() << "dist-run: the mesh has " << devices
                  << " devices but --ranks is " << ranks
                  << "; reshape it with --mesh\n";
+    return failure();
+  }
+  if (device == "gpu" && ranks != 1) {
+    llvm::errs() << "dist-run: --device=gpu runs one rank on one GPU (the "
+                    "NCCL backend for more is not written yet); reshape the "
+                    "mesh to one device with --mesh, got "
+                 << ranks << " ranks\n";
     return failure();
   }
   return success();
@@ -954,6 +975,18 @@ int main(int argc, char **argv) {
   }
   if (!workerDir.empty())
     return runWorker(context);
+  if (device != "cpu" && device != "gpu") {
+    llvm::errs() << "dist-run: --device must be cpu or gpu, got '" << device
+                 << "'\n";
+    return 1;
+  }
+#ifndef DIST_CUDA_RUNTIME_LIBRARY
+  if (device == "gpu") {
+    llvm::errs() << "dist-run: --device=gpu needs dist built with the CUDA "
+                    "toolkit (libdist_cuda_runtime.so)\n";
+    return 1;
+  }
+#endif
   if (numRanks.getNumOccurrences() && numRanks < 1) {
     llvm::errs() << "dist-run: --ranks must be at least 1, got " << numRanks
                  << "\n";

@@ -1,8 +1,11 @@
 //===- Execution.cpp - JIT-compile a program and call it ------------------===//
 
 #include "dist/Tools/DistRun/Execution.h"
+#include "dist/Tools/DistRun/Program.h"
 #include "dist/Transforms/Pipelines.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -19,17 +22,44 @@ using namespace mlir;
 using namespace mlir::dist;
 using namespace mlir::dist::run;
 
+/// On the GPU the entry works on device buffers: the wrapper copies each
+/// tensor argument (host memory, dist-run's) into a fresh buffer, which
+/// dist-gpu-allocs places on the device; the results' copies into the
+/// wrapper's output buffers come back to host memory the same way.
+static void stageArgumentsOnDevice(ModuleOp module) {
+  auto wrapper = module.lookupSymbol<func::FuncOp>(kWrapperName);
+  if (!wrapper || wrapper.isExternal())
+    return;
+  auto call = dyn_cast<func::CallOp>(&wrapper.getBody().front().front());
+  if (!call)
+    return;
+  OpBuilder builder(call);
+  for (OpOperand &operand : call->getOpOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!type)
+      continue;
+    Value copy = bufferization::AllocTensorOp::create(
+        builder, call.getLoc(), type, ValueRange{}, /*copy=*/operand.get());
+    operand.set(copy);
+  }
+}
+
 FailureOr<std::unique_ptr<CompiledProgram>>
 CompiledProgram::compile(ModuleOp module, const CompileOptions &options,
                          std::string &error) {
   PassManager pm(module.getContext());
-  LowerToLLVMOptions lowering;
-  lowering.blas = options.blas;
-  lowering.runtimeVerification = options.runtimeVerification;
-  lowering.fuseElementwise = options.fuseElementwise;
-  lowering.vectorizableReductions = options.vectorizableReductions;
-  lowering.approximateMath = options.approximateMath;
-  buildLowerToLLVMPipeline(pm, lowering);
+  if (options.gpu) {
+    stageArgumentsOnDevice(module);
+    buildLowerToNVVMPipeline(pm, LowerToNVVMOptions());
+  } else {
+    LowerToLLVMOptions lowering;
+    lowering.blas = options.blas;
+    lowering.runtimeVerification = options.runtimeVerification;
+    lowering.fuseElementwise = options.fuseElementwise;
+    lowering.vectorizableReductions = options.vectorizableReductions;
+    lowering.approximateMath = options.approximateMath;
+    buildLowerToLLVMPipeline(pm, lowering);
+  }
   if (options.debugLines)
     pm.addPass(LLVM::createDIScopeForLLVMFuncOpPass());
   if (failed(pm.run(module))) {

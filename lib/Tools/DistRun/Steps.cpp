@@ -63,7 +63,7 @@ static FailureOr<Boundary> describe(ModuleOp module, func::FuncOp entry,
   if (auto shape = attrs ? attrs.getAs<DenseI64ArrayAttr>(
                                DistDialect::getGlobalShapeAttrName())
                          : DenseI64ArrayAttr();
-      shape && shape.size() == boundary.globalShape.size())
+      shape && (size_t)shape.size() == boundary.globalShape.size())
     boundary.globalShape.assign(shape.asArrayRef().begin(),
                                 shape.asArrayRef().end());
   return boundary;
