@@ -38,7 +38,6 @@ LogicalResult DistDataParallelPass::runOnStep(func::FuncOp func, MeshOp mesh) {
   MLIRContext *context = func.getContext();
   StringRef shardingName = DistDialect::getShardingAttrName();
   StringRef meshRef = mesh.getSymName();
-  int64_t axisSize = mesh.getAxisSize(StringAttr::get(context, axis));
 
   // What is state: parameters, optimizer state, arguments a result updates.
   llvm::SmallDenseSet<unsigned> stateArgs;
@@ -127,15 +126,9 @@ LogicalResult DistDataParallelPass::runOnStep(func::FuncOp func, MeshOp mesh) {
              << "' along another dimension than its first (the batch)";
     if (!llvm::is_contained(dims.front(), StringRef(axis)))
       dims.front().push_back(axis);
-    int64_t blocks = 1;
-    for (StringRef a : dims.front())
-      blocks *= mesh.getAxisSize(StringAttr::get(context, a));
-    if (!type.isDynamicDim(0) && type.getDimSize(0) % blocks != 0)
-      return emitError(argLoc(i))
-             << "argument " << i << " has a batch of " << type.getDimSize(0)
-             << ", which its " << blocks << " blocks (axis '" << axis
-             << "' of size " << axisSize << " and the axes already "
-             << "splitting it) do not divide";
+    // A batch that the blocks do not divide is split into padded blocks
+    // (docs/Design.md, "Uneven splits"): every gradient is a sum over the
+    // rows, so the padded rows' exclusion keeps it exact.
     newArgShardings[i] = ShardingAttr::get(context, meshRef, dims);
   }
   for (auto [i, sharding] : llvm::enumerate(newArgShardings))

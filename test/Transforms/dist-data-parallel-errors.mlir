@@ -47,26 +47,6 @@ func.func @not_a_step(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Tests that a batch the axis does not divide is rejected at the argument.
-dist.mesh @mesh [dp = 4]
-func.func @uneven(%w: tensor<4xf32> {dist.param},
-                  // expected-error@+1 {{argument 1 has a batch of 6, which its 4 blocks (axis 'dp' of size 4 and the axes already splitting it) do not divide}}
-                  %x: tensor<6x4xf32>) -> (tensor<4xf32> {dist.updates = 0 : i64}) {
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<4xf32>
-  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
-  %g = linalg.reduce ins(%x : tensor<6x4xf32>) outs(%z : tensor<4xf32>) dimensions = [0]
-    (%a: f32, %acc: f32) {
-      %s = arith.addf %a, %acc : f32
-      linalg.yield %s : f32
-    }
-  %gm = arith.mulf %g, %w {dist.grad_of = 0 : i64} : tensor<4xf32>
-  %w2 = arith.subf %w, %gm : tensor<4xf32>
-  return %w2 : tensor<4xf32>
-}
-
-// -----
-
 // Tests that a parameter laid out over the data-parallel axis is rejected.
 dist.mesh @mesh [dp = 2]
 func.func @split_param(

@@ -73,3 +73,4 @@ func.func @momentum_step(
   %b2 = arith.subf %b, %step {dist.role = #dist.role<optimizer>} : tensor<4xf32>
   return %w2, %b2, %v2 : tensor<4x4xf32>, tensor<4xf32>, tensor<4x4xf32>
 }
+

@@ -122,9 +122,9 @@ LogicalResult gen::verifyOptions(const StepOptions &options,
     error = "--widths and --batch must be positive";
     return failure();
   }
-  // Tensor-parallel widths that the axis does not divide are split into
-  // padded blocks by the partitioner.
-  return verifyParallelism(options, {{"--batch", model.batch}}, {}, error);
+  // A batch or tensor-parallel widths that the axis does not divide are
+  // split into padded blocks by the partitioner.
+  return verifyParallelism(options, {}, {}, error);
 }
 
 LogicalResult gen::verifyOptions(const StepOptions &options,
@@ -142,9 +142,9 @@ LogicalResult gen::verifyOptions(const StepOptions &options,
                           model.hidden, model.heads);
     return failure();
   }
-  // A vocabulary that the axis does not divide is split into padded blocks;
+  // A batch or a vocabulary that the axis does not divide is split into
+  // padded blocks;
   // the heads are merged with the head size in the hidden dim, which is
   // split by heads only evenly.
-  return verifyParallelism(options, {{"--batch", model.batch}},
-                           {{"--heads", model.heads}}, error);
+  return verifyParallelism(options, {}, {{"--heads", model.heads}}, error);
 }
