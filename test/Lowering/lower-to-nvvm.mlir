@@ -26,19 +26,21 @@
 // CHECK: module attributes {gpu.container_module}
 // CHECK: llvm.func @layernorm(
 // CHECK: llvm.call @mgpuMemAlloc
-// CHECK: gpu.launch_func
+// CHECK: gpu.launch_func {{.*}}@dist_kernels::@layernorm_kernel
 // CHECK: llvm.call @dist_all_reduce
 // CHECK: llvm.call @mgpuMemFree
-// CHECK: gpu.binary @layernorm_kernel  [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, {{.*}}"P\ED{{.*}}"
+// All kernels are in one binary (dist-gpu-merge-kernels).
+// CHECK: gpu.binary @dist_kernels  [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, {{.*}}"P\ED{{.*}}"
+// CHECK-NOT: gpu.binary
 // CHECK-NOT: memref.alloc
 // CHECK-NOT: @malloc
 
-// LLVMIR: @layernorm_kernel_binary = internal constant
+// LLVMIR: @dist_kernels_binary = internal constant
 // LLVMIR-DAG: call void @mgpuLaunchKernel(
 // LLVMIR-DAG: call void @dist_all_reduce(
-// LLVMIR-DAG: call ptr @mgpuModuleLoad(ptr @layernorm_kernel_binary
+// LLVMIR-DAG: call ptr @mgpuModuleLoad(ptr @dist_kernels_binary
 
-// PTX: gpu.binary @layernorm_kernel  [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, {{.*}}assembly = "
+// PTX: gpu.binary @dist_kernels  [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, {{.*}}assembly = "
 // PTX-SAME: .target sm_90
 
 // The Megatron MLP's two matmuls are cuBLAS calls, not kernels.
@@ -46,5 +48,6 @@
 // MATMUL-NOT: llvm.call @dist_cublas_sgemm
 
 // GPT: llvm.call @dist_cublas_sgemm
-// GPT: gpu.binary
+// GPT: gpu.binary @dist_kernels
+// GPT-NOT: gpu.binary
 // GPT-NOT: memref.alloc

@@ -1249,6 +1249,29 @@ def DistGpuSerialKernels : Pass<"dist-gpu-serial-kernels", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
+def DistGpuMergeKernels : Pass<"dist-gpu-merge-kernels", "::mlir::ModuleOp"> {
+  let summary = "Gathers the outlined kernels into one gpu.module";
+  let description = [{
+    Runs in `dist-lower-to-nvvm` after `gpu-kernel-outlining`, which makes
+    one `gpu.module` per kernel: each becomes its own binary, compiled by
+    its own ptxas run and loaded by its own module load (a GPT step has
+    hundreds). Every outlined module that holds only its kernel moves the
+    kernel, renamed after the module, into one `gpu.module @dist_kernels`,
+    and the launches follow. Modules holding anything else (a symbol two
+    modules could both define) stay as they are. It takes no options and
+    refuses nothing.
+
+    ```mlir
+    gpu.launch_func @f_kernel::@f_kernel ...
+    gpu.launch_func @f_kernel_0::@f_kernel ...
+    // becomes
+    gpu.launch_func @dist_kernels::@f_kernel ...
+    gpu.launch_func @dist_kernels::@f_kernel_0 ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def DistGpuAllocs : Pass<"dist-gpu-allocs", "::mlir::ModuleOp"> {
   let summary = "Puts a lowered program's buffers in GPU memory";
   let description = [{
