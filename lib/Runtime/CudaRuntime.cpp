@@ -119,6 +119,11 @@ Driver &driver() {
 }
 
 CUstream asStream(void *stream) { return reinterpret_cast<CUstream>(stream); }
+CUevent asEvent(void *event) { return reinterpret_cast<CUevent>(event); }
+CUmodule asModule(void *module) { return reinterpret_cast<CUmodule>(module); }
+CUdeviceptr asDevicePointer(const void *pointer) {
+  return reinterpret_cast<CUdeviceptr>(pointer);
+}
 
 } // namespace
 
@@ -133,14 +138,14 @@ DIST_EXPORT void *mgpuModuleLoad(void *data, size_t /*size*/) {
 }
 
 DIST_EXPORT void mgpuModuleUnload(void *module) {
-  check(driver().cuModuleUnload(reinterpret_cast<CUmodule>(module)),
+  check(driver().cuModuleUnload(asModule(module)),
         "cuModuleUnload");
 }
 
 DIST_EXPORT void *mgpuModuleGetFunction(void *module, const char *name) {
   CUfunction function = nullptr;
   check(driver().cuModuleGetFunction(&function,
-                                     reinterpret_cast<CUmodule>(module), name),
+                                     asModule(module), name),
         "cuModuleGetFunction");
   return function;
 }
@@ -174,7 +179,7 @@ DIST_EXPORT void mgpuStreamSynchronize(void *stream) {
 
 DIST_EXPORT void mgpuStreamWaitEvent(void *stream, void *event) {
   check(driver().cuStreamWaitEvent(asStream(stream),
-                                   reinterpret_cast<CUevent>(event), 0),
+                                   asEvent(event), 0),
         "cuStreamWaitEvent");
 }
 
@@ -186,17 +191,17 @@ DIST_EXPORT void *mgpuEventCreate() {
 }
 
 DIST_EXPORT void mgpuEventDestroy(void *event) {
-  check(driver().cuEventDestroy(reinterpret_cast<CUevent>(event)),
+  check(driver().cuEventDestroy(asEvent(event)),
         "cuEventDestroy");
 }
 
 DIST_EXPORT void mgpuEventSynchronize(void *event) {
-  check(driver().cuEventSynchronize(reinterpret_cast<CUevent>(event)),
+  check(driver().cuEventSynchronize(asEvent(event)),
         "cuEventSynchronize");
 }
 
 DIST_EXPORT void mgpuEventRecord(void *event, void *stream) {
-  check(driver().cuEventRecord(reinterpret_cast<CUevent>(event),
+  check(driver().cuEventRecord(asEvent(event),
                                asStream(stream)),
         "cuEventRecord");
 }
@@ -220,28 +225,28 @@ DIST_EXPORT void mgpuMemFree(void *pointer, void *stream) {
   // Kernels on the stream may still read the buffer.
   if (stream)
     mgpuStreamSynchronize(stream);
-  check(driver().cuMemFree(reinterpret_cast<CUdeviceptr>(pointer)),
+  check(driver().cuMemFree(asDevicePointer(pointer)),
         "cuMemFree");
 }
 
 DIST_EXPORT void mgpuMemcpy(void *destination, void *source, size_t bytes,
                             void *stream) {
-  check(driver().cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(destination),
-                               reinterpret_cast<CUdeviceptr>(source), bytes,
+  check(driver().cuMemcpyAsync(asDevicePointer(destination),
+                               asDevicePointer(source), bytes,
                                asStream(stream)),
         "cuMemcpyAsync");
 }
 
 DIST_EXPORT void mgpuMemset32(void *destination, unsigned int value,
                               size_t count, void *stream) {
-  check(driver().cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(destination),
+  check(driver().cuMemsetD32Async(asDevicePointer(destination),
                                   value, count, asStream(stream)),
         "cuMemsetD32Async");
 }
 
 DIST_EXPORT void mgpuMemset16(void *destination, unsigned short value,
                               size_t count, void *stream) {
-  check(driver().cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(destination),
+  check(driver().cuMemsetD16Async(asDevicePointer(destination),
                                   value, count, asStream(stream)),
         "cuMemsetD16Async");
 }

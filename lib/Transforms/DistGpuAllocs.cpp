@@ -104,11 +104,9 @@ void DistGpuAllocsPass::runOnOperation() {
       // A constant in host memory: copied to a device buffer at the
       // function's entry (so that it dominates every use and every return),
       // freed when the function returns.
-      Region *body = global->getParentRegion();
-      while (body->getParentOp() &&
-             !isa<FunctionOpInterface>(body->getParentOp()))
-        body = body->getParentOp()->getParentRegion();
-      global->moveBefore(&body->front(), body->front().begin());
+      Region &body =
+          global->getParentOfType<FunctionOpInterface>().getFunctionBody();
+      global->moveBefore(&body.front(), body.front().begin());
       rewriter.setInsertionPointAfter(global);
       Value device =
           allocateOnDevice(rewriter, loc, global.getType(), {}, {});
@@ -119,7 +117,7 @@ void DistGpuAllocsPass::runOnOperation() {
             return user->hasTrait<OpTrait::ReturnLike>();
           }))
         continue; // the caller owns what the function returns
-      for (Block &block : *body)
+      for (Block &block : body)
         if (block.mightHaveTerminator() &&
             block.getTerminator()->hasTrait<OpTrait::ReturnLike>()) {
           rewriter.setInsertionPoint(block.getTerminator());

@@ -180,17 +180,6 @@ meshmath::Layout FunctionPartitioner::toLayout(ShardingAttr sharding) {
   return getLayout(sharding, mesh);
 }
 
-/// The identity of `kind` as a splat of `type` (what ranks other than the
-/// group's first hold of a value made partial).
-static TypedAttr getIdentitySplat(RankedTensorType type, ReductionKind kind) {
-  Type element = type.getElementType();
-  double value = kind == ReductionKind::prod ? 1.0 : 0.0;
-  if (auto floatType = dyn_cast<FloatType>(element))
-    return DenseElementsAttr::get(type, FloatAttr::get(floatType, value));
-  return DenseElementsAttr::get(type,
-                                IntegerAttr::get(element, (int64_t)value));
-}
-
 /// True if the global value `value` is all zeros (a zero fill or constant):
 /// zeros are already a partial sum over any axes.
 static bool isZeroTensor(Value value) {
@@ -413,8 +402,13 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
                              << ", needed as " << target;
         return diag;
       }
+      // The owner's value is one of the parts: the others hold the identity
+      // (-inf for a max, not 0).
       Value identity = arith::ConstantOp::create(
-          builder, loc, getIdentitySplat(current, kind));
+          builder, loc,
+          DenseElementsAttr::get(
+              current, cast<Attribute>(getReductionIdentity(
+                           current.getElementType(), kind))));
       value = arith::SelectOp::create(builder, loc, isFirst, value, identity);
       break;
     }

@@ -13,6 +13,7 @@
 #define DIST_INTERFACES_SHARDINGRULE_H
 
 #include "dist/Dialect/Dist/IR/DistAttrs.h"
+#include "dist/Support/MeshMath.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
@@ -245,14 +246,13 @@ struct FactorSplits {
   }
   /// The size of each rank's block of `factor`: ceil(size / group size).
   int64_t blockSize(int64_t factor) const {
-    int64_t size = factors[factor].size, n = groupSize(axes[factor]);
-    return ShapedType::isDynamic(size) ? size : (size + n - 1) / n;
+    return *meshmath::localDimSize(factors[factor].size,
+                                   groupSize(axes[factor]));
   }
   /// True if `factor` is split into padded blocks (its axes do not divide it).
   bool isPadded(int64_t factor) const {
-    int64_t size = factors[factor].size;
-    return isSplit(factor) && !ShapedType::isDynamic(size) &&
-           size % groupSize(axes[factor]) != 0;
+    return isSplit(factor) &&
+           meshmath::isPaddedSplit(factors[factor].size, groupSize(axes[factor]));
   }
 };
 
