@@ -221,6 +221,43 @@ TEST(HostArrayTest, UnevenSplitsArePadded) {
     EXPECT_EQ(replicas->front().get(i), i);
 }
 
+// Tests halos (ghost rows of zeros at the ends) and overlapping blocks: each
+// rank's block holds its neighbours' rows, and assembling reads them back.
+TEST(HostArrayTest, HalosAndOverlaps) {
+  std::string error;
+  HostArray global = iota(DType::F32, {8});
+  meshmath::Layout ghost = layout({{0}}), window = layout({{0}});
+  ghost.halos = {{1, 2, 0}};
+  window.halos = {{0, 0, 2}};
+  // 8 rows in 4 blocks of 2 with a halo [1, 2]: rank r holds rows
+  // 2r - 1 .. 2r + 3, zeros outside.
+  std::vector<HostArray> blocks;
+  for (int64_t rank = 0; rank < 4; ++rank) {
+    std::optional<HostArray> block = shardBlock(global, ghost, {4}, rank, error);
+    ASSERT_TRUE(block) << error;
+    ASSERT_EQ(block->shape(), (meshmath::Shape{5}));
+    for (int64_t i = 0; i < 5; ++i) {
+      int64_t row = 2 * rank - 1 + i;
+      EXPECT_EQ(block->get(i), row >= 0 && row < 8 ? row : 0) << rank << " " << i;
+    }
+    blocks.push_back(*block);
+  }
+  auto replicas = assembleBlocks(blocks, {8}, ghost, {4}, error);
+  ASSERT_TRUE(replicas) << error;
+  for (int64_t i = 0; i < 8; ++i)
+    EXPECT_EQ(replicas->front().get(i), i);
+  // 8 rows with an overlap of 2 in 2 blocks of 3: rows 0..4 and 3..7.
+  std::optional<HostArray> last = shardBlock(global, window, {2}, 1, error);
+  ASSERT_TRUE(last) << error;
+  ASSERT_EQ(last->shape(), (meshmath::Shape{5}));
+  EXPECT_EQ(last->get(0), 3);
+  EXPECT_EQ(last->get(4), 7);
+  // A halo wider than the block does not fit.
+  ghost.halos = {{3, 0, 0}};
+  EXPECT_FALSE(shardBlock(global, ghost, {4}, 0, error));
+  EXPECT_NE(error.find("halo"), std::string::npos) << error;
+}
+
 // Tests that layouts that do not fit are reported, not asserted.
 TEST(HostArrayTest, Errors) {
   std::string error;

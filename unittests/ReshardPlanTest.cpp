@@ -38,28 +38,55 @@ public:
   /// The true value of global element (r, c).
   double value(int64_t r, int64_t c) const { return r * global[1] + c + 1; }
 
-  /// True if (r, c) of `rank`'s block under `layout` is padding.
+  Shape offsetsOf(const Layout &layout, int64_t rank) const {
+    return localOffsets(global, layout.dims, mesh, delinearize(rank, mesh),
+                        layout.halos);
+  }
+
+  /// True if (r, c) of `rank`'s block under `layout` is padding (a halo's
+  /// rows outside the tensor are zeros, not padding).
   bool isPadding(const Layout &layout, int64_t rank, int64_t r, int64_t c) const {
-    Shape offsets = localOffsets(global, layout.dims, mesh, delinearize(rank, mesh));
-    return offsets[0] + r >= global[0] || offsets[1] + c >= global[1];
+    Shape offsets = offsetsOf(layout, rank);
+    return (offsets[0] + r >= global[0] && haloOf(layout.halos, 0).empty()) ||
+           (offsets[1] + c >= global[1] && haloOf(layout.halos, 1).empty());
   }
 
   /// Every rank's block of the true tensor under `layout`'s dims; padding
-  /// holds NaN, so a plan that reads it fails.
+  /// holds NaN, so a plan that reads it fails; a halo's rows outside the
+  /// tensor hold 0.
   std::vector<Block> expected(const Layout &layout) const {
     std::vector<Block> blocks;
-    Shape local = *localShape(global, layout.dims, mesh);
+    Shape local = *localShape(global, layout.dims, mesh, layout.halos);
     for (int64_t rank = 0; rank < numDevices(mesh); ++rank) {
-      Shape offsets = localOffsets(global, layout.dims, mesh, delinearize(rank, mesh));
+      Shape offsets = offsetsOf(layout, rank);
       Block b{local[0], local[1], std::vector<double>(local[0] * local[1])};
       for (int64_t r = 0; r < b.rows; ++r)
-        for (int64_t c = 0; c < b.cols; ++c)
-          b.at(r, c) = isPadding(layout, rank, r, c)
-                           ? NAN
-                           : value(offsets[0] + r, offsets[1] + c);
+        for (int64_t c = 0; c < b.cols; ++c) {
+          int64_t gr = offsets[0] + r, gc = offsets[1] + c;
+          bool outside = gr < 0 || gc < 0 || gr >= global[0] || gc >= global[1];
+          b.at(r, c) = isPadding(layout, rank, r, c) ? NAN
+                       : outside                     ? 0.0
+                                                     : value(gr, gc);
+        }
       blocks.push_back(b);
     }
     return blocks;
+  }
+
+  /// `count` rows (dim 0) or columns (dim 1) of `b` from `start`; zeros
+  /// outside `b`.
+  static Block range(const Block &b, int64_t dim, int64_t start, int64_t count) {
+    Block out = b;
+    (dim == 0 ? out.rows : out.cols) = count;
+    out.data.assign(out.rows * out.cols, 0);
+    int64_t extent = dim == 0 ? b.rows : b.cols;
+    for (int64_t r = 0; r < out.rows; ++r)
+      for (int64_t c = 0; c < out.cols; ++c) {
+        int64_t i = (dim == 0 ? r : c) + start;
+        if (i >= 0 && i < extent)
+          out.at(r, c) = dim == 0 ? b.at(i, c) : b.at(r, i);
+      }
+    return out;
   }
 
   /// `b` with `dim` padded (NaN) or cropped to `size`.
@@ -133,13 +160,17 @@ public:
 
   static Block concat(const std::vector<Block> &parts, int64_t dim) {
     Block out = parts[0];
-    (dim == 0 ? out.rows : out.cols) *= parts.size();
+    (dim == 0 ? out.rows : out.cols) = 0;
+    for (const Block &part : parts)
+      (dim == 0 ? out.rows : out.cols) += dim == 0 ? part.rows : part.cols;
     out.data.assign(out.rows * out.cols, 0);
-    for (size_t i = 0; i < parts.size(); ++i)
-      for (int64_t r = 0; r < parts[i].rows; ++r)
-        for (int64_t c = 0; c < parts[i].cols; ++c)
-          (dim == 0 ? out.at(i * parts[i].rows + r, c)
-                    : out.at(r, i * parts[i].cols + c)) = parts[i].at(r, c);
+    int64_t start = 0;
+    for (const Block &part : parts) {
+      for (int64_t r = 0; r < part.rows; ++r)
+        for (int64_t c = 0; c < part.cols; ++c)
+          (dim == 0 ? out.at(start + r, c) : out.at(r, start + c)) = part.at(r, c);
+      start += dim == 0 ? part.rows : part.cols;
+    }
     return out;
   }
 
@@ -222,8 +253,51 @@ public:
         if (indexInGroup(delinearize(rank, mesh), mesh, step.axes) != step.root)
           std::fill(out[rank].data.begin(), out[rank].data.end(), NAN);
       return out;
+    case ReshardStep::DropHalo:
+    case ReshardStep::ExchangeHalo:
+    case ReshardStep::SliceOverlap:
+    case ReshardStep::GatherOverlap:
+      for (int64_t rank = 0; rank < ranks; ++rank)
+        out[rank] = runHaloStep(blocks, step, rank);
+      return out;
     }
     return out;
+  }
+
+  Block runHaloStep(const std::vector<Block> &blocks, const ReshardStep &step,
+                    int64_t rank) const {
+    const Block &mine = blocks[rank];
+    int64_t d = step.dim, extent = d == 0 ? mine.rows : mine.cols;
+    const Halo &h = step.halo;
+    std::vector<int64_t> group = groupRanks(rank, mesh, step.axes);
+    int64_t k = group.size();
+    int64_t me = indexInGroup(delinearize(rank, mesh), mesh, step.axes);
+    switch (step.kind) {
+    case ReshardStep::DropHalo:
+      return range(mine, d, h.lo, extent - h.lo - h.hi);
+    case ReshardStep::ExchangeHalo: {
+      // Ends get zeros: a range past the block.
+      Block before = me > 0 ? range(blocks[group[me - 1]], d, extent - h.lo, h.lo)
+                            : range(mine, d, -h.lo - 1, h.lo);
+      Block after = me + 1 < k ? range(blocks[group[me + 1]], d, 0, h.hi)
+                               : range(mine, d, extent + 1, h.hi);
+      return concat({before, mine, after}, d);
+    }
+    case ReshardStep::SliceOverlap: {
+      int64_t block = (extent - h.overlap) / k;
+      return range(mine, d, me * block, block + h.overlap);
+    }
+    case ReshardStep::GatherOverlap: {
+      int64_t block = extent - h.overlap;
+      std::vector<Block> parts;
+      for (int64_t peer : group)
+        parts.push_back(range(blocks[peer], d, 0, block));
+      parts.push_back(range(blocks[group.back()], d, block, h.overlap));
+      return concat(parts, d);
+    }
+    default:
+      return mine;
+    }
   }
 
   /// Checks `plan` from `source` to `target`; returns a message on failure.
@@ -371,6 +445,55 @@ TEST(ReshardPlan, AllPairsOn2x2x2Uneven) {
   EXPECT_EQ(checkAllPairs(sim, allLayouts({2, 2, 2}, kSum)), 0);
 }
 
+/// The layouts of `allLayouts` that are neither partial nor owned, each
+/// also with every halo of `halos` on every split dim where it fits
+/// `global` (the verifier refuses halos on partial or owned layouts).
+std::vector<Layout> withHalos(const Shape &meshShape, const Shape &global,
+                              const std::vector<Halo> &halos) {
+  std::vector<Layout> result;
+  for (const Layout &base : allLayouts(meshShape, kSum)) {
+    if (!base.partial.empty() || base.isOwned())
+      continue;
+    std::vector<std::vector<Halo>> options = {{}};
+    for (size_t d = 0; d < base.dims.size(); ++d) {
+      std::vector<std::vector<Halo>> next;
+      for (const std::vector<Halo> &prefix : options)
+        for (size_t h = 0; h <= halos.size(); ++h) {
+          Halo halo = h < halos.size() ? halos[h] : Halo();
+          if (!halo.empty() && base.dims[d].empty())
+            continue;
+          std::vector<Halo> extended = prefix;
+          extended.push_back(halo);
+          next.push_back(extended);
+        }
+      options = next;
+    }
+    for (const std::vector<Halo> &option : options) {
+      Layout l = base;
+      l.halos = option;
+      if (!l.hasHalos())
+        l.halos.clear();
+      if (!localShape(global, l.dims, meshShape, l.halos))
+        continue; // a halo wider than the block, an uneven overlap
+      result.push_back(l);
+    }
+  }
+  return result;
+}
+
+// Tests every pair of layouts with halos (ghost rows of zeros at the ends)
+// and overlapping blocks on a 2x2 mesh and on a 4-rank line.
+TEST(ReshardPlan, AllPairsWithHalos) {
+  std::vector<Halo> halos = {{1, 1, 0}, {0, 2, 0}, {2, 1, 0}, {0, 0, 2}};
+  for (auto [meshShape, global] :
+       std::vector<std::pair<Shape, Shape>>{{{2, 2}, {8, 6}}, {{4}, {10, 8}}}) {
+    Simulator sim(meshShape, global);
+    std::vector<Layout> layouts = withHalos(meshShape, global, halos);
+    EXPECT_GE(layouts.size(), 7u);
+    EXPECT_EQ(checkAllPairs(sim, layouts), 0);
+  }
+}
+
 std::string planText(const Layout &from, const Layout &to,
                      const Shape &global = {}, const Shape &mesh = {}) {
   std::string text;
@@ -467,6 +590,28 @@ TEST(ReshardPlan, OwnershipSteps) {
   // Owned and split over another axis: the split changes among the owners.
   EXPECT_EQ(planText(owned({{1}, {}}, {0}, 1), owned({{}, {}}, {0}, 1)),
             "all_gather [1] dim 0");
+}
+
+// Tests the halo steps: halos are dropped locally and exchanged with the
+// neighbours; overlapping blocks are gathered whole and sliced.
+TEST(ReshardPlan, HaloSteps) {
+  Layout plain = layout({{0}, {}}), ghost = plain, window = plain;
+  ghost.halos = {{1, 2, 0}, {}};
+  window.halos = {{0, 0, 2}, {}};
+  Shape mesh = {2}, global = {10, 4};
+  EXPECT_EQ(planText(plain, ghost, global, mesh), "exchange_halo [0] dim 0 halo 1,2");
+  EXPECT_EQ(planText(ghost, plain, global, mesh), "drop_halo [0] dim 0 halo 1,2");
+  EXPECT_EQ(planText(layout({{}, {}}), window, global, mesh),
+            "slice_overlap [0] dim 0 overlap 2");
+  EXPECT_EQ(planText(window, layout({{}, {}}), global, mesh),
+            "gather_overlap [0] dim 0 overlap 2");
+  EXPECT_EQ(planText(ghost, window, global, mesh),
+            "drop_halo [0] dim 0 halo 1,2; all_gather [0] dim 0; "
+            "slice_overlap [0] dim 0 overlap 2");
+  // A dim whose halo stays is left alone.
+  Layout more = layout({{0}, {1}});
+  more.halos = ghost.halos;
+  EXPECT_EQ(planText(ghost, more, global, {2, 2}), "slice [1] dim 1");
 }
 
 } // namespace

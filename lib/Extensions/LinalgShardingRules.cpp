@@ -172,6 +172,29 @@ static SmallVector<int64_t> getLoopSizes(linalg::LinalgOp op,
   return sizes;
 }
 
+/// `d_i + d_k` (either order) with `d_i` a parallel loop of static size and
+/// `d_k` a loop of static size: a sliding window over `d_i`. Returns (i, k).
+static std::optional<std::pair<unsigned, unsigned>>
+matchWindow(AffineExpr expr, ArrayRef<utils::IteratorType> iterators,
+            ArrayRef<int64_t> loopSizes) {
+  auto sum = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!sum || sum.getKind() != AffineExprKind::Add)
+    return std::nullopt;
+  auto lhs = dyn_cast<AffineDimExpr>(sum.getLHS());
+  auto rhs = dyn_cast<AffineDimExpr>(sum.getRHS());
+  if (!lhs || !rhs)
+    return std::nullopt;
+  for (auto [i, k] : {std::pair(lhs, rhs), std::pair(rhs, lhs)}) {
+    unsigned loop = i.getPosition(), window = k.getPosition();
+    if (loop != window && iterators[loop] == utils::IteratorType::parallel &&
+        iterators[window] == utils::IteratorType::reduction &&
+        !ShapedType::isDynamic(loopSizes[loop]) &&
+        !ShapedType::isDynamic(loopSizes[window]))
+      return std::pair(loop, window);
+  }
+  return std::nullopt;
+}
+
 namespace {
 template <typename OpTy>
 struct LinalgShardingRule
@@ -230,11 +253,34 @@ struct LinalgShardingRule
         rule.factors[index.getDim()].kind = FactorKind::Unsplittable;
     });
 
-    // Operand dims from indexing maps; a loop used in a compound expression
-    // (a convolution window, say) cannot be split locally.
-    auto dimsOf = [&](AffineMap map) {
+    // Operand dims from indexing maps. A dim indexed by `i + k` (a
+    // convolution's input: `i` a parallel loop, `k` a window loop of static
+    // size K) is indexed by `i` with an overlap of K - 1 rows, so splitting
+    // `i` needs each block plus the next K - 1 rows (a halo exchange) and
+    // `k` stays whole; a loop in any other compound expression cannot be
+    // split locally.
+    struct WindowDim {
+      unsigned operand, dim;
+      int64_t factor, overlap;
+    };
+    SmallVector<WindowDim> windowDims;
+    SmallVector<unsigned> windowLoops;
+    auto dimsOf = [&](AffineMap map, unsigned operand,
+                      RankedTensorType type) {
       SmallVector<int64_t> dims;
-      for (AffineExpr expr : map.getResults()) {
+      for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+        if (std::optional<std::pair<unsigned, unsigned>> window =
+                matchWindow(expr, iterators, loopSizes)) {
+          auto [loop, windowLoop] = *window;
+          int64_t overlap = loopSizes[windowLoop] - 1;
+          if (!llvm::is_contained(dims, (int64_t)loop) &&
+              type.getDimSize(d) == loopSizes[loop] + overlap) {
+            windowDims.push_back({operand, (unsigned)d, (int64_t)loop, overlap});
+            windowLoops.push_back(windowLoop);
+            dims.push_back(loop);
+            continue;
+          }
+        }
         if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
           // A loop indexing two dims of one operand (a diagonal) would split
           // both by the same axes: it must stay whole.
@@ -255,8 +301,10 @@ struct LinalgShardingRule
     for (OpOperand &operand : op->getOpOperands()) {
       unsigned i = operand.getOperandNumber();
       bool isTensor = isa<RankedTensorType>(operand.get().getType());
-      rule.operandDims.push_back(isTensor ? dimsOf(maps[i])
-                                          : SmallVector<int64_t>());
+      rule.operandDims.push_back(
+          isTensor ? dimsOf(maps[i], i,
+                            cast<RankedTensorType>(operand.get().getType()))
+                   : SmallVector<int64_t>());
       bool isInit = i >= numInputs;
       bool isRead = !body->getArgument(i).use_empty();
       rule.operandIsInitOnly.push_back(isInit && !isRead);
@@ -265,6 +313,20 @@ struct LinalgShardingRule
     rule.partialPolicy = getPartialPolicy(linalgOp, numInputs, rule.operandIsLinear);
     for (unsigned i = numInputs, e = op->getNumOperands(); i < e; ++i)
       rule.resultDims.push_back(rule.operandDims[i]);
+    for (unsigned loop : windowLoops)
+      rule.factors[loop].kind = FactorKind::Unsplittable;
+    for (const WindowDim &window : windowDims) {
+      // A loop that also indexes a plain dim of the same operand would split
+      // it without the overlap.
+      if (llvm::count(rule.operandDims[window.operand], window.factor) > 1)
+        rule.factors[window.factor].kind = FactorKind::Unsplittable;
+      rule.setOperandHalo(window.operand, window.dim,
+                          {0, 0, window.overlap});
+    }
+    // A partial input is reduced before a window reads it (its halo rows
+    // are exchanged as plain values).
+    if (!windowDims.empty())
+      rule.partialPolicy = PartialPolicy::None;
     // Padded reduction loops: a generic's body skips padded iterations (its
     // body is rewritten); a named op's body cannot change, so its operands
     // are masked with the identity, right when it combines an input or a

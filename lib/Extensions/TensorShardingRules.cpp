@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
@@ -415,7 +416,18 @@ struct GatherShardingRule
   }
 };
 
-/// tensor.pad: unpadded dims are shared factors.
+/// True if `pad` pads with a constant zero.
+static bool padsWithZero(tensor::PadOp pad) {
+  Value value = pad.getConstantPaddingValue();
+  return value && (matchPattern(value, m_AnyZeroFloat()) ||
+                   matchPattern(value, m_Zero()));
+}
+
+/// tensor.pad: unpadded dims are shared factors. A dim padded with zeros
+/// by static amounts is one too: with the source split into blocks with a
+/// halo of the padding (ghost rows of zeros at the ends), each rank's block
+/// is its block of the padded tensor, whose blocks overlap by the padding.
+/// Other padded dims stay whole.
 struct PadShardingRule
     : public ShardingRuleOpInterface::ExternalModel<PadShardingRule,
                                                     tensor::PadOp> {
@@ -425,20 +437,53 @@ struct PadShardingRule
     ShardingRule rule = ShardingRule::getEmpty(op);
     ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
     Block &body = pad.getRegion().front();
+    bool zero = padsWithZero(pad);
     for (int64_t d = 0; d < source.getRank(); ++d) {
       // A body that reads dim d's index computes with global indices.
       bool bodyReadsIndex = !body.getArgument(d).use_empty();
-      int64_t factor = (low[d] == 0 && high[d] == 0 && !bodyReadsIndex)
+      bool padded = low[d] != 0 || high[d] != 0;
+      bool haloed = padded && zero && !ShapedType::isDynamic(low[d]) &&
+                    !ShapedType::isDynamic(high[d]) &&
+                    !source.isDynamicDim(d);
+      int64_t factor = ((!padded || haloed) && !bodyReadsIndex)
                            ? rule.addFactor(source.getDimSize(d),
                                             FactorKind::Parallel)
                            : ShardingRule::kNoFactor;
       rule.operandDims[0].push_back(factor);
       rule.resultDims[0].push_back(factor);
+      if (haloed && factor != ShardingRule::kNoFactor) {
+        rule.setOperandHalo(0, d, {low[d], high[d], 0});
+        rule.setResultHalo(0, d, {0, 0, low[d] + high[d]});
+      }
     }
     return rule;
   }
-};
-} // namespace
+  /// A split padded dim's source block already holds its halo: it is not
+  /// padded again.
+  FailureOr<Operation *> buildLocalOp(Operation *op, OpBuilder &builder,
+                                      IRMapping &, ValueRange operands,
+                                      TypeRange resultTypes,
+                                      const FactorSplits &splits) const {
+    auto pad = cast<tensor::PadOp>(op);
+    SmallVector<int64_t> low(pad.getStaticLow()), high(pad.getStaticHigh());
+    // Which factor indexes which dim does not depend on the sizes, so the
+    // rule may be asked again of the op whose operands are local already.
+    FailureOr<ShardingRule> rule = getShardingRule(op);
+    if (failed(rule))
+      return failure();
+    bool changed = false;
+    for (auto [d, factor] : llvm::enumerate(rule->operandDims[0]))
+      if ((low[d] != 0 || high[d] != 0) && splits.isSplit(factor)) {
+        low[d] = high[d] = 0;
+        changed = true;
+      }
+    if (!changed)
+      return rewriteInPlace(op, operands, resultTypes);
+    pad.setStaticLow(low);
+    pad.setStaticHigh(high);
+    return rewriteInPlace(op, operands, resultTypes);
+  }
+};} // namespace
 
 void dist::registerTensorShardingRules(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, tensor::TensorDialect *) {

@@ -82,7 +82,9 @@ ShardingRule::getReshape(Operation *op, RankedTensorType split,
 
 LogicalResult ShardingRule::verify(Operation *op) const {
   auto checkDims = [&](StringRef what, unsigned index, Type type,
-                       ArrayRef<int64_t> dims) -> LogicalResult {
+                       ArrayRef<int64_t> dims,
+                       ArrayRef<SmallVector<meshmath::Halo>> halos)
+      -> LogicalResult {
     auto tensor = dyn_cast<RankedTensorType>(type);
     int64_t rank = tensor ? tensor.getRank() : 0;
     if ((int64_t)dims.size() != rank)
@@ -100,6 +102,17 @@ LogicalResult ShardingRule::verify(Operation *op) const {
       // dim): the dim is a multiple of the factor (a factor of size 0 goes
       // with an empty dim).
       int64_t size = tensor.getDimSize(d), expected = factors[factor].size;
+      // An overlap dim holds the factor's rows and the overlap past them.
+      meshmath::Halo halo = haloIn(halos, index, d);
+      if (!halo.empty() && (ShapedType::isDynamic(size) ||
+                            ShapedType::isDynamic(expected) ||
+                            size != expected + halo.overlap))
+        return op->emitOpError()
+               << "sharding rule: " << what << " " << index << " dim " << d
+               << " of size " << size << " has a halo or overlap but is not "
+               << "its factor " << factor << "'s size plus the overlap";
+      if (!halo.empty())
+        continue;
       if (!ShapedType::isDynamic(size) && !ShapedType::isDynamic(expected) &&
           (expected == 0 ? size != 0 : size % expected != 0))
         return op->emitOpError() << "sharding rule: " << what << " " << index
@@ -126,10 +139,11 @@ LogicalResult ShardingRule::verify(Operation *op) const {
                              << op->getNumOperands() << " operands and "
                              << op->getNumResults() << " results";
   for (auto [i, operand] : llvm::enumerate(op->getOperands()))
-    if (failed(checkDims("operand", i, operand.getType(), operandDims[i])))
+    if (failed(checkDims("operand", i, operand.getType(), operandDims[i],
+                         operandHalos)))
       return failure();
   for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
-    if (failed(checkDims("result", i, type, resultDims[i])))
+    if (failed(checkDims("result", i, type, resultDims[i], resultHalos)))
       return failure();
   return success();
 }
@@ -143,6 +157,8 @@ static std::string factorName(int64_t factor) {
 
 bool ShardingRule::operator==(const ShardingRule &other) const {
   return partialPolicy == other.partialPolicy && padsSafely == other.padsSafely &&
+         operandHalos == other.operandHalos &&
+         resultHalos == other.resultHalos &&
          paddedReduction == other.paddedReduction && factors == other.factors &&
          operandDims == other.operandDims && resultDims == other.resultDims &&
          operandIsInitOnly == other.operandIsInitOnly &&
@@ -155,7 +171,8 @@ llvm::hash_code mlir::dist::hash_value(const ShardingRule &rule) {
       (int)rule.partialPolicy, (int)rule.paddedReduction, rule.padsSafely);
   for (const ShardingRule::Factor &factor : rule.factors)
     hash = llvm::hash_combine(hash, factor.size, (int)factor.kind,
-                              (int)factor.reduction, factor.indexesPartOfDim);
+                              (int)factor.reduction, factor.indexesPartOfDim,
+                              factor.hasHalo, factor.minBlockSize);
   // The sizes separate the lists (([0], [1]) vs ([0, 1], [])).
   for (ArrayRef<int64_t> dims : rule.operandDims)
     hash = llvm::hash_combine(hash, dims.size(), llvm::hash_combine_range(dims));
@@ -167,20 +184,27 @@ llvm::hash_code mlir::dist::hash_value(const ShardingRule &rule) {
 }
 
 void ShardingRule::print(raw_ostream &os) const {
-  auto printDims = [&](ArrayRef<SmallVector<int64_t>> lists) {
+  auto printDims = [&](ArrayRef<SmallVector<int64_t>> lists,
+                       ArrayRef<SmallVector<meshmath::Halo>> halos) {
     os << '(';
-    llvm::interleaveComma(lists, os, [&](const SmallVector<int64_t> &dims) {
+    llvm::interleaveComma(llvm::enumerate(lists), os, [&](auto item) {
       os << '[';
-      llvm::interleaveComma(dims, os, [&](int64_t factor) {
+      llvm::interleaveComma(llvm::enumerate(item.value()), os, [&](auto dim) {
+        int64_t factor = dim.value();
         os << (factor == kNoFactor ? "_" : factorName(factor));
+        meshmath::Halo halo = haloIn(halos, item.index(), dim.index());
+        if (halo.lo || halo.hi)
+          os << " halo [" << halo.lo << ", " << halo.hi << ']';
+        if (halo.overlap)
+          os << " overlap " << halo.overlap;
       });
       os << ']';
     });
     os << ')';
   };
-  printDims(operandDims);
+  printDims(operandDims, operandHalos);
   os << " -> ";
-  printDims(resultDims);
+  printDims(resultDims, resultHalos);
   os << " {";
   llvm::interleaveComma(llvm::seq<int64_t>(0, getNumFactors()), os,
                         [&](int64_t f) {
@@ -355,4 +379,41 @@ bool dist::computesSafelyOnAnyValues(Operation *op) {
     return WalkResult::advance();
   });
   return !walk.wasInterrupted();
+}
+
+Value dist::buildShift(OpBuilder &builder, Location loc, Value input,
+                       FlatSymbolRefAttr mesh, ArrayAttr axes,
+                       int64_t groupSize, int64_t by, uint64_t comm,
+                       OriginAttr origin) {
+  SmallVector<int64_t> pairs;
+  for (int64_t i = 0; i < groupSize; ++i)
+    if (i + by >= 0 && i + by < groupSize)
+      llvm::append_values(pairs, i, i + by);
+  auto type = cast<RankedTensorType>(input.getType());
+  if (pairs.empty()) {
+    Type element = type.getElementType();
+    Attribute zero = isa<FloatType>(element)
+                         ? Attribute(builder.getFloatAttr(element, 0.0))
+                         : Attribute(builder.getIntegerAttr(element, 0));
+    return arith::ConstantOp::create(builder, loc,
+                                     DenseElementsAttr::get(type, zero));
+  }
+  return PermuteOp::create(builder, loc, type, /*token=*/Type(), input,
+                           mesh.getValue(), axes, comm, origin,
+                           builder.getDenseI64ArrayAttr(pairs))
+      .getResult();
+}
+
+Value dist::buildDimSlice(OpBuilder &builder, Location loc, Value value,
+                          int64_t dim, OpFoldResult offset, int64_t count) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = count;
+  SmallVector<OpFoldResult> offsets(type.getRank(), builder.getIndexAttr(0)),
+      strides(type.getRank(), builder.getIndexAttr(1)), sizes;
+  offsets[dim] = offset;
+  for (int64_t extent : shape)
+    sizes.push_back(builder.getIndexAttr(extent));
+  return tensor::ExtractSliceOp::create(builder, loc, type.clone(shape), value,
+                                        offsets, sizes, strides);
 }

@@ -383,16 +383,20 @@ checkLayout(const meshmath::Shape &globalShape, const meshmath::Layout &layout,
     return std::nullopt;
   }
   std::optional<meshmath::Shape> local =
-      meshmath::localShape(globalShape, layout.dims, meshShape);
+      meshmath::localShape(globalShape, layout.dims, meshShape, layout.halos);
   if (!local)
-    error = "a split dim has a bad size";
+    error = layout.hasHalos() ? "a split dim with a halo has a bad size (its "
+                                "blocks must be even and at least as large "
+                                "as the halo)"
+                              : "a split dim has a bad size";
   return local;
 }
 
 /// Calls `fn(i, position)` for every element of a block of shape `local` at
 /// `offsets` in an array of shape `global`: `i` is its row-major position
 /// in the block, `position` in the array. Padding (block elements past the
-/// end of a dim that the split does not divide) is skipped.
+/// end of a dim that the split does not divide) and a halo's rows outside
+/// the array are skipped.
 template <typename Fn>
 static void forEachElement(const meshmath::Shape &local,
                            const meshmath::Shape &global,
@@ -408,7 +412,7 @@ static void forEachElement(const meshmath::Shape &local,
     int64_t position = 0;
     bool padding = false;
     for (int64_t d = 0; d < rank; ++d) {
-      padding |= offsets[d] + index[d] >= global[d];
+      padding |= offsets[d] + index[d] >= global[d] || offsets[d] + index[d] < 0;
       position = position * global[d] + offsets[d] + index[d];
     }
     if (!padding)
@@ -448,7 +452,8 @@ std::optional<HostArray> shardBlock(const HostArray &global,
   }
   int64_t width = byteWidth(global.dtype());
   meshmath::Shape offsets =
-      meshmath::localOffsets(global.shape(), layout.dims, meshShape, coords);
+      meshmath::localOffsets(global.shape(), layout.dims, meshShape, coords,
+                             layout.halos);
   forEachElement(*local, global.shape(), offsets,
                  [&](int64_t i, int64_t position) {
                    std::memcpy(block.data() + i * width,
@@ -517,7 +522,8 @@ assembleBlocks(const std::vector<HostArray> &blocks,
       continue;
     int64_t replica = meshmath::indexInGroup(coords, meshShape, replicaAxes);
     meshmath::Shape offsets =
-        meshmath::localOffsets(globalShape, layout.dims, meshShape, coords);
+        meshmath::localOffsets(globalShape, layout.dims, meshShape, coords,
+                               layout.halos);
     const HostArray &block = blocks[r];
     forEachElement(*local, globalShape, offsets,
                    [&](int64_t i, int64_t position) {

@@ -103,29 +103,49 @@ std::optional<int64_t> localDimSize(int64_t globalSize, int64_t factor) {
   return (globalSize + factor - 1) / factor;
 }
 
+std::optional<int64_t> haloBlockSize(int64_t globalSize, int64_t factor,
+                                     const Halo &halo) {
+  if (halo.empty())
+    return localDimSize(globalSize, factor);
+  int64_t core = globalSize - halo.overlap;
+  if (globalSize < 0 || factor <= 0 || core <= 0 || core % factor != 0)
+    return std::nullopt;
+  int64_t block = core / factor;
+  if (halo.lo < 0 || halo.hi < 0 || halo.overlap < 0 || halo.lo > block ||
+      halo.hi > block)
+    return std::nullopt;
+  return block;
+}
+
 std::optional<Shape> localShape(const Shape &globalShape,
                                 const std::vector<AxisList> &dimAxes,
-                                const Shape &meshShape) {
+                                const Shape &meshShape,
+                                const std::vector<Halo> &halos) {
   assert(globalShape.size() == dimAxes.size() && "rank mismatch");
   Shape local(globalShape.size());
   for (size_t d = 0; d < globalShape.size(); ++d) {
+    Halo halo = haloOf(halos, d);
     std::optional<int64_t> size =
-        localDimSize(globalShape[d], groupSize(meshShape, dimAxes[d]));
+        haloBlockSize(globalShape[d], groupSize(meshShape, dimAxes[d]), halo);
     if (!size)
       return std::nullopt;
-    local[d] = *size;
+    local[d] = *size + halo.extra();
   }
   return local;
 }
 
 Shape localOffsets(const Shape &globalShape,
                    const std::vector<AxisList> &dimAxes,
-                   const Shape &meshShape, const Shape &coords) {
-  std::optional<Shape> local = localShape(globalShape, dimAxes, meshShape);
-  assert(local && "bad split");
+                   const Shape &meshShape, const Shape &coords,
+                   const std::vector<Halo> &halos) {
   Shape offsets(globalShape.size());
-  for (size_t d = 0; d < globalShape.size(); ++d)
-    offsets[d] = indexInGroup(coords, meshShape, dimAxes[d]) * (*local)[d];
+  for (size_t d = 0; d < globalShape.size(); ++d) {
+    Halo halo = haloOf(halos, d);
+    std::optional<int64_t> block = haloBlockSize(
+        globalShape[d], groupSize(meshShape, dimAxes[d]), halo);
+    assert(block && "bad split");
+    offsets[d] = indexInGroup(coords, meshShape, dimAxes[d]) * *block - halo.lo;
+  }
   return offsets;
 }
 

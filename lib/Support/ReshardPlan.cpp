@@ -34,10 +34,24 @@ static int64_t findDimWantingNext(const Layout &current, const Layout &target,
   return -1;
 }
 
+bool Layout::hasHalos() const {
+  return std::any_of(halos.begin(), halos.end(),
+                     [](const Halo &h) { return !h.empty(); });
+}
+
+Layout Layout::withoutHalos() const {
+  Layout plain = *this;
+  plain.halos.clear();
+  return plain;
+}
+
 bool Layout::operator==(const Layout &other) const {
   AxisList mine = partial, theirs = other.partial;
   std::sort(mine.begin(), mine.end());
   std::sort(theirs.begin(), theirs.end());
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (!(haloOf(halos, d) == haloOf(other.halos, d)))
+      return false;
   return dims == other.dims && mine == theirs &&
          (partial.empty() || partialKind == other.partialKind) &&
          owned == other.owned && (owned.empty() || owner == other.owner);
@@ -88,6 +102,22 @@ Layout applyStep(Layout layout, const ReshardStep &step) {
     layout.owned = step.axes;
     layout.owner = step.root;
     break;
+  case ReshardStep::DropHalo:
+  case ReshardStep::ExchangeHalo:
+  case ReshardStep::SliceOverlap:
+  case ReshardStep::GatherOverlap: {
+    bool adds = step.kind == ReshardStep::ExchangeHalo ||
+                step.kind == ReshardStep::SliceOverlap;
+    layout.halos.resize(layout.dims.size());
+    layout.halos[step.dim] = adds ? step.halo : Halo();
+    if (step.kind == ReshardStep::SliceOverlap)
+      layout.dims[step.dim] = step.axes;
+    else if (step.kind == ReshardStep::GatherOverlap)
+      layout.dims[step.dim].clear();
+    if (!layout.hasHalos())
+      layout.halos.clear();
+    break;
+  }
   }
   return layout;
 }
@@ -145,11 +175,76 @@ static void addPaddingAndCrops(std::vector<ReshardStep> &steps,
   }
 }
 
+static std::vector<ReshardStep> planWithoutHalos(const Layout &source,
+                                                const Layout &target,
+                                                const Shape &globalShape,
+                                                const Shape &meshShape);
+
 std::vector<ReshardStep> planReshard(const Layout &source,
                                      const Layout &target,
                                      const Shape &globalShape,
                                      const Shape &meshShape) {
   assert(source.dims.size() == target.dims.size() && "rank mismatch");
+  if (!source.hasHalos() && !target.hasHalos())
+    return planWithoutHalos(source, target, globalShape, meshShape);
+  if (source == target)
+    return {};
+  // Through the plain layouts: a halo's rows are dropped (local) and
+  // exchanged again; overlapping blocks are gathered whole and sliced again
+  // (their block size differs from the plain split's).
+  std::vector<ReshardStep> steps;
+  Layout current = source;
+  for (size_t d = 0; d < source.dims.size(); ++d) {
+    Halo halo = haloOf(source.halos, d);
+    if (halo.empty() || (haloOf(target.halos, d) == halo &&
+                         source.dims[d] == target.dims[d]))
+      continue;
+    ReshardStep step{halo.overlap ? ReshardStep::GatherOverlap
+                                  : ReshardStep::DropHalo,
+                     source.dims[d], (int64_t)d};
+    step.halo = halo;
+    current = applyStep(current, step);
+    steps.push_back(step);
+  }
+  Layout plainTarget = target;
+  for (size_t d = 0; d < target.dims.size(); ++d) {
+    Halo halo = haloOf(target.halos, d);
+    if (halo.empty() || (haloOf(current.halos, d) == halo &&
+                         current.dims[d] == target.dims[d]))
+      continue;
+    plainTarget.halos[d] = Halo();
+    if (halo.overlap)
+      plainTarget.dims[d].clear();
+  }
+  if (!plainTarget.hasHalos())
+    plainTarget.halos.clear();
+  // Dims that keep their halo are untouched by the plain plan (a dim whose
+  // layout does not change gets no step).
+  Layout plainCurrent = current.withoutHalos(), plainWanted =
+                                                    plainTarget.withoutHalos();
+  for (ReshardStep &step :
+       planWithoutHalos(plainCurrent, plainWanted, globalShape, meshShape)) {
+    current = applyStep(current, step);
+    steps.push_back(step);
+  }
+  for (size_t d = 0; d < target.dims.size(); ++d) {
+    Halo halo = haloOf(target.halos, d);
+    if (halo.empty() || haloOf(current.halos, d) == halo)
+      continue;
+    ReshardStep step{halo.overlap ? ReshardStep::SliceOverlap
+                                  : ReshardStep::ExchangeHalo,
+                     target.dims[d], (int64_t)d};
+    step.halo = halo;
+    current = applyStep(current, step);
+    steps.push_back(step);
+  }
+  return steps;
+}
+
+static std::vector<ReshardStep> planWithoutHalos(const Layout &source,
+                                                const Layout &target,
+                                                const Shape &globalShape,
+                                                const Shape &meshShape) {
   std::vector<ReshardStep> steps;
   Layout current = source;
   auto emit = [&](ReshardStep step) {
@@ -267,9 +362,11 @@ std::vector<ReshardStep> planReshard(const Layout &source,
 }
 
 std::string ReshardStep::str() const {
-  static const char *names[] = {"all_reduce", "reduce_scatter", "all_gather",
-                                "all_to_all",  "slice",          "make_partial",
-                                "reduce",      "broadcast",      "own"};
+  static const char *names[] = {
+      "all_reduce", "reduce_scatter", "all_gather",    "all_to_all",
+      "slice",      "make_partial",   "reduce",        "broadcast",
+      "own",        "drop_halo",      "exchange_halo", "slice_overlap",
+      "gather_overlap"};
   std::ostringstream os;
   os << names[kind] << " [";
   for (size_t i = 0; i < axes.size(); ++i)
@@ -282,6 +379,10 @@ std::string ReshardStep::str() const {
   if (kind == Reduce || kind == Broadcast || kind == Own ||
       (kind == MakePartial && root != 0))
     os << " root " << root;
+  if (halo.lo || halo.hi)
+    os << " halo " << halo.lo << "," << halo.hi;
+  if (halo.overlap)
+    os << " overlap " << halo.overlap;
   if (padTo >= 0)
     os << " pad " << padTo;
   if (cropTo >= 0)

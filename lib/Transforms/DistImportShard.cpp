@@ -1,6 +1,7 @@
 //===- DistImportShard.cpp - Upstream shard annotations -> dist -----------===//
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Interfaces/ShardingRule.h"
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -48,8 +49,10 @@ static LogicalResult importGrid(shard::GridOp grid, OpBuilder &builder) {
 static FailureOr<ShardingAttr> convertSharding(shard::ShardingOp op,
                                                int64_t rank, Operation *user) {
   MLIRContext *context = op.getContext();
-  if (!op.getStaticHaloSizes().empty() || !op.getDynamicHaloSizes().empty())
-    return op.emitOpError() << "has halo sizes, which dist does not import";
+  if (!op.getDynamicHaloSizes().empty() ||
+      llvm::any_of(op.getStaticHaloSizes(), ShapedType::isDynamic))
+    return op.emitOpError()
+           << "has dynamic halo sizes; dist's halos are static";
   if (!op.getStaticShardedDimsOffsets().empty() ||
       !op.getDynamicShardedDimsOffsets().empty())
     return op.emitOpError()
@@ -68,13 +71,32 @@ static FailureOr<ShardingAttr> convertSharding(shard::ShardingOp op,
     diag.attachNote(op.getLoc()) << "sharding defined here";
     return diag;
   }
+  // Halo sizes come in (lo, hi) pairs, one per split dim in order.
+  ArrayRef<int64_t> halos = op.getStaticHaloSizes();
+  int64_t numSplit = llvm::count_if(
+      splits.take_front(std::min<size_t>(rank, splits.size())),
+      [](shard::GridAxesAttr axes) { return !axes.empty(); });
+  if (!halos.empty() && (int64_t)halos.size() != 2 * numSplit)
+    return op.emitOpError() << "has " << halos.size()
+                            << " halo sizes for " << numSplit
+                            << " split dims; expected a (lo, hi) pair per "
+                               "split dim";
   SmallVector<DimShardingAttr> dims;
-  for (int64_t d = 0; d < rank; ++d) {
+  for (int64_t d = 0, split = 0; d < rank; ++d) {
     SmallVector<StringAttr> axes;
     if (d < (int64_t)splits.size())
       for (int16_t axis : splits[d].asArrayRef())
         axes.push_back(axisName(context, axis));
-    dims.push_back(DimShardingAttr::get(context, axes));
+    int64_t lo = 0, hi = 0;
+    if (!axes.empty() && !halos.empty()) {
+      lo = halos[2 * split];
+      hi = halos[2 * split + 1];
+      ++split;
+    }
+    if (failed(DimShardingAttr::verify([&] { return op.emitOpError(); }, axes,
+                                       lo, hi, /*overlap=*/0)))
+      return failure();
+    dims.push_back(DimShardingAttr::get(context, axes, lo, hi, 0));
   }
   return ShardingAttr::get(FlatSymbolRefAttr::get(context, op.getGrid()), dims);
 }
@@ -375,6 +397,92 @@ struct ImportProcessMultiIndex
   }
 };
 
+/// update_halo on a local tensor whose split dims hold halos: per split dim
+/// in order, the `lo` rows before the block come from the previous rank's
+/// last block rows and the `hi` rows after it from the next rank's first
+/// ones (two dist.permutes); the first and last ranks keep what the
+/// destination holds there (upstream leaves the ends to the program).
+struct ImportUpdateHalo : public ImportCollective<shard::UpdateHaloOp> {
+  using ImportCollective::ImportCollective;
+  LogicalResult matchAndRewrite(shard::UpdateHaloOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(getGroup(op, {})))
+      return failure(); // memrefs, an unknown grid
+    if (!op.getHaloSizes().empty() ||
+        llvm::any_of(op.getStaticHaloSizes(), ShapedType::isDynamic))
+      return fail(op, "has dynamic halo sizes; dist's halos are static");
+    auto type = dyn_cast<RankedTensorType>(op.getDestination().getType());
+    if (type && (!type.hasStaticShape() ||
+                 !type.getElementType().isIntOrIndexOrFloat()))
+      return fail(op, "updates a tensor of dynamic shape or of elements "
+                      "other than integers and floats");
+    ArrayRef<shard::GridAxesAttr> splits = op.getSplitAxes().getAxes();
+    ArrayRef<int64_t> halos = op.getStaticHaloSizes();
+    int64_t numSplit = llvm::count_if(
+        splits, [](shard::GridAxesAttr axes) { return !axes.empty(); });
+    if ((int64_t)halos.size() != 2 * numSplit)
+      return fail(op, "has " + Twine(halos.size()) + " halo sizes for " +
+                          Twine(numSplit) +
+                          " split dims; expected a (lo, hi) pair per split dim");
+    if (type && (int64_t)splits.size() > type.getRank())
+      return fail(op, "splits " + Twine(splits.size()) +
+                          " dims of a tensor of rank " + Twine(type.getRank()));
+    Location loc = op.getLoc();
+    Value current = op.getDestination();
+    for (int64_t d = 0, split = 0; d < (int64_t)splits.size(); ++d) {
+      if (splits[d].empty())
+        continue;
+      FailureOr<ImportedGroup> group = getGroup(op, splits[d].asArrayRef());
+      if (failed(group))
+        return failure();
+      int64_t lo = halos[2 * split], hi = halos[2 * split + 1];
+      ++split;
+      int64_t size = type.getDimSize(d), groupSize = 1;
+      for (int64_t axis : group->axisIndices)
+        groupSize *= group->gridShape[axis];
+      if (lo + hi > size)
+        return fail(op, "has halos of " + Twine(lo) + " and " + Twine(hi) +
+                            " rows on dim " + Twine(d) + " of " +
+                            Twine(size) + " rows");
+      if (lo == 0 && hi == 0)
+        continue;
+      Value index =
+          ProcessIndexOp::create(rewriter, loc, group->mesh, group->axes);
+      auto atIndex = [&](int64_t i) {
+        return arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::eq, index,
+            arith::ConstantIndexOp::create(rewriter, loc, i));
+      };
+      auto sliceRows = [&](Value value, int64_t dim, int64_t offset,
+                           int64_t count) {
+        return buildDimSlice(rewriter, loc, value, dim,
+                             rewriter.getIndexAttr(offset), count);
+      };
+      SmallVector<Value> parts;
+      if (lo) {
+        Value received = buildShift(
+            rewriter, loc, sliceRows(current, d, size - hi - lo, lo),
+            group->mesh, group->axes, groupSize, 1, 0, OriginAttr());
+        parts.push_back(arith::SelectOp::create(
+            rewriter, loc, atIndex(0),
+            sliceRows(current, d, 0, lo), received));
+      }
+      parts.push_back(sliceRows(current, d, lo, size - lo - hi));
+      if (hi) {
+        Value received = buildShift(
+            rewriter, loc, sliceRows(current, d, lo, hi),
+            group->mesh, group->axes, groupSize, -1, 0, OriginAttr());
+        parts.push_back(arith::SelectOp::create(
+            rewriter, loc, atIndex(groupSize - 1),
+            sliceRows(current, d, size - hi, hi), received));
+      }
+      current = tensor::ConcatOp::create(rewriter, loc, d, parts);
+    }
+    rewriter.replaceOp(op, current);
+    return success();
+  }
+};
+
 /// The linear index over every axis of the grid, in order.
 struct ImportProcessLinearIndex
     : public ImportCollective<shard::ProcessLinearIndexOp> {
@@ -397,7 +505,8 @@ static LogicalResult importCollectives(ModuleOp module) {
   RewritePatternSet patterns(module.getContext());
   patterns.add<ImportAllReduce, ImportReduce, ImportBroadcast, ImportAllGather,
                ImportReduceScatter, ImportAllToAll, ImportAllSlice,
-               ImportProcessMultiIndex, ImportProcessLinearIndex>(
+               ImportUpdateHalo, ImportProcessMultiIndex,
+               ImportProcessLinearIndex>(
       module.getContext(), state);
   walkAndApplyPatterns(module, std::move(patterns));
   return failure(state.failed);
@@ -439,8 +548,9 @@ struct DistImportShardPass
         op->emitOpError()
             << "has no dist counterpart; dist-import-shard imports shard.grid, "
                "shard.sharding, shard.shard, the collectives all_reduce, "
-               "reduce, broadcast, all_gather, reduce_scatter, all_to_all and "
-               "all_slice, and process_multi_index / process_linear_index";
+               "reduce, broadcast, all_gather, reduce_scatter, all_to_all, "
+               "all_slice and update_halo, and process_multi_index / "
+               "process_linear_index";
         return signalPassFailure();
       }
     }

@@ -50,6 +50,11 @@ private:
   /// The collectives use communicator `comm` of their groups.
   FailureOr<Value> reshard(Value value, ShardingAttr target, Operation *user,
                            uint64_t comm = 0);
+  /// The local form of a halo step of a reshard plan on `value` (local),
+  /// whose group along the step's axes has `groupSize` ranks.
+  Value buildHaloStep(Value value, const meshmath::ReshardStep &step,
+                      FlatSymbolRefAttr mesh, int64_t groupSize, uint64_t comm,
+                      function_ref<void(Value)> tagCollective);
   /// Partitions `op`, whose local form is built at the builder's insertion
   /// point; an op that does not become its own local form is erased at the
   /// end.
@@ -187,6 +192,82 @@ static bool isZeroTensor(Value value) {
     return matchPattern(fill.value(), m_AnyZeroFloat()) ||
            matchPattern(fill.value(), m_Zero());
   return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
+}
+
+Value FunctionPartitioner::buildHaloStep(
+    Value value, const meshmath::ReshardStep &step, FlatSymbolRefAttr meshName,
+    int64_t groupSize, uint64_t comm, function_ref<void(Value)> tagCollective) {
+  Location loc = value.getLoc();
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t dim = step.dim, rows = type.getDimSize(dim);
+  const meshmath::Halo &halo = step.halo;
+  StringRef meshRef = meshName.getValue();
+  ArrayAttr axes = axisNames(step.axes);
+  auto origin = OriginAttr::get(builder.getContext(), Origin::reshard);
+  auto concat = [&](ArrayRef<Value> parts) {
+    return tensor::ConcatOp::create(builder, loc, dim, parts).getResult();
+  };
+  switch (step.kind) {
+  case meshmath::ReshardStep::DropHalo:
+    return buildDimSlice(builder, loc, value, dim, builder.getIndexAttr(halo.lo),
+                    rows - halo.lo - halo.hi);
+  case meshmath::ReshardStep::ExchangeHalo: {
+    // Each rank sends its first `hi` rows back and its last `lo` rows on;
+    // the ranks at the ends receive nothing, which reads as zeros.
+    auto shift = [&](Value part, int64_t by) {
+      Value moved = buildShift(builder, loc, part, meshName, axes, groupSize,
+                               by, comm, origin);
+      if (isa_and_nonnull<PermuteOp>(moved.getDefiningOp()))
+        tagCollective(moved);
+      return moved;
+    };
+    SmallVector<Value> parts;
+    if (halo.lo)
+      parts.push_back(shift(buildDimSlice(builder, loc, value, dim,
+                                     builder.getIndexAttr(rows - halo.lo),
+                                     halo.lo),
+                            1));
+    parts.push_back(value);
+    if (halo.hi)
+      parts.push_back(shift(
+          buildDimSlice(builder, loc, value, dim, builder.getIndexAttr(0), halo.hi),
+          -1));
+    return parts.size() == 1 ? value : concat(parts);
+  }
+  case meshmath::ReshardStep::SliceOverlap: {
+    int64_t block = (rows - halo.overlap) / groupSize;
+    Value offset = buildBlockOffset(
+        builder, loc, meshName,
+        llvm::to_vector(axes.getAsRange<StringAttr>()), block);
+    return buildDimSlice(builder, loc, value, dim, offset, block + halo.overlap);
+  }
+  case meshmath::ReshardStep::GatherOverlap: {
+    // The blocks without their overlap, then the last block's overlap rows
+    // (the end of the dim), which only the group's last rank holds.
+    int64_t block = rows - halo.overlap;
+    Value core =
+        buildDimSlice(builder, loc, value, dim, builder.getIndexAttr(0), block);
+    auto coreType = cast<RankedTensorType>(core.getType());
+    SmallVector<int64_t> shape(coreType.getShape());
+    shape[dim] = block * groupSize;
+    Value gathered =
+        AllGatherOp::create(builder, loc, coreType.clone(shape),
+                            /*token=*/Type(), core, meshRef, axes, comm,
+                            origin, dim)
+            .getResult();
+    tagCollective(gathered);
+    Value tail = buildDimSlice(builder, loc, value, dim,
+                          builder.getIndexAttr(block), halo.overlap);
+    Value end = BroadcastOp::create(builder, loc, TypeRange{tail.getType()},
+                                    /*token=*/Type(), ValueRange{tail}, meshRef,
+                                    axes, comm, origin, groupSize - 1)
+                    .getResult(0);
+    tagCollective(end);
+    return concat({gathered, end});
+  }
+  default:
+    llvm_unreachable("not a halo step");
+  }
 }
 
 FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
@@ -375,6 +456,24 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
       break;
     case meshmath::ReshardStep::Own:
       break;
+    case meshmath::ReshardStep::DropHalo:
+    case meshmath::ReshardStep::ExchangeHalo:
+    case meshmath::ReshardStep::SliceOverlap:
+    case meshmath::ReshardStep::GatherOverlap: {
+      if (!current.hasStaticShape() ||
+          !current.getElementType().isIntOrIndexOrFloat()) {
+        InFlightDiagnostic diag =
+            user->emitOpError()
+            << "needs a halo or overlap on an operand of type " << current
+            << "; halos need static shapes and integer or float elements";
+        diag.attachNote(loc) << "value laid out as " << source
+                             << ", needed as " << target;
+        return diag;
+      }
+      value = buildHaloStep(value, step, target.getMesh(), groupSize, comm,
+                            tagCollective);
+      break;
+    }
     case meshmath::ReshardStep::MakePartial: {
       // max, min and avg of equal copies are the value itself; zeros sum to
       // zero. Ranks that do not own a value hold anything: always masked.

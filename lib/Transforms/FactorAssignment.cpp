@@ -44,6 +44,10 @@ bool dist::isRefinement(ShardingAttr current, ShardingAttr refined) {
   for (int64_t d = 0; d < current.getRank(); ++d)
     if (!isPrefix(current.getDimAxes(d), refined.getDimAxes(d)))
       return false;
+  // A halo alone refines nothing: the first layout proposed keeps it (two
+  // stencils wanting different halos would otherwise trade it forever).
+  if (current.withoutHalos() == refined.withoutHalos())
+    return false;
   if (current.isPartial() && current.getPartialKind() != refined.getPartialKind())
     return false;
   return llvm::all_of(current.getPartialAxes(), [&](StringAttr axis) {
@@ -151,7 +155,8 @@ dist::decideFactors(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
                        info.numElements;
     for (auto [d, factor] : llvm::enumerate(dims))
       if (factor != ShardingRule::kNoFactor)
-        candidates[factor].push_back({info.sharding.getDims()[d], priority});
+        candidates[factor].push_back(
+            {info.sharding.getDims()[d].withoutHalo(), priority});
   };
   for (auto [i, info] : llvm::enumerate(operands))
     collect(info, rule.operandDims[i]);
@@ -218,8 +223,13 @@ dist::decideFactors(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
     });
     axes.erase(conflict, axes.end());
     int64_t size = rule.factors[f].size;
-    while (!axes.empty() && !ShapedType::isDynamic(size) &&
-           size % mesh.getGroupSize(axes) != 0 && !rule.mayPad(f))
+    auto fits = [&] {
+      int64_t blocks = mesh.getGroupSize(axes);
+      return ShapedType::isDynamic(size) ||
+             ((size % blocks == 0 || rule.mayPad(f)) &&
+              size / blocks >= rule.factors[f].minBlockSize);
+    };
+    while (!axes.empty() && !fits())
       axes.pop_back();
     reserved.insert(axes.begin(), axes.end());
   }
@@ -263,23 +273,30 @@ dist::decideFactors(const ShardingRule &rule, ArrayRef<TensorInfo> operands,
 /// building anything if it is that layout already, the common case.
 static ShardingAttr project(const FactorAssignment &assignment,
                             ArrayRef<int64_t> dims,
+                            ArrayRef<meshmath::Halo> halos,
                             ArrayRef<StringAttr> partialAxes,
                             ReductionKind partialKind, ShardingAttr known) {
-  auto dimAttr = [&](int64_t factor) {
-    return factor == ShardingRule::kNoFactor ? assignment.wholeDim
-                                             : assignment.factorDims[factor];
+  // A split dim gets the rule's extra rows (a stencil's window).
+  auto dimAttr = [&](size_t d) {
+    int64_t factor = dims[d];
+    if (factor == ShardingRule::kNoFactor)
+      return assignment.wholeDim;
+    DimShardingAttr dim = assignment.factorDims[factor];
+    if (d < halos.size() && !halos[d].empty() && dim.isSplit())
+      return dim.withHalo(halos[d]);
+    return dim;
   };
   if (known && known.getMesh() == assignment.mesh &&
       known.getRank() == (int64_t)dims.size() &&
       known.getPartialKind() == partialKind &&
       known.getPartialAxes() == partialAxes &&
-      llvm::all_of(llvm::zip(known.getDims(), dims), [&](auto pair) {
-        return std::get<0>(pair) == dimAttr(std::get<1>(pair));
+      llvm::all_of(llvm::seq<size_t>(0, dims.size()), [&](size_t d) {
+        return known.getDims()[d] == dimAttr(d);
       }))
     return known;
   SmallVector<DimShardingAttr> dimAttrs;
-  for (int64_t factor : dims)
-    dimAttrs.push_back(dimAttr(factor));
+  for (size_t d = 0; d < dims.size(); ++d)
+    dimAttrs.push_back(dimAttr(d));
   return ShardingAttr::get(assignment.mesh, dimAttrs, partialAxes, partialKind);
 }
 
@@ -290,19 +307,27 @@ ShardingAttr dist::projectOperand(const ShardingRule &rule,
   const TensorInfo &info = operands[index];
   if (!info.isTensor)
     return {};
+  ArrayRef<meshmath::Halo> halos;
+  if (index < rule.operandHalos.size())
+    halos = rule.operandHalos[index];
   if (rule.operandIsAccumulator[index])
-    return project(assignment, rule.operandDims[index], assignment.partialAxes,
-                   assignment.partialKind, info.sharding);
+    return project(assignment, rule.operandDims[index], halos,
+                   assignment.partialAxes, assignment.partialKind,
+                   info.sharding);
   if (llvm::is_contained(assignment.passThroughOperands, index))
-    return project(assignment, rule.operandDims[index],
-                   assignment.passThroughAxes, ReductionKind::sum, info.sharding);
-  return project(assignment, rule.operandDims[index], {}, ReductionKind::sum,
-                 info.sharding);
+    return project(assignment, rule.operandDims[index], halos,
+                   assignment.passThroughAxes, ReductionKind::sum,
+                   info.sharding);
+  return project(assignment, rule.operandDims[index], halos, {},
+                 ReductionKind::sum, info.sharding);
 }
 
 ShardingAttr dist::projectResult(const ShardingRule &rule,
                                  const FactorAssignment &assignment,
                                  unsigned index, ShardingAttr known) {
-  return project(assignment, rule.resultDims[index], assignment.partialAxes,
-                 assignment.partialKind, known);
+  ArrayRef<meshmath::Halo> halos;
+  if (index < rule.resultHalos.size())
+    halos = rule.resultHalos[index];
+  return project(assignment, rule.resultDims[index], halos,
+                 assignment.partialAxes, assignment.partialKind, known);
 }

@@ -1,12 +1,42 @@
 // RUN: dist-opt %s --dist-import-shard -split-input-file -verify-diagnostics
 
-// Tests that halo sizes are rejected.
+// Tests that dynamic halo sizes are rejected.
 shard.grid @grid_4(shape = 4)
-func.func @halo(%x: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-error@+1 {{'shard.sharding' op has halo sizes, which dist does not import}}
-  %s = shard.sharding @grid_4 split_axes = [[0]] halo_sizes = [1, 1] : !shard.sharding
+func.func @halo(%x: tensor<8xf32>, %n: i64) -> tensor<8xf32> {
+  // expected-error@+1 {{'shard.sharding' op has dynamic halo sizes; dist's halos are static}}
+  %s = shard.sharding @grid_4 split_axes = [[0]] halo_sizes = [1, %n] : !shard.sharding
   %y = shard.shard %x to %s : tensor<8xf32>
   return %y : tensor<8xf32>
+}
+
+// -----
+
+// Tests that update_halo's halos must fit the tensor.
+shard.grid @grid_4(shape = 4)
+func.func @update_halo_too_wide(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error@+1 {{'shard.update_halo' op has halos of 3 and 2 rows on dim 0 of 4 rows}}
+  %y = shard.update_halo %x on @grid_4 split_axes = [[0]] halo_sizes = [3, 2] : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// Tests that update_halo's halo sizes must come in one pair per split dim.
+shard.grid @grid_4(shape = 4)
+func.func @update_halo_count(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error@+1 {{'shard.update_halo' op has 2 halo sizes for 2 split dims; expected a (lo, hi) pair per split dim}}
+  %y = shard.update_halo %x on @grid_4 split_axes = [[0], [0]] halo_sizes = [1, 1] : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// Tests that update_halo on memrefs is refused.
+shard.grid @grid_4(shape = 4)
+func.func @update_halo_memref(%x: memref<4x8xf32>) -> memref<4x8xf32> {
+  // expected-error@+1 {{'shard.update_halo' op works on memrefs; dist-import-shard imports collectives on tensors only (bufferize after import)}}
+  %y = shard.update_halo %x on @grid_4 split_axes = [[0]] halo_sizes = [1, 1] : memref<4x8xf32>
+  return %y : memref<4x8xf32>
 }
 
 // -----
@@ -43,7 +73,7 @@ shard.grid @grid_dyn(shape = ?x2)
 // Tests that shard ops without a dist counterpart are refused.
 shard.grid @grid_4(shape = 4)
 func.func @collective(%x: tensor<8xf32>) -> tensor<32xf32> {
-  // expected-error@+1 {{'shard.gather' op has no dist counterpart; dist-import-shard imports shard.grid, shard.sharding, shard.shard, the collectives all_reduce, reduce, broadcast, all_gather, reduce_scatter, all_to_all and all_slice, and process_multi_index / process_linear_index}}
+  // expected-error@+1 {{'shard.gather' op has no dist counterpart; dist-import-shard imports shard.grid, shard.sharding, shard.shard, the collectives all_reduce, reduce, broadcast, all_gather, reduce_scatter, all_to_all, all_slice and update_halo, and process_multi_index / process_linear_index}}
   %r = shard.gather %x on @grid_4 grid_axes = [0] gather_axis = 0 root = [0] : (tensor<8xf32>) -> tensor<32xf32>
   return %r : tensor<32xf32>
 }

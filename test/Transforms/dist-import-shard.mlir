@@ -98,3 +98,43 @@ func.func @partitioned(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8x
   %l = shard.process_linear_index on @grid_2x2 : index
   return %s, %g, %r, %t, %b, %d, %sl, %i#0, %i#1, %l : tensor<4x8xf32>, tensor<8x8xf32>, tensor<2x8xf32>, tensor<8x4xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x8xf32>, index, index, index
 }
+
+// -----
+
+// Tests halo sizes: one (lo, hi) pair per split dim, in order.
+// CHECK-LABEL: func.func @halos
+// CHECK: dist.annotate %arg0 as <@grid_2x2, [{a1} halo [1, 2], {}, {a0} halo [0, 3]]>
+shard.grid @grid_2x2(shape = 2x2)
+func.func @halos(%x: tensor<8x4x12xf32>) -> tensor<8x4x12xf32> {
+  %s = shard.sharding @grid_2x2 split_axes = [[1], [], [0]] halo_sizes = [1, 2, 0, 3] : !shard.sharding
+  %y = shard.shard %x to %s : tensor<8x4x12xf32>
+  return %y : tensor<8x4x12xf32>
+}
+
+// -----
+
+// Tests update_halo of a program upstream has already partitioned: per
+// split dim, the lo rows come from the previous rank's last block rows and
+// the hi rows from the next rank's first ones (a shift each way); the ends
+// keep what the destination holds.
+// CHECK-LABEL: func.func @update_halo
+// CHECK-SAME: (%[[X:.*]]: tensor<7x8xf32>)
+// CHECK: %[[I:.*]] = dist.process_index on @grid_4 [a0] : index
+// CHECK: %[[LAST:.*]] = tensor.extract_slice %[[X]][4, 0] [1, 8] [1, 1]
+// CHECK: %[[FROM_PREV:.*]] = dist.permute %[[LAST]] on @grid_4 [a0] pairs = [0 -> 1, 1 -> 2, 2 -> 3] : tensor<1x8xf32>
+// CHECK: %[[FIRST_RANK:.*]] = arith.cmpi eq, %[[I]], %c0
+// CHECK: %[[OWN_LO:.*]] = tensor.extract_slice %[[X]][0, 0] [1, 8] [1, 1]
+// CHECK: %[[LO:.*]] = arith.select %[[FIRST_RANK]], %[[OWN_LO]], %[[FROM_PREV]]
+// CHECK: %[[CORE:.*]] = tensor.extract_slice %[[X]][1, 0] [4, 8] [1, 1]
+// CHECK: %[[HEAD:.*]] = tensor.extract_slice %[[X]][1, 0] [2, 8] [1, 1]
+// CHECK: %[[FROM_NEXT:.*]] = dist.permute %[[HEAD]] on @grid_4 [a0] pairs = [1 -> 0, 2 -> 1, 3 -> 2] : tensor<2x8xf32>
+// CHECK: %[[LAST_RANK:.*]] = arith.cmpi eq, %[[I]], %c3
+// CHECK: %[[OWN_HI:.*]] = tensor.extract_slice %[[X]][5, 0] [2, 8] [1, 1]
+// CHECK: %[[HI:.*]] = arith.select %[[LAST_RANK]], %[[OWN_HI]], %[[FROM_NEXT]]
+// CHECK: %[[R:.*]] = tensor.concat dim(0) %[[LO]], %[[CORE]], %[[HI]] : {{.*}} -> tensor<7x8xf32>
+// CHECK: return %[[R]]
+shard.grid @grid_4(shape = 4)
+func.func @update_halo(%x: tensor<7x8xf32>) -> tensor<7x8xf32> {
+  %y = shard.update_halo %x on @grid_4 split_axes = [[0]] halo_sizes = [1, 2] : tensor<7x8xf32>
+  return %y : tensor<7x8xf32>
+}

@@ -52,10 +52,12 @@ func.func @row_sub(%x: tensor<8x32xf32>, %init: tensor<8xf32>) -> tensor<8xf32> 
 
 // -----
 
-// Tests that loops in compound indexing expressions (a convolution window)
-// must stay whole, and that the mixed dim has no factor.
+// Tests that a convolution window (`w + k`, k a reduction loop) indexes its
+// input's dim by `w` with an overlap of the window size - 1 (k stays whole),
+// and that a loop in another compound expression (a strided window) must
+// stay whole with the mixed dim unindexed.
 func.func @conv1d(%x: tensor<4x34xf32>, %w: tensor<3xf32>, %o: tensor<4x32xf32>) -> tensor<4x32xf32> {
-  // expected-remark@+1 {{sharding rule: ([i, _], [k], [i, j]) -> ([i, j]) {i=4, j=32 whole, k=3 whole}}}
+  // expected-remark@+1 {{sharding rule: ([i, j overlap 2], [k], [i, j]) -> ([i, j]) {i=4, j=32, k=3 whole}}}
   %r = linalg.generic {indexing_maps = [affine_map<(n, w, k) -> (n, w + k)>, affine_map<(n, w, k) -> (k)>, affine_map<(n, w, k) -> (n, w)>],
                        iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%x, %w : tensor<4x34xf32>, tensor<3xf32>) outs(%o : tensor<4x32xf32>) {
@@ -65,6 +67,38 @@ func.func @conv1d(%x: tensor<4x34xf32>, %w: tensor<3xf32>, %o: tensor<4x32xf32>)
     linalg.yield %s : f32
   } -> tensor<4x32xf32>
   return %r : tensor<4x32xf32>
+}
+
+func.func @strided(%x: tensor<4x65xf32>, %w: tensor<3xf32>, %o: tensor<4x32xf32>) -> tensor<4x32xf32> {
+  // expected-remark@+1 {{sharding rule: ([i, _], [k], [i, j]) -> ([i, j]) {i=4, j=32 whole, k=3 whole}}}
+  %r = linalg.generic {indexing_maps = [affine_map<(n, w, k) -> (n, 2 * w + k)>, affine_map<(n, w, k) -> (k)>, affine_map<(n, w, k) -> (n, w)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<4x65xf32>, tensor<3xf32>) outs(%o : tensor<4x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x32xf32>
+  return %r : tensor<4x32xf32>
+}
+
+// Tests tensor.pad: a dim padded with zeros is split with a halo of the
+// padding on the source and an overlap on the result; a dim padded with
+// another value stays whole.
+func.func @pads(%x: tensor<8x6xf32>) -> (tensor<11x6xf32>, tensor<8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  // expected-remark@+1 {{sharding rule: ([i halo [1, 2], j]) -> ([i overlap 3, j]) {i=8, j=6}}}
+  %a = tensor.pad %x low[1, 0] high[2, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : f32
+  } : tensor<8x6xf32> to tensor<11x6xf32>
+  // expected-remark@+1 {{sharding rule: ([i, _]) -> ([i, _]) {i=8}}}
+  %b = tensor.pad %x low[0, 1] high[0, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %one : f32
+  } : tensor<8x6xf32> to tensor<8x8xf32>
+  return %a, %b : tensor<11x6xf32>, tensor<8x8xf32>
 }
 
 // -----

@@ -19,6 +19,7 @@
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace mlir::dist {
@@ -78,11 +79,18 @@ struct ShardingRule {
     /// dim): blocks of that dim are blocks of the factor times the rest, so a
     /// split that does not divide the factor cannot be padded.
     bool indexesPartOfDim = false;
+    /// Some dim the factor indexes has extra rows around its blocks (a
+    /// stencil's window): its blocks must be even.
+    bool hasHalo = false;
+    /// The smallest block a split may leave (a halo's rows come from the
+    /// neighbouring blocks only).
+    int64_t minBlockSize = 0;
 
     bool operator==(const Factor &other) const {
       return size == other.size && kind == other.kind &&
              reduction == other.reduction &&
-             indexesPartOfDim == other.indexesPartOfDim;
+             indexesPartOfDim == other.indexesPartOfDim &&
+             hasHalo == other.hasHalo && minBlockSize == other.minBlockSize;
     }
   };
 
@@ -113,6 +121,27 @@ struct ShardingRule {
   /// it: x * x (a square), a body that ignores an input, or the indices of a
   /// gather are not.
   SmallVector<bool> operandIsLinear;
+  /// Per operand (result), per dim: the extra rows around the blocks of the
+  /// dim's factor when it is split (see DimShardingAttr): the rows a
+  /// stencil reads beyond its block (a convolution's input has an overlap
+  /// of the window size - 1) or that the op makes (a zero pad of a dim with
+  /// a halo is that dim with an overlap). Empty: none.
+  SmallVector<SmallVector<meshmath::Halo>> operandHalos, resultHalos;
+
+  meshmath::Halo operandHalo(unsigned operand, unsigned dim) const {
+    return haloIn(operandHalos, operand, dim);
+  }
+  meshmath::Halo resultHalo(unsigned result, unsigned dim) const {
+    return haloIn(resultHalos, result, dim);
+  }
+  /// Sets the extra rows of an operand's (result's) dim, which a factor
+  /// must index; the factor is then never padded.
+  void setOperandHalo(unsigned operand, unsigned dim, meshmath::Halo halo) {
+    setHaloIn(operandHalos, operandDims, operand, dim, halo);
+  }
+  void setResultHalo(unsigned result, unsigned dim, meshmath::Halo halo) {
+    setHaloIn(resultHalos, resultDims, result, dim, halo);
+  }
 
   bool isLinearIn(unsigned operand) const {
     return operandIsLinear.empty() || operandIsLinear[operand];
@@ -125,7 +154,7 @@ struct ShardingRule {
   /// padding is kept out of the results (`paddedReduction`).
   bool mayPad(int64_t f) const {
     const Factor &factor = factors[f];
-    if (!padsSafely || factor.indexesPartOfDim ||
+    if (!padsSafely || factor.indexesPartOfDim || factor.hasHalo ||
         factor.kind == FactorKind::Unsplittable)
       return false;
     return factor.kind == FactorKind::Parallel ||
@@ -171,6 +200,28 @@ struct ShardingRule {
   /// have equal rules): the rule cache keeps one copy of each.
   bool operator==(const ShardingRule &other) const;
   bool operator!=(const ShardingRule &other) const { return !(*this == other); }
+
+private:
+  static meshmath::Halo haloIn(ArrayRef<SmallVector<meshmath::Halo>> halos,
+                               unsigned index, unsigned dim) {
+    if (index >= halos.size() || dim >= halos[index].size())
+      return {};
+    return halos[index][dim];
+  }
+  void setHaloIn(SmallVector<SmallVector<meshmath::Halo>> &halos,
+                 ArrayRef<SmallVector<int64_t>> dims, unsigned index,
+                 unsigned dim, meshmath::Halo halo) {
+    if (halos.size() < dims.size())
+      halos.resize(dims.size());
+    if (halos[index].size() < dims[index].size())
+      halos[index].resize(dims[index].size());
+    halos[index][dim] = halo;
+    if (dims[index][dim] == kNoFactor)
+      return;
+    Factor &factor = factors[dims[index][dim]];
+    factor.hasHalo = true;
+    factor.minBlockSize = std::max({factor.minBlockSize, halo.lo, halo.hi});
+  }
 };
 
 llvm::hash_code hash_value(const ShardingRule &rule);
@@ -199,6 +250,20 @@ struct LocalLookup {
 LocalLookup buildLocalLookup(OpBuilder &builder, Location loc, Value indices,
                              FlatSymbolRefAttr mesh, ArrayRef<StringAttr> axes,
                              int64_t localRows);
+
+/// `count` rows of `value` (a static tensor) along `dim` from `offset`
+/// (static or dynamic): a tensor.extract_slice.
+Value buildDimSlice(OpBuilder &builder, Location loc, Value value, int64_t dim,
+                    OpFoldResult offset, int64_t count);
+
+/// A shift within the groups of `groupSize` ranks along `axes` of `mesh`:
+/// group index `i` receives what `i - by` holds, and the ranks with no
+/// source get zeros (a halo exchange's ghost rows), through one
+/// `dist.permute`; with no pair at all (`|by|` of at least the group size) a
+/// zero constant. `input` has integer or float elements.
+Value buildShift(OpBuilder &builder, Location loc, Value input,
+                 FlatSymbolRefAttr mesh, ArrayAttr axes, int64_t groupSize,
+                 int64_t by, uint64_t comm, OriginAttr origin);
 
 /// True if `op` computes without trapping or reading out of bounds whatever
 /// its operands hold: no op in it is NotSpeculatable (an integer division by

@@ -33,10 +33,15 @@ struct Layout {
   /// unspecified). Empty: every rank holds it.
   AxisList owned;
   int64_t owner = 0;
+  /// Per dim, the extra rows around each block (empty: none anywhere).
+  std::vector<Halo> halos;
 
   bool isOwned() const { return !owned.empty(); }
-  /// Equal layouts: same dims, same partial axes (in any order) and kind,
-  /// same owned axes (in any order) and owner.
+  bool hasHalos() const;
+  /// The same layout with no extra rows.
+  Layout withoutHalos() const;
+  /// Equal layouts: same dims and halos, same partial axes (in any order)
+  /// and kind, same owned axes (in any order) and owner.
   bool operator==(const Layout &other) const;
 };
 
@@ -65,6 +70,20 @@ struct ReshardStep {
     /// Become owned along `axes` by group index `root`; local, no code (a
     /// value every rank holds is held by the owner in particular).
     Own,
+    /// Drop the halo rows of `dim` (split by `axes`), keeping the block;
+    /// local.
+    DropHalo,
+    /// Add `halo`'s rows to the blocks of `dim` (split by `axes`): each rank
+    /// receives the last `lo` rows of the previous block and the first `hi`
+    /// of the next (two permutes; the ends get zeros).
+    ExchangeHalo,
+    /// Split the whole `dim` by `axes` into overlapping blocks (`halo`'s
+    /// overlap); local.
+    SliceOverlap,
+    /// Make `dim`, split by `axes` into overlapping blocks, whole: gather
+    /// the blocks without their overlap, and the last block's overlap rows
+    /// from the last rank of the group (all_gather + broadcast).
+    GatherOverlap,
   };
   Kind kind;
   AxisList axes;
@@ -81,6 +100,8 @@ struct ReshardStep {
   /// `concatDim` (AllToAll) whole, it is cropped to its first `cropTo` rows.
   int64_t padTo = -1;
   int64_t cropTo = -1;
+  /// The extra rows of the halo steps.
+  Halo halo = {};
 
   std::string str() const;
 };
@@ -91,7 +112,11 @@ struct ReshardStep {
 /// blocks (its axes do not divide it) and that goes to another split is
 /// gathered whole first, then split again, since blocks of different padded
 /// splits do not nest (10 rows in 2 blocks of 5 are not 4 blocks of 3
-/// regrouped); steps get their `padTo` and `cropTo`.
+/// regrouped); steps get their `padTo` and `cropTo`. Dims with halos or
+/// overlaps (never partial or owned: the verifier refuses it) start by
+/// dropping them (a slice) or gathering the overlapping blocks, and end by
+/// exchanging halos with the neighbours or slicing overlapping blocks out of
+/// the whole dim.
 std::vector<ReshardStep> planReshard(const Layout &source, const Layout &target,
                                      const Shape &globalShape = {},
                                      const Shape &meshShape = {});

@@ -58,7 +58,9 @@ static FailureOr<Boundary> describe(ModuleOp module, func::FuncOp entry,
   boundary.layout = getBoundaryLayout(module, attrs, local->shape.size());
   boundary.globalShape = local->shape;
   for (auto [d, axes] : llvm::enumerate(boundary.layout.dims))
-    boundary.globalShape[d] *= meshmath::groupSize(meshShape, axes);
+    boundary.globalShape[d] = meshmath::globalDimSize(
+        boundary.globalShape[d], meshmath::groupSize(meshShape, axes),
+        meshmath::haloOf(boundary.layout.halos, d));
   // Padded blocks: the partitioner wrote the global shape down.
   if (auto shape = attrs ? attrs.getAs<DenseI64ArrayAttr>(
                                DistDialect::getGlobalShapeAttrName())

@@ -198,6 +198,59 @@ func.func private @f() -> (tensor<f32> {dist.sharding = #dist.sharding<@mesh_2x4
 
 // -----
 
+// Tests that a halo needs a split dim.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{a halo needs a split dim (no mesh axes are given)}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{} halo [1, 1], {}]>})
+
+// -----
+
+// Tests that a dim has a halo or an overlap, not both.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{a dim has a halo or an overlap, not both}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp} halo [1, 1] overlap 2, {}]>})
+
+// -----
+
+// Tests that halo sizes are non-negative.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{halo sizes and overlaps must be non-negative, got halo [-1, 1] and overlap 0}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp} halo [-1, 1], {}]>})
+
+// -----
+
+// Tests that a partial sharding has no halo.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{dim 0 has a halo, which a partial or owned sharding cannot have}}
+func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{dp} halo [1, 1], {}], partial = sum{mp}>})
+
+// -----
+
+// Tests that halos need even blocks: 10 rows do not split into 4.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op argument 0: dim 0 of 'tensor<10x16xf32>' (10 rows) is not split evenly into 4 blocks; halos and overlaps need even blocks}}
+func.func private @f(tensor<10x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{mp} halo [1, 1], {}]>})
+
+// -----
+
+// Tests that an overlap's blocks are even without it: 16 - 3 rows do not
+// split into 2.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<16x16xf32>) {
+  // expected-error@+1 {{dim 0 of 'tensor<16x16xf32>' less its overlap (13 rows) is not split evenly into 2 blocks; halos and overlaps need even blocks}}
+  %y = dist.annotate %x as <@mesh_2x4, [{dp} overlap 3, {}]> : tensor<16x16xf32>
+  return
+}
+
+// -----
+
+// Tests that a halo is at most a block: rows come from the neighbours only.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op result 0: dim 1 of 'tensor<8x16xf32>' has blocks of 4 rows, fewer than its halo [0, 5] (halo rows come from the neighbouring blocks only)}}
+func.func private @f() -> (tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {mp} halo [0, 5]]>})
+
+// -----
+
 // Tests that dist.global_shape needs dist.partitioned_as beside it.
 dist.mesh @mesh_2x4 [dp = 2, mp = 4]
 // expected-error@+1 {{'func.func' op argument 0: 'dist.global_shape' must be an array<i64> beside a 'dist.partitioned_as' on a ranked tensor, got array<i64: 10, 16> on 'tensor<3x16xf32>'}}

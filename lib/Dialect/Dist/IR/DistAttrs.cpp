@@ -75,13 +75,24 @@ verifyAxesUsedOnce(function_ref<InFlightDiagnostic()> emitError,
 // DimShardingAttr
 //===----------------------------------------------------------------------===//
 
+// `{a, b}`, `{a} halo [1, 2]` or `{a} overlap 2`.
 FailureOr<DimShardingAttr> DimShardingAttr::parseBody(AsmParser &parser) {
   SmallVector<StringAttr> axes;
   SMLoc loc = parser.getCurrentLocation();
   if (parseAxisNames(parser, axes))
     return failure();
-  auto dim = DimShardingAttr::getChecked(
-      [&] { return parser.emitError(loc); }, parser.getContext(), axes);
+  int64_t lo = 0, hi = 0, overlap = 0;
+  // Both are parsed so that the verifier says why they do not go together.
+  if (succeeded(parser.parseOptionalKeyword("halo")) &&
+      (parser.parseLSquare() || parser.parseInteger(lo) ||
+       parser.parseComma() || parser.parseInteger(hi) || parser.parseRSquare()))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("overlap")) &&
+      parser.parseInteger(overlap))
+    return failure();
+  auto dim = DimShardingAttr::getChecked([&] { return parser.emitError(loc); },
+                                         parser.getContext(), axes, lo, hi,
+                                         overlap);
   if (!dim)
     return failure();
   return dim;
@@ -89,6 +100,10 @@ FailureOr<DimShardingAttr> DimShardingAttr::parseBody(AsmParser &parser) {
 
 void DimShardingAttr::printBody(AsmPrinter &printer) const {
   printAxisNames(printer, getAxes());
+  if (getHaloLo() || getHaloHi())
+    printer << " halo [" << getHaloLo() << ", " << getHaloHi() << ']';
+  if (getOverlap())
+    printer << " overlap " << getOverlap();
 }
 
 Attribute DimShardingAttr::parse(AsmParser &parser, Type) {
@@ -108,7 +123,18 @@ void DimShardingAttr::print(AsmPrinter &printer) const {
 
 LogicalResult
 DimShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                        ArrayRef<StringAttr> axes) {
+                        ArrayRef<StringAttr> axes, int64_t haloLo,
+                        int64_t haloHi, int64_t overlap) {
+  if (haloLo < 0 || haloHi < 0 || overlap < 0)
+    return emitError() << "halo sizes and overlaps must be non-negative, got "
+                       << "halo [" << haloLo << ", " << haloHi
+                       << "] and overlap " << overlap;
+  bool halo = haloLo || haloHi;
+  if ((halo || overlap) && axes.empty())
+    return emitError() << "a " << (halo ? "halo" : "overlap")
+                       << " needs a split dim (no mesh axes are given)";
+  if (halo && overlap)
+    return emitError() << "a dim has a halo or an overlap, not both";
   return verifyAxesUsedOnce(emitError, axes,
                             [](size_t) { return std::string("one dim"); });
 }
@@ -116,6 +142,19 @@ DimShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 //===----------------------------------------------------------------------===//
 // ShardingAttr
 //===----------------------------------------------------------------------===//
+
+bool ShardingAttr::hasHalos() const {
+  return llvm::any_of(getDims(), [](DimShardingAttr d) { return d.hasHalo(); });
+}
+
+ShardingAttr ShardingAttr::withoutHalos() const {
+  if (!hasHalos())
+    return *this;
+  SmallVector<DimShardingAttr> dims = llvm::map_to_vector(
+      getDims(), [](DimShardingAttr d) { return d.withoutHalo(); });
+  return get(getMesh(), dims, getPartialAxes(), getPartialKind(),
+             getOwnerAxes(), getOwner());
+}
 
 bool ShardingAttr::isReplicated() const {
   return !isPartial() && !isOwned() &&
@@ -241,6 +280,10 @@ ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   for (auto [d, dim] : llvm::enumerate(dims)) {
     if (!dim)
       return emitError() << "dim " << d << " has no sharding";
+    if (dim.hasHalo() && (!partialAxes.empty() || !ownerAxes.empty()))
+      return emitError() << "dim " << d << " has a "
+                         << (dim.getOverlap() ? "overlap" : "halo")
+                         << ", which a partial or owned sharding cannot have";
     for (StringAttr axis : dim.getAxes()) {
       axes.push_back(axis);
       users.push_back(d);

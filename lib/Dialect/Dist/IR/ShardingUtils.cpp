@@ -51,6 +51,9 @@ meshmath::Layout dist::getLayout(ShardingAttr sharding, MeshOp mesh) {
   for (StringAttr axis : sharding.getOwnerAxes())
     layout.owned.push_back(*mesh.getAxisIndex(axis));
   layout.owner = sharding.getOwner();
+  if (sharding.hasHalos())
+    for (DimShardingAttr dim : sharding.getDims())
+      layout.halos.push_back(dim.getHalo());
   return layout;
 }
 
@@ -88,6 +91,26 @@ LogicalResult dist::verifySharding(ShardingAttr sharding, Type type,
     return emitError() << "sharding has " << sharding.getRank()
                        << " dims but the type " << type << " has rank "
                        << tensorType.getRank();
+  for (auto [d, dim] : llvm::enumerate(sharding.getDims())) {
+    if (!dim.hasHalo())
+      continue;
+    int64_t size = tensorType.getDimSize(d);
+    int64_t blocks = mesh.getGroupSize(dim.getAxes());
+    if (meshmath::haloBlockSize(size, blocks, dim.getHalo()))
+      continue;
+    InFlightDiagnostic diag = emitError() << "dim " << d << " of " << type;
+    if (ShapedType::isDynamic(size))
+      return diag << " is dynamic; a halo or overlap needs a static size";
+    int64_t core = size - dim.getOverlap();
+    if (core <= 0 || core % blocks != 0)
+      return diag << (dim.getOverlap() ? " less its overlap" : "") << " ("
+                  << core << " rows) is not split evenly into " << blocks
+                  << " blocks; halos and overlaps need even blocks";
+    return diag << " has blocks of " << core / blocks
+                << " rows, fewer than its halo [" << dim.getHaloLo() << ", "
+                << dim.getHaloHi()
+                << "] (halo rows come from the neighbouring blocks only)";
+  }
   return success();
 }
 
@@ -104,11 +127,12 @@ FailureOr<RankedTensorType> dist::getLocalType(RankedTensorType globalType,
       continue;
     if (shape.empty())
       shape.assign(globalType.getShape().begin(), globalType.getShape().end());
-    std::optional<int64_t> size =
-        meshmath::localDimSize(shape[d], mesh.getGroupSize(dim.getAxes()));
+    meshmath::Halo halo = dim.getHalo();
+    std::optional<int64_t> size = meshmath::haloBlockSize(
+        shape[d], mesh.getGroupSize(dim.getAxes()), halo);
     if (!size)
       return failure();
-    shape[d] = *size;
+    shape[d] = ShapedType::isDynamic(*size) ? *size : *size + halo.extra();
   }
   return shape.empty() ? globalType : globalType.clone(shape);
 }
@@ -117,7 +141,7 @@ RankedTensorType dist::getGlobalType(RankedTensorType localType,
                                      ShardingAttr sharding, MeshOp mesh) {
   SmallVector<int64_t> shape(localType.getShape());
   for (auto [d, dim] : llvm::enumerate(sharding.getDims()))
-    if (!ShapedType::isDynamic(shape[d]))
-      shape[d] *= mesh.getGroupSize(dim.getAxes());
+    shape[d] = meshmath::globalDimSize(
+        shape[d], mesh.getGroupSize(dim.getAxes()), dim.getHalo());
   return localType.clone(shape);
 }

@@ -7,6 +7,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
 
+#include "dist/Support/MeshMath.h"
+
 #include "dist/Dialect/Dist/IR/DistEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES

@@ -20,14 +20,50 @@ def Dist_DimShardingAttr : Dist_Attr<"DimSharding", "dim"> {
     Inside `#dist.sharding` it is written as `{a, b}`; on its own as
     `#dist.dim<{a, b}>`.
 
+    A split dim may hold extra rows around each block, for stencils (see
+    docs/Design.md, "Halos"): with `k` blocks of `b` rows, the rank holding
+    block `i` holds the global rows `[i*b - lo, i*b + b + hi + overlap)`,
+    rows outside the dim being zeros.
+    - `{a} halo [lo, hi]` (upstream `shard`'s `halo_sizes`): `b = n / k`;
+      the first rank's `lo` rows and the last rank's `hi` rows are zeros.
+    - `{a} overlap e`: `b = (n - e) / k`; each block also holds the next
+      block's first `e` rows (the input of a convolution with a window of
+      `e + 1`, or the zero-padded form of a dim with halos).
+
     **Constraints**
     - No axis appears twice.
+    - A halo or overlap needs a split dim, is non-negative, and a dim has
+      one or the other. Checked against the tensor: `k` divides `n` (halo)
+      or `n - e` (overlap), and `lo`, `hi` are at most `b`.
   }];
-  let parameters = (ins Dist_AxisListParameter:$axes);
+  let parameters = (ins Dist_AxisListParameter:$axes,
+                        DefaultValuedParameter<"int64_t", "0">:$haloLo,
+                        DefaultValuedParameter<"int64_t", "0">:$haloHi,
+                        DefaultValuedParameter<"int64_t", "0">:$overlap);
+  let builders = [
+    AttrBuilder<(ins "::llvm::ArrayRef<::mlir::StringAttr>":$axes), [{
+      return $_get($_ctxt, axes, 0, 0, 0);
+    }]>
+  ];
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     bool isSplit() const { return !getAxes().empty(); }
+    /// True if the blocks hold extra rows (a halo or an overlap).
+    bool hasHalo() const {
+      return getHaloLo() != 0 || getHaloHi() != 0 || getOverlap() != 0;
+    }
+    /// The extra rows, as the planner and the runtime see them.
+    ::meshmath::Halo getHalo() const {
+      return {getHaloLo(), getHaloHi(), getOverlap()};
+    }
+    /// The same split with `halo`'s extra rows (none: a plain split).
+    DimShardingAttr withHalo(const ::meshmath::Halo &halo) const {
+      return get(getContext(), getAxes(), halo.lo, halo.hi, halo.overlap);
+    }
+    DimShardingAttr withoutHalo() const {
+      return hasHalo() ? withHalo({}) : *this;
+    }
     /// Parses/prints the `{a, b}` body shared with #dist.sharding.
     static ::mlir::FailureOr<DimShardingAttr> parseBody(::mlir::AsmParser &parser);
     void printBody(::mlir::AsmPrinter &printer) const;
@@ -79,6 +115,7 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
     - `partial` is empty when written without a kind; the kind is one of
       sum, max, min, prod, avg.
     - `owner` is non-negative and names at least one axis.
+    - A sharding with halos or overlaps is neither partial nor owned.
     - Checked where the attribute is attached to a value (it has no access to
       the mesh on its own): `@mesh` names a `dist.mesh`, every axis exists in
       it, the number of dims equals the tensor's rank, and the owner is an
@@ -119,6 +156,10 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
     ShardingAttr withoutOwner() const { return withOwner({}, 0); }
     /// True if no dim is split, nothing is partial and nothing owned.
     bool isReplicated() const;
+    /// True if some dim holds extra rows (a halo or an overlap).
+    bool hasHalos() const;
+    /// The same sharding with plain splits.
+    ShardingAttr withoutHalos() const;
     /// The axes that split dim `dim` (empty if it is whole).
     ::llvm::ArrayRef<::mlir::StringAttr> getDimAxes(int64_t dim) const {
       return getDims()[dim].getAxes();

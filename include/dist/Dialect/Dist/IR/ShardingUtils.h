@@ -41,11 +41,13 @@ LogicalResult verifySharding(ShardingAttr sharding, Type type, MeshOp mesh,
 
 /// The type each rank holds of a tensor of type `globalType` laid out by
 /// `sharding` on `mesh`: blocks of `ceil(size / n)` along a dim split `n`
-/// ways. Fails (without diagnostics) if the ranks differ.
+/// ways, plus a halo's or overlap's extra rows. Fails (without diagnostics)
+/// if the ranks differ or a halo does not fit the dim.
 FailureOr<RankedTensorType> getLocalType(RankedTensorType globalType,
                                          ShardingAttr sharding, MeshOp mesh);
 
-/// The global type of a tensor whose local type is `localType`.
+/// The global type of a tensor whose local type is `localType` (for padded
+/// splits, a multiple of the block; see `dist.global_shape`).
 RankedTensorType getGlobalType(RankedTensorType localType,
                                ShardingAttr sharding, MeshOp mesh);
 
