@@ -219,14 +219,18 @@ def DistImportShard : Pass<"dist-import-shard", "::mlir::ModuleOp"> {
     group, major to minor); `shard.all_slice` becomes the rank's block
     (`dist.process_index` and a `tensor.extract_slice`, no communication);
     `shard.process_multi_index` one `dist.process_index` per axis and
-    `shard.process_linear_index` one over every axis.
+    `shard.process_linear_index` one over every axis. `halo_sizes` become
+    halos of the split dims (`{a0} halo [lo, hi]`, upstream's meaning), and
+    `shard.update_halo` a halo exchange: two `dist.permute`s per split dim,
+    the first and last ranks keeping the destination's rows at the ends.
 
-    Rejected with an error naming the op: dynamic grid shapes, halo sizes
-    and explicit shard offsets (uneven shards), non-empty split sub-arrays
-    past the tensor's dims, shardings that are not a `shard.sharding` op,
-    collectives on memrefs, with a dynamic root, a reduction dist does not
-    have (bitwise, generic) or a change of element type, and every other
-    `shard` op (gather, scatter, send, recv, shift, update_halo, ...).
+    Rejected with an error naming the op: dynamic grid shapes, dynamic halo
+    sizes and explicit shard offsets (uneven shards), non-empty split
+    sub-arrays past the tensor's dims, shardings that are not a
+    `shard.sharding` op, collectives on memrefs, with a dynamic root, a
+    reduction dist does not have (bitwise, generic) or a change of element
+    type, and every other `shard` op (gather, scatter, send, recv, shift,
+    ...).
   }]);
   let dependentDialects = ["::mlir::dist::DistDialect",
                            "::mlir::arith::ArithDialect",
