@@ -747,6 +747,11 @@ void FunctionPartitioner::keepOwnership(Operation *op, const ShardingRule &rule,
   if (llvm::any_of(needed, [&](ShardingAttr s) { return usesAnyAxis(s, axes); }) ||
       llvm::any_of(made, [&](ShardingAttr s) { return usesAnyAxis(s, axes); }))
     return;
+  // Halos are never owned or partial: a stencil takes its operands from
+  // every rank (the owner broadcasts).
+  auto hasHalos = [](ShardingAttr s) { return s && s.hasHalos(); };
+  if (llvm::any_of(needed, hasHalos) || llvm::any_of(made, hasHalos))
+    return;
   auto withDefault = [&](ShardingAttr s, unsigned i) {
     return s ? s : replicated(globalType(op->getOperand(i)));
   };

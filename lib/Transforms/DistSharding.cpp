@@ -253,7 +253,11 @@ LogicalResult DistShardingPass::runOnStep(func::FuncOp func, MeshOp mesh) {
     auto type = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
     if (!type)
       continue;
+    // A parameter's state is laid out without halos (a stencil's extra rows
+    // are the reader's business, and owned layouts have none).
     ShardingAttr layout = shardingOf(i);
+    if (layout)
+      layout = layout.withoutHalos();
     if (!layout)
       layout = ShardingAttr::get(context, mesh.getSymName(),
                                  SmallVector<SmallVector<StringRef>>(
