@@ -194,49 +194,42 @@ std::vector<ReshardStep> planReshard(const Layout &source,
   // (their block size differs from the plain split's).
   std::vector<ReshardStep> steps;
   Layout current = source;
+  auto emitHaloStep = [&](ReshardStep::Kind kind, const AxisList &axes,
+                          size_t dim, Halo halo) {
+    ReshardStep step{kind, axes, (int64_t)dim};
+    step.halo = halo;
+    current = applyStep(current, step);
+    steps.push_back(step);
+  };
+  // A dim whose split and halo stay is left alone (the plain plan does not
+  // touch a dim whose layout does not change).
+  auto keeps = [&](size_t d) {
+    return haloOf(source.halos, d) == haloOf(target.halos, d) &&
+           source.dims[d] == target.dims[d];
+  };
+  Layout plainTarget = target.withoutHalos();
   for (size_t d = 0; d < source.dims.size(); ++d) {
-    Halo halo = haloOf(source.halos, d);
-    if (halo.empty() || (haloOf(target.halos, d) == halo &&
-                         source.dims[d] == target.dims[d]))
+    if (keeps(d))
       continue;
-    ReshardStep step{halo.overlap ? ReshardStep::GatherOverlap
-                                  : ReshardStep::DropHalo,
-                     source.dims[d], (int64_t)d};
-    step.halo = halo;
-    current = applyStep(current, step);
-    steps.push_back(step);
+    Halo from = haloOf(source.halos, d), to = haloOf(target.halos, d);
+    if (!from.empty())
+      emitHaloStep(from.overlap ? ReshardStep::GatherOverlap
+                                : ReshardStep::DropHalo,
+                   source.dims[d], d, from);
+    if (to.overlap)
+      plainTarget.dims[d].clear(); // sliced out of the whole dim at the end
   }
-  Layout plainTarget = target;
-  for (size_t d = 0; d < target.dims.size(); ++d) {
-    Halo halo = haloOf(target.halos, d);
-    if (halo.empty() || (haloOf(current.halos, d) == halo &&
-                         current.dims[d] == target.dims[d]))
-      continue;
-    plainTarget.halos[d] = Halo();
-    if (halo.overlap)
-      plainTarget.dims[d].clear();
-  }
-  if (!plainTarget.hasHalos())
-    plainTarget.halos.clear();
-  // Dims that keep their halo are untouched by the plain plan (a dim whose
-  // layout does not change gets no step).
-  Layout plainCurrent = current.withoutHalos(), plainWanted =
-                                                    plainTarget.withoutHalos();
-  for (ReshardStep &step :
-       planWithoutHalos(plainCurrent, plainWanted, globalShape, meshShape)) {
+  for (const ReshardStep &step : planWithoutHalos(
+           current.withoutHalos(), plainTarget, globalShape, meshShape)) {
     current = applyStep(current, step);
     steps.push_back(step);
   }
   for (size_t d = 0; d < target.dims.size(); ++d) {
-    Halo halo = haloOf(target.halos, d);
-    if (halo.empty() || haloOf(current.halos, d) == halo)
-      continue;
-    ReshardStep step{halo.overlap ? ReshardStep::SliceOverlap
-                                  : ReshardStep::ExchangeHalo,
-                     target.dims[d], (int64_t)d};
-    step.halo = halo;
-    current = applyStep(current, step);
-    steps.push_back(step);
+    Halo to = haloOf(target.halos, d);
+    if (!keeps(d) && !to.empty())
+      emitHaloStep(to.overlap ? ReshardStep::SliceOverlap
+                              : ReshardStep::ExchangeHalo,
+                   target.dims[d], d, to);
   }
   return steps;
 }
