@@ -11,7 +11,8 @@ A program is a module with one mesh (1-D 2/4/8, 2-D 2x2/2x4/4x2 or 3-D
 that it calls. Its body is tensor-level MLIR: arith/math elementwise ops,
 linalg named ops and generics (elementwise, transposed and broadcast operands,
 `linalg.index`, reductions), matmul and batch_matmul, `linalg.reduce`,
-transpose, broadcast, softmax, tensor slices, reshapes, concat, pad, gathers
+transpose, broadcast, softmax, tensor slices, reshapes, concat, pad, sliding
+windows (convolutions, on zero-padded inputs: stencils with halos), gathers
 whose indices are arguments with a `dist.input_range`, `tensor.extract` plus
 `tensor.splat`, `scf.for` and `scf.while` accumulators, `scf.if`,
 `scf.index_switch` (on an index argument with a `dist.input_range`, a cast
@@ -417,6 +418,7 @@ class Generator:
             (2, self.op_reshape),
             (2, self.op_concat),
             (2, self.op_pad),
+            (2, self.op_stencil),
             (2, self.op_gather),
             (1, self.op_splat),
             (2, self.op_select),
@@ -986,6 +988,67 @@ class Generator:
         f.emit("  tensor.yield %s : %s" % (c, a.elem))
         f.emit("} : %s to %s" % (a.type, v.type))
         f.use(a)
+        return True
+
+    def op_stencil(self, f):
+        """A sliding window along one dim (a convolution: out[.., i, ..] =
+        sum_k w[k] * in[.., i + k, ..]), half the time on the input padded
+        with zeros so that the output keeps its shape (a "same" stencil,
+        which partitions with a halo exchange)."""
+        rng = self.rng
+        elem = self.elem
+        a = f.any_tensor(elem, lambda v: len(v.shape) >= 1 and max(v.shape) >= 4
+                         and prod(v.shape) <= 512)
+        if a is None:
+            return False
+        d = rng.pick([i for i, n in enumerate(a.shape) if n >= 4])
+        window = rng.pick([2, 3, 5])
+        flt = is_float(elem)
+        src = a
+        if rng.chance(0.5):
+            lo = rng.below(window)
+            shape = list(a.shape)
+            shape[d] += window - 1
+            lows = ["0"] * len(shape)
+            highs = ["0"] * len(shape)
+            lows[d], highs[d] = str(lo), str(window - 1 - lo)
+            c = self.fresh("c")
+            f.emit("%s = arith.constant %s : %s" % (c, "0.0" if flt else "0", elem))
+            src = f.define(tuple(shape), elem, a.bound, a.exact)
+            f.emit("%s = tensor.pad %s low[%s] high[%s] {" %
+                   (src.name, a.name, ", ".join(lows), ", ".join(highs)))
+            f.emit("^bb0(%s):" % ", ".join("%%i%d: index" % i for i in range(len(shape))))
+            f.emit("  tensor.yield %s : %s" % (c, elem))
+            f.emit("} : %s to %s" % (a.type, src.type))
+        elif a.shape[d] < window:
+            return False
+        out = list(src.shape)
+        out[d] -= window - 1
+        weights = [rng.pick([-2, -1, 1, 2]) for _ in range(window)]
+        literal = ", ".join(("%d.0" if flt else "%d") % w for w in weights)
+        wname = self.fresh("w")
+        f.emit("%s = arith.constant dense<[%s]> : %s" % (wname, literal, ttype((window,), elem)))
+        init = self.filled(f, tuple(out), elem, "0.0" if flt else "0")
+        r = len(out)
+        loops = ["d%d" % i for i in range(r + 1)]
+        inputs = [("d%d + d%d" % (i, r)) if i == d else "d%d" % i for i in range(r)]
+        imap = "affine_map<(%s) -> (%s)>" % (", ".join(loops), ", ".join(inputs))
+        wmap = "affine_map<(%s) -> (d%d)>" % (", ".join(loops), r)
+        omap = "affine_map<(%s) -> (%s)>" % (", ".join(loops), ", ".join(loops[:r]))
+        mul, add = ("mulf", "addf") if flt else ("muli", "addi")
+        v = f.define(tuple(out), elem, src.bound * 2 * window, src.exact)
+        f.emit("%s = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types = [%s]} "
+               "ins(%s, %s : %s, %s) outs(%s : %s) {" %
+               (v.name, imap, wmap, omap,
+                ", ".join(['"parallel"'] * r + ['"reduction"']),
+                src.name, wname, src.type, ttype((window,), elem), init, v.type))
+        f.emit("^bb0(%%in: %s, %%w: %s, %%out: %s):" % (elem, elem, elem))
+        f.emit("  %%t = arith.%s %%in, %%w : %s" % (mul, elem))
+        f.emit("  %%s = arith.%s %%out, %%t : %s" % (add, elem))
+        f.emit("  linalg.yield %%s : %s" % elem)
+        f.emit("} -> %s" % v.type)
+        f.use(a)
+        self.normalize(f, v)
         return True
 
     def op_gather(self, f):
