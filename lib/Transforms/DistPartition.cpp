@@ -317,6 +317,14 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
         shape(type.getShape());
     high[dim] = size - shape[dim];
     shape[dim] = size;
+    // Padding holds anything: a splat stays a splat (its blocks then fold to
+    // local constants).
+    SplatElementsAttr splat;
+    if (matchPattern(value, m_Constant(&splat))) {
+      value = arith::ConstantOp::create(builder, loc,
+                                        splat.resizeSplat(type.clone(shape)));
+      return;
+    }
     auto pad = tensor::PadOp::create(builder, loc, type.clone(shape), value,
                                      low, high, ValueRange{}, ValueRange{});
     OpBuilder::InsertionGuard guard(builder);

@@ -1103,3 +1103,21 @@ func.func @owned_scalar(%flags: tensor<4xi1> {dist.sharding = #dist.sharding<@me
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// Tests that a splat constant split into padded blocks (10 rows in 4 blocks
+// of 3) stays a splat: its padding holds anything, so no tensor.pad, and
+// the block is a local constant.
+// CHECK-LABEL: func.func @padded_splat
+// CHECK-SAME: %[[A:.*]]: tensor<3x8xf32>
+// CHECK-NOT: tensor.pad
+// CHECK: %[[C:.*]] = arith.constant dense<2.000000e+00> : tensor<12x8xf32>
+// CHECK: %[[B:.*]] = tensor.extract_slice %[[C]]
+// CHECK: arith.mulf %[[A]], %[[B]] : tensor<3x8xf32>
+dist.mesh @m [x = 4]
+func.func @padded_splat(%a: tensor<10x8xf32> {dist.sharding = #dist.sharding<@m, [{x}, {}]>}) -> (tensor<10x8xf32> {dist.sharding = #dist.sharding<@m, [{x}, {}]>}) {
+  %c = arith.constant dense<2.0> : tensor<10x8xf32>
+  %r = arith.mulf %a, %c : tensor<10x8xf32>
+  return %r : tensor<10x8xf32>
+}
