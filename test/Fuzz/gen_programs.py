@@ -18,7 +18,8 @@ whose indices are arguments with a `dist.input_range`, `tensor.extract` plus
 `scf.index_switch` (on an index argument with a `dist.input_range`, a cast
 integer argument or a constant) and `func.call`, on f32, f64 or i32.
 Arguments and results get random `dist.sharding`s and values get random
-`dist.annotate` reshards, with partial states of every kind.
+`dist.annotate` reshards, with partial states of every kind and halos and
+overlaps on split dims.
 
 The generator keeps every program valid (types, divisibility of sharded dims)
 and numerically meaningful when run by `dist-run` (inputs uniform in [-1, 1)
@@ -286,11 +287,14 @@ class Generator:
     def axis_size(self, axis):
         return self.mesh[self.axes.index(axis)]
 
-    def random_sharding(self, shape, elem, partial_p=0.25):
-        """A valid sharding of a tensor of this shape, written without prefix."""
+    def random_sharding(self, shape, elem, partial_p=0.25, halo_p=0.0):
+        """A valid sharding of a tensor of this shape, written without prefix.
+        With `halo_p`, a split dim sometimes gets a halo or an overlap (and
+        the sharding is then not partial)."""
         rng = self.rng
         free = rng.shuffled(self.axes)
         dims = []
+        haloed = False
         for d in shape:
             axes = []
             if free and rng.chance(0.45):
@@ -302,8 +306,16 @@ class Generator:
                     if d % f == 0:
                         axes.append(ax)
                         free.remove(ax)
-            dims.append("{%s}" % ", ".join(axes))
+            text = "{%s}" % ", ".join(axes)
+            if axes and halo_p and rng.chance(halo_p):
+                extra = self.random_halo(d, prod(self.axis_size(x) for x in axes))
+                text += extra
+                haloed = haloed or bool(extra)
+            dims.append(text)
         text = "@mesh, [%s]" % ", ".join(dims)
+        if haloed:
+            self.features.add("halo")
+            return text
         if free and rng.chance(partial_p):
             k = 1 if len(free) == 1 or rng.chance(0.7) else 2
             kinds = FLOAT_KINDS if is_float(elem) else INT_KINDS
@@ -311,6 +323,22 @@ class Generator:
             self.features.add("partial-" + kind)
             text += ", partial = %s{%s}" % (kind, ", ".join(free[:k]))
         return text
+
+    def random_halo(self, size, blocks):
+        """` halo [lo, hi]` or ` overlap e` for a dim of `size` split into
+        `blocks`, or "" when none fits (blocks must be even, a halo at most a
+        block)."""
+        rng = self.rng
+        if rng.chance(0.5):
+            block = size // blocks
+            lo, hi = rng.below(3), rng.below(3)
+            if (lo or hi) and lo <= block and hi <= block:
+                return " halo [%d, %d]" % (lo, hi)
+            return ""
+        e = rng.pick([1, 2, 3])
+        if size - e >= blocks and (size - e) % blocks == 0:
+            return " overlap %d" % e
+        return ""
 
     # -- program -------------------------------------------------------------
     def generate(self):
@@ -1145,7 +1173,7 @@ class Generator:
         a = f.any_tensor(self.elem, lambda v: len(v.shape) >= 1 or rng.chance(0.2))
         if a is None:
             return False
-        s = self.random_sharding(a.shape, a.elem, partial_p=0.3)
+        s = self.random_sharding(a.shape, a.elem, partial_p=0.3, halo_p=0.3)
         exact = a.exact and "partial = sum" not in s and "partial = avg" not in s
         v = f.define(a.shape, a.elem, a.bound, exact)
         f.emit("%s = dist.annotate %s as <%s> : %s" % (v.name, a.name, s, a.type))
