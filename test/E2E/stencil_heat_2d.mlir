@@ -5,13 +5,19 @@
 // carries the corners): four dist.permutes a step, no gather. Must match
 // the serial run.
 
-// RUN: dist-run %s | FileCheck %s -DN=4
-// RUN: dist-run %s --mesh 2x4 | FileCheck %s -DN=8
+// RUN: dist-run %s --entry heat_2d | FileCheck %s -DN=4
+// RUN: dist-run %s --entry heat_2d --mesh 2x4 | FileCheck %s -DN=8
+// RUN: dist-run %s --entry padded_and_halo --mesh 4x2 | FileCheck %s --check-prefix=MIXED
 // RUN: dist-opt %s --dist-auto-partition | FileCheck %s --check-prefix=IR
 
 // CHECK: dist-run: @heat_2d on [[N]] rank(s)
 // CHECK-NEXT: result #0 {{.*}}: PASS{{$}}
 // CHECK-NEXT: PASS: 1 of 1 result(s) match the serial run
+
+// A result with a padded dim (10 rows in 4 blocks of 3) beside a dim with a
+// halo: dist.global_shape gives the global shape, and the halo's blocks
+// (16 columns in 2 blocks of 8, plus 1 + 1) check against it.
+// MIXED: PASS: 1 of 1 result(s) match the serial run
 
 // IR-LABEL: func.func @heat_2d(
 // IR-SAME: tensor<4x6xf32>
@@ -54,3 +60,8 @@ func.func @heat_2d(%u0: tensor<8x12xf32> {dist.sharding = #dist.sharding<@m2, [{
   return %u2 : tensor<8x12xf32>
 }
 
+func.func @padded_and_halo(%a: tensor<10x16xf32> {dist.sharding = #dist.sharding<@m2, [{a}, {b}]>})
+    -> (tensor<10x16xf32> {dist.sharding = #dist.sharding<@m2, [{a}, {b} halo [1, 1]]>}) {
+  %e = math.exp %a : tensor<10x16xf32>
+  return %e : tensor<10x16xf32>
+}

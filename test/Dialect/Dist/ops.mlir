@@ -69,14 +69,18 @@ func.func @multi_axis(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh
 
 // Tests halos and overlaps on split dims, and the local types of a
 // partitioned function: 16 rows in 4 blocks of 4 with a halo [1, 2] are 7
-// rows; 34 columns with an overlap of 2 are 4 blocks of 8 + 2.
+// rows; 34 columns with an overlap of 2 are 4 blocks of 8 + 2; beside a
+// padded dim (10 rows in blocks of 3), 16 columns in 2 blocks of 8 with a
+// halo [1, 1] are 10.
 // CHECK-LABEL: func.func @halos
 // CHECK-SAME: {dist.sharding = #dist.sharding<@mesh_2x4, [{mp} halo [1, 2], {dp} overlap 2]>}
 // CHECK-SAME: {dist.partitioned_as = #dist.sharding<@mesh_2x4, [{mp} halo [1, 2], {}]>}
 // CHECK-SAME: {dist.partitioned_as = #dist.sharding<@mesh_2x4, [{}, {mp} overlap 2]>}
+// CHECK-SAME: {dist.global_shape = array<i64: 10, 16>, dist.partitioned_as = #dist.sharding<@mesh_2x4, [{mp}, {dp} halo [1, 1]]>}
 func.func @halos(%a: tensor<16x34xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{mp} halo [1, 2], {dp} overlap 2]>},
                  %b: tensor<7x8xf32> {dist.partitioned_as = #dist.sharding<@mesh_2x4, [{mp} halo [1, 2], {}]>},
-                 %c: tensor<3x10xf32> {dist.partitioned_as = #dist.sharding<@mesh_2x4, [{}, {mp} overlap 2]>}) {
+                 %c: tensor<3x10xf32> {dist.partitioned_as = #dist.sharding<@mesh_2x4, [{}, {mp} overlap 2]>},
+                 %d: tensor<3x10xf32> {dist.global_shape = array<i64: 10, 16>, dist.partitioned_as = #dist.sharding<@mesh_2x4, [{mp}, {dp} halo [1, 1]]>}) {
   return
 }
 

@@ -85,9 +85,10 @@ static LogicalResult verifyGlobalShape(Operation *op, NamedAttribute attr,
     if (llvm::any_of(dim.getAxes(),
                      [&](StringAttr axis) { return !mesh.getAxisIndex(axis); }))
       return failure(); // reported for dist.partitioned_as
-    std::optional<int64_t> block = meshmath::localDimSize(
-        shape[d], mesh.getGroupSize(dim.getAxes()));
-    if (shape[d] < 0 || !block || *block != local.getDimSize(d))
+    std::optional<int64_t> block = meshmath::haloBlockSize(
+        shape[d], mesh.getGroupSize(dim.getAxes()), dim.getHalo());
+    if (shape[d] < 0 || !block ||
+        *block + dim.getHalo().extra() != local.getDimSize(d))
       return op->emitOpError()
              << what << ": '" << attr.getName().getValue() << "' "
              << attr.getValue() << " does not match the local type " << type
