@@ -246,6 +246,16 @@ TEST(HostArrayTest, HalosAndOverlaps) {
   ASSERT_TRUE(replicas) << error;
   for (int64_t i = 0; i < 8; ++i)
     EXPECT_EQ(replicas->front().get(i), i);
+  // Every copy of a row must agree: a wrong halo row (rank 1's last, a copy
+  // of rank 2's second row) or a nonzero ghost row (rank 0's first) fails.
+  std::vector<HostArray> wrong = blocks;
+  wrong[1].set(4, 99);
+  EXPECT_FALSE(assembleBlocks(wrong, {8}, ghost, {4}, error));
+  EXPECT_NE(error.find("halo row that differs"), std::string::npos) << error;
+  wrong = blocks;
+  wrong[0].set(0, 5);
+  EXPECT_FALSE(assembleBlocks(wrong, {8}, ghost, {4}, error));
+  EXPECT_NE(error.find("ghost row"), std::string::npos) << error;
   // 8 rows with an overlap of 2 in 2 blocks of 3: rows 0..4 and 3..7.
   std::optional<HostArray> last = shardBlock(global, window, {2}, 1, error);
   ASSERT_TRUE(last) << error;

@@ -416,10 +416,11 @@ struct GatherShardingRule
   }
 };
 
-/// True if `pad` pads with a constant zero.
+/// True if `pad` pads with a constant zero, the value of a halo's ghost
+/// rows (+0.0: a -0.0 padding would differ in sign at the ends).
 static bool padsWithZero(tensor::PadOp pad) {
   Value value = pad.getConstantPaddingValue();
-  return value && (matchPattern(value, m_AnyZeroFloat()) ||
+  return value && (matchPattern(value, m_PosZeroFloat()) ||
                    matchPattern(value, m_Zero()));
 }
 

@@ -539,6 +539,53 @@ assembleBlocks(const std::vector<HostArray> &blocks,
                      }
                    });
   }
+  // A halo's rows are copies of the neighbours' rows (zeros past the ends):
+  // every copy must agree with the value assembled (each row's last writer),
+  // so that a wrong exchange cannot hide behind a right block.
+  if (layout.hasHalos()) {
+    int64_t localCount = 1;
+    for (int64_t size : *local)
+      localCount *= size;
+    for (int64_t r = 0; r < ranks; ++r) {
+      meshmath::Shape coords = meshmath::delinearize(r, meshShape);
+      int64_t replica = meshmath::indexInGroup(coords, meshShape, replicaAxes);
+      meshmath::Shape offsets = meshmath::localOffsets(
+          globalShape, layout.dims, meshShape, coords, layout.halos);
+      meshmath::Shape index(local->size(), 0);
+      for (int64_t i = 0; i < localCount; ++i) {
+        bool padding = false, ghost = false;
+        int64_t position = 0;
+        for (size_t d = 0; d < local->size(); ++d) {
+          int64_t row = offsets[d] + index[d];
+          if (row < 0 || row >= globalShape[d])
+            (meshmath::haloOf(layout.halos, d).empty() ? padding : ghost) = true;
+          position = position * globalShape[d] + row;
+        }
+        if (!padding) {
+          double want = ghost ? 0
+                        : floating
+                            ? floats[replica][position]
+                            : (double)ints[replica][position];
+          double have = floating ? blocks[r].get(i) : (double)blocks[r].getInt(i);
+          bool same = floating ? (have == want || (have != have && want != want))
+                               : blocks[r].getInt(i) ==
+                                     (ghost ? 0 : ints[replica][position]);
+          if (!same) {
+            error = "the block of rank " + std::to_string(r) + " holds " +
+                    (ghost ? "a ghost row that is not zero"
+                           : "a halo row that differs from its neighbour's") +
+                    " (element " + std::to_string(i) + ")";
+            return std::nullopt;
+          }
+        }
+        for (size_t d = local->size(); d-- > 0;) {
+          if (++index[d] < (*local)[d])
+            break;
+          index[d] = 0;
+        }
+      }
+    }
+  }
   int64_t groupSize = meshmath::groupSize(meshShape, layout.partial);
   std::vector<HostArray> result;
   for (int64_t replica = 0; replica < numReplicas; ++replica) {

@@ -1559,3 +1559,11 @@ func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4,
 dist.mesh @mesh_2x4 [dp = 2, mp = 4]
 // expected-error@+1 {{expected 'partial = <kind> {axes}' and then 'owner = <index> {axes}', each at most once}}
 func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4, [{}, {}], owner = 1 {dp}, partial = sum{mp}>})
+
+// -----
+
+// Tests that a local type holds its halo's rows besides a block at least as
+// large as the halo.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+// expected-error@+1 {{'func.func' op argument 0: local dim 0 of 'tensor<3x16xf32>' is too small for its halo: a block needs at least 2 rows besides 4}}
+func.func private @f(tensor<3x16xf32> {dist.partitioned_as = #dist.sharding<@mesh_2x4, [{dp} halo [2, 2], {}]>})

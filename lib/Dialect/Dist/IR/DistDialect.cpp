@@ -50,9 +50,23 @@ static LogicalResult verifyBoundarySharding(Operation *op, NamedAttribute attr,
   auto tensorType = dyn_cast<RankedTensorType>(type);
   if (!tensorType || !mesh || tensorType.getRank() != sharding.getRank())
     return verifySharding(sharding, type, mesh, emitError);
-  for (DimShardingAttr dim : sharding.getDims())
+  for (auto [d, dim] : llvm::enumerate(sharding.getDims())) {
     if (failed(mesh.getAxisIndices(dim.getAxes(), emitError)))
       return failure();
+    // A local block holds its halo's rows besides at least one of its own,
+    // and at least as many as the halo takes from each neighbour.
+    meshmath::Halo halo = dim.getHalo();
+    int64_t size = tensorType.getDimSize(d);
+    if (!halo.empty() &&
+        (ShapedType::isDynamic(size) || size - halo.extra() < 1 ||
+         size - halo.extra() < std::max(halo.lo, halo.hi)))
+      return emitError() << "local dim " << d << " of " << type
+                         << " is too small for "
+                         << (halo.overlap ? "its overlap" : "its halo")
+                         << ": a block needs at least "
+                         << std::max<int64_t>({1, halo.lo, halo.hi})
+                         << " rows besides " << halo.extra();
+  }
   return mesh.getAxisIndices(sharding.getPartialAxes(), emitError);
 }
 
