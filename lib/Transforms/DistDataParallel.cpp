@@ -129,7 +129,8 @@ LogicalResult DistDataParallelPass::runOnStep(func::FuncOp func, MeshOp mesh) {
     // A batch that the blocks do not divide is split into padded blocks
     // (docs/Design.md, "Uneven splits"): every gradient is a sum over the
     // rows, so the padded rows' exclusion keeps it exact.
-    newArgShardings[i] = ShardingAttr::get(context, meshRef, dims);
+    newArgShardings[i] =
+        keepHalos(ShardingAttr::get(context, meshRef, dims), sharding);
   }
   for (auto [i, sharding] : llvm::enumerate(newArgShardings))
     if (sharding)

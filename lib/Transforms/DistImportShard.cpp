@@ -397,11 +397,11 @@ struct ImportProcessMultiIndex
   }
 };
 
-/// update_halo on a local tensor whose split dims hold halos: per split dim
-/// in order, the `lo` rows before the block come from the previous rank's
-/// last block rows and the `hi` rows after it from the next rank's first
-/// ones (two dist.permutes); the first and last ranks keep what the
-/// destination holds there (upstream leaves the ends to the program).
+/// update_halo on a local tensor whose split dims hold halos: per split dim,
+/// the `lo` rows before the block come from the previous rank's last block
+/// rows and the `hi` rows after it from the next rank's first ones (two
+/// dist.permutes); the first and last ranks keep what the destination holds
+/// there (upstream leaves the ends to the program).
 struct ImportUpdateHalo : public ImportCollective<shard::UpdateHaloOp> {
   using ImportCollective::ImportCollective;
   LogicalResult matchAndRewrite(shard::UpdateHaloOp op,
@@ -427,25 +427,62 @@ struct ImportUpdateHalo : public ImportCollective<shard::UpdateHaloOp> {
     if (type && (int64_t)splits.size() > type.getRank())
       return fail(op, "splits " + Twine(splits.size()) +
                           " dims of a tensor of rank " + Twine(type.getRank()));
-    Location loc = op.getLoc();
-    Value current = op.getDestination();
+    // Each split dim's (lo, hi), in dim order.
+    SmallVector<std::pair<int64_t, int64_t>> dimHalos(splits.size(), {0, 0});
     for (int64_t d = 0, split = 0; d < (int64_t)splits.size(); ++d) {
       if (splits[d].empty())
+        continue;
+      dimHalos[d] = {halos[2 * split], halos[2 * split + 1]};
+      ++split;
+      auto [lo, hi] = dimHalos[d];
+      if (lo + hi > type.getDimSize(d))
+        return fail(op, "has halos of " + Twine(lo) + " and " + Twine(hi) +
+                            " rows on dim " + Twine(d) + " of " +
+                            Twine(type.getDimSize(d)) + " rows");
+    }
+    // As upstream's lowering: dims from last to first; the slabs of dim d
+    // span the whole extent of the dims after it (exchanged already, so the
+    // corners travel) and the block rows of the dims before it.
+    Location loc = op.getLoc();
+    Value current = op.getDestination();
+    auto region = [&](int64_t d, int64_t offset, int64_t count) {
+      SmallVector<OpFoldResult> offsets, sizes;
+      for (int64_t other = 0; other < type.getRank(); ++other) {
+        int64_t start = 0, extent = type.getDimSize(other);
+        if (other == d) {
+          start = offset;
+          extent = count;
+        } else if (other < d && other < (int64_t)dimHalos.size()) {
+          start = dimHalos[other].first;
+          extent -= dimHalos[other].first + dimHalos[other].second;
+        }
+        offsets.push_back(rewriter.getIndexAttr(start));
+        sizes.push_back(rewriter.getIndexAttr(extent));
+      }
+      return std::pair(offsets, sizes);
+    };
+    SmallVector<OpFoldResult> unitStrides(type ? type.getRank() : 0,
+                                          rewriter.getIndexAttr(1));
+    auto extract = [&](int64_t d, int64_t offset, int64_t count) -> Value {
+      auto [offsets, sizes] = region(d, offset, count);
+      return tensor::ExtractSliceOp::create(rewriter, loc, current, offsets,
+                                            sizes, unitStrides);
+    };
+    auto insert = [&](Value slab, int64_t d, int64_t offset, int64_t count) {
+      auto [offsets, sizes] = region(d, offset, count);
+      current = tensor::InsertSliceOp::create(rewriter, loc, slab, current,
+                                              offsets, sizes, unitStrides);
+    };
+    for (int64_t d = (int64_t)splits.size() - 1; d >= 0; --d) {
+      auto [lo, hi] = dimHalos[d];
+      if (splits[d].empty() || (lo == 0 && hi == 0))
         continue;
       FailureOr<ImportedGroup> group = getGroup(op, splits[d].asArrayRef());
       if (failed(group))
         return failure();
-      int64_t lo = halos[2 * split], hi = halos[2 * split + 1];
-      ++split;
       int64_t size = type.getDimSize(d), groupSize = 1;
       for (int64_t axis : group->axisIndices)
         groupSize *= group->gridShape[axis];
-      if (lo + hi > size)
-        return fail(op, "has halos of " + Twine(lo) + " and " + Twine(hi) +
-                            " rows on dim " + Twine(d) + " of " +
-                            Twine(size) + " rows");
-      if (lo == 0 && hi == 0)
-        continue;
       Value index =
           ProcessIndexOp::create(rewriter, loc, group->mesh, group->axes);
       auto atIndex = [&](int64_t i) {
@@ -453,30 +490,23 @@ struct ImportUpdateHalo : public ImportCollective<shard::UpdateHaloOp> {
             rewriter, loc, arith::CmpIPredicate::eq, index,
             arith::ConstantIndexOp::create(rewriter, loc, i));
       };
-      auto sliceRows = [&](Value value, int64_t dim, int64_t offset,
-                           int64_t count) {
-        return buildDimSlice(rewriter, loc, value, dim,
-                             rewriter.getIndexAttr(offset), count);
-      };
-      SmallVector<Value> parts;
-      if (lo) {
-        Value received = buildShift(
-            rewriter, loc, sliceRows(current, d, size - hi - lo, lo),
-            group->mesh, group->axes, groupSize, 1, 0, OriginAttr());
-        parts.push_back(arith::SelectOp::create(
-            rewriter, loc, atIndex(0),
-            sliceRows(current, d, 0, lo), received));
-      }
-      parts.push_back(sliceRows(current, d, lo, size - lo - hi));
-      if (hi) {
-        Value received = buildShift(
-            rewriter, loc, sliceRows(current, d, lo, hi),
-            group->mesh, group->axes, groupSize, -1, 0, OriginAttr());
-        parts.push_back(arith::SelectOp::create(
-            rewriter, loc, atIndex(groupSize - 1),
-            sliceRows(current, d, size - hi, hi), received));
-      }
-      current = tensor::ConcatOp::create(rewriter, loc, d, parts);
+      // Both slabs are read before either is written back.
+      Value fromPrev, fromNext;
+      if (lo)
+        fromPrev = buildShift(rewriter, loc, extract(d, size - hi - lo, lo),
+                              group->mesh, group->axes, groupSize, 1, 0,
+                              OriginAttr());
+      if (hi)
+        fromNext = buildShift(rewriter, loc, extract(d, lo, hi), group->mesh,
+                              group->axes, groupSize, -1, 0, OriginAttr());
+      if (lo)
+        insert(arith::SelectOp::create(rewriter, loc, atIndex(0),
+                                       extract(d, 0, lo), fromPrev),
+               d, 0, lo);
+      if (hi)
+        insert(arith::SelectOp::create(rewriter, loc, atIndex(groupSize - 1),
+                                       extract(d, size - hi, hi), fromNext),
+               d, size - hi, hi);
     }
     rewriter.replaceOp(op, current);
     return success();

@@ -121,6 +121,17 @@ dist::getDimAxisNames(ShardingAttr sharding, int64_t rank) {
   return dims;
 }
 
+ShardingAttr dist::keepHalos(ShardingAttr rebuilt, ShardingAttr original) {
+  if (!original || !original.hasHalos() || rebuilt.isPartial() ||
+      rebuilt.isOwned() || rebuilt.getRank() != original.getRank())
+    return rebuilt;
+  SmallVector<DimShardingAttr> dims(rebuilt.getDims());
+  for (auto [dim, from] : llvm::zip(dims, original.getDims()))
+    if (from.hasHalo() && dim.getAxes() == from.getAxes())
+      dim = from;
+  return ShardingAttr::get(rebuilt.getMesh(), dims);
+}
+
 bool dist::shardingUsesAxis(ShardingAttr sharding, StringRef axis) {
   if (!sharding)
     return false;

@@ -44,6 +44,11 @@ FailureOr<MeshOp> findStepMesh(ModuleOp module, StringRef meshName,
 SmallVector<SmallVector<StringRef>> getDimAxisNames(ShardingAttr sharding,
                                                     int64_t rank);
 
+/// `rebuilt` with the halos and overlaps of `original` (may be null) on the
+/// dims whose axes it kept (a pass that rebuilds a layout from axis names
+/// must not drop a stencil's halo). A partial `rebuilt` gets none.
+ShardingAttr keepHalos(ShardingAttr rebuilt, ShardingAttr original);
+
 /// Whether `sharding` (may be null) splits a dim over `axis` or is partial
 /// over it.
 bool shardingUsesAxis(ShardingAttr sharding, StringRef axis);

@@ -122,19 +122,46 @@ func.func @halos(%x: tensor<8x4x12xf32>) -> tensor<8x4x12xf32> {
 // CHECK: %[[I:.*]] = dist.process_index on @grid_4 [a0] : index
 // CHECK: %[[LAST:.*]] = tensor.extract_slice %[[X]][4, 0] [1, 8] [1, 1]
 // CHECK: %[[FROM_PREV:.*]] = dist.permute %[[LAST]] on @grid_4 [a0] pairs = [0 -> 1, 1 -> 2, 2 -> 3] : tensor<1x8xf32>
+// CHECK: %[[HEAD:.*]] = tensor.extract_slice %[[X]][1, 0] [2, 8] [1, 1]
+// CHECK: %[[FROM_NEXT:.*]] = dist.permute %[[HEAD]] on @grid_4 [a0] pairs = [1 -> 0, 2 -> 1, 3 -> 2] : tensor<2x8xf32>
 // CHECK: %[[FIRST_RANK:.*]] = arith.cmpi eq, %[[I]], %c0
 // CHECK: %[[OWN_LO:.*]] = tensor.extract_slice %[[X]][0, 0] [1, 8] [1, 1]
 // CHECK: %[[LO:.*]] = arith.select %[[FIRST_RANK]], %[[OWN_LO]], %[[FROM_PREV]]
-// CHECK: %[[CORE:.*]] = tensor.extract_slice %[[X]][1, 0] [4, 8] [1, 1]
-// CHECK: %[[HEAD:.*]] = tensor.extract_slice %[[X]][1, 0] [2, 8] [1, 1]
-// CHECK: %[[FROM_NEXT:.*]] = dist.permute %[[HEAD]] on @grid_4 [a0] pairs = [1 -> 0, 2 -> 1, 3 -> 2] : tensor<2x8xf32>
+// CHECK: %[[WITH_LO:.*]] = tensor.insert_slice %[[LO]] into %[[X]][0, 0] [1, 8] [1, 1]
 // CHECK: %[[LAST_RANK:.*]] = arith.cmpi eq, %[[I]], %c3
-// CHECK: %[[OWN_HI:.*]] = tensor.extract_slice %[[X]][5, 0] [2, 8] [1, 1]
+// CHECK: %[[OWN_HI:.*]] = tensor.extract_slice %[[WITH_LO]][5, 0] [2, 8] [1, 1]
 // CHECK: %[[HI:.*]] = arith.select %[[LAST_RANK]], %[[OWN_HI]], %[[FROM_NEXT]]
-// CHECK: %[[R:.*]] = tensor.concat dim(0) %[[LO]], %[[CORE]], %[[HI]] : {{.*}} -> tensor<7x8xf32>
+// CHECK: %[[R:.*]] = tensor.insert_slice %[[HI]] into %[[WITH_LO]][5, 0] [2, 8] [1, 1]
 // CHECK: return %[[R]]
 shard.grid @grid_4(shape = 4)
 func.func @update_halo(%x: tensor<7x8xf32>) -> tensor<7x8xf32> {
   %y = shard.update_halo %x on @grid_4 split_axes = [[0]] halo_sizes = [1, 2] : tensor<7x8xf32>
   return %y : tensor<7x8xf32>
+}
+
+// -----
+
+// Tests update_halo on two split dims, as upstream's lowering orders them:
+// the last dim first, its slabs over the first dim's block rows only (1..4
+// of 6); then the first dim, its slabs over every column (the corners come
+// with them). The ends keep the destination's rows, corners included.
+// CHECK-LABEL: func.func @update_halo_2d
+// CHECK: dist.process_index on @grid_2x2 [a1]
+// CHECK: tensor.extract_slice %arg0[1, 4] [4, 2] [1, 1]
+// CHECK: dist.permute {{.*}} on @grid_2x2 [a1] pairs = [0 -> 1] : tensor<4x2xf32>
+// CHECK: tensor.extract_slice %arg0[1, 2] [4, 1] [1, 1]
+// CHECK: dist.permute {{.*}} on @grid_2x2 [a1] pairs = [1 -> 0] : tensor<4x1xf32>
+// CHECK: tensor.insert_slice {{.*}}[1, 0] [4, 2] [1, 1]
+// CHECK: tensor.insert_slice {{.*}}[1, 6] [4, 1] [1, 1]
+// CHECK: dist.process_index on @grid_2x2 [a0]
+// CHECK: tensor.extract_slice {{.*}}[4, 0] [1, 7] [1, 1]
+// CHECK: dist.permute {{.*}} on @grid_2x2 [a0] pairs = [0 -> 1] : tensor<1x7xf32>
+// CHECK: tensor.extract_slice {{.*}}[1, 0] [1, 7] [1, 1]
+// CHECK: dist.permute {{.*}} on @grid_2x2 [a0] pairs = [1 -> 0] : tensor<1x7xf32>
+// CHECK: tensor.insert_slice {{.*}}[0, 0] [1, 7] [1, 1]
+// CHECK: tensor.insert_slice {{.*}}[5, 0] [1, 7] [1, 1]
+shard.grid @grid_2x2(shape = 2x2)
+func.func @update_halo_2d(%x: tensor<6x7xf32>) -> tensor<6x7xf32> {
+  %y = shard.update_halo %x on @grid_2x2 split_axes = [[0], [1]] halo_sizes = [1, 1, 2, 1] : tensor<6x7xf32>
+  return %y : tensor<6x7xf32>
 }
