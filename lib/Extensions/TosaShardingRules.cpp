@@ -150,6 +150,77 @@ static llvm::SmallBitVector windowDims() {
   return whole;
 }
 
+/// The windows of a convolution or pooling along its spatial dims (1 ..
+/// `kernel.size()` of its input and result).
+struct WindowGeometry {
+  SmallVector<int64_t> kernel, padLo, padHi, stride, dilation;
+
+  /// From the op's attributes; `kernel` is given (the weight's dims for a
+  /// convolution, the `kernel` attribute for a pooling).
+  static WindowGeometry get(ArrayRef<int64_t> kernel, ArrayRef<int64_t> pad,
+                            ArrayRef<int64_t> stride,
+                            ArrayRef<int64_t> dilation) {
+    WindowGeometry g;
+    g.kernel.assign(kernel.begin(), kernel.end());
+    for (size_t s = 0; s < kernel.size(); ++s) {
+      g.padLo.push_back(pad[2 * s]);
+      g.padHi.push_back(pad[2 * s + 1]);
+      g.stride.push_back(stride[s]);
+      g.dilation.push_back(dilation.empty() ? 1 : dilation[s]);
+    }
+    return g;
+  }
+};
+
+/// Gives each spatial dim of a window op with stride and dilation 1 a
+/// factor when its result rows are windows that a halo or an overlap can
+/// bring to every block (docs/Design.md, "Halos"): padded to keep its size
+/// ("same", `zeroPadding` only: the op pads with zeros, which the ghost rows
+/// of a halo [lo, hi] are), or unpadded (the input holds an overlap of the
+/// window - 1). Other spatial dims stay whole.
+static void addWindowFactors(ShardingRule &rule, RankedTensorType input,
+                             RankedTensorType output,
+                             const WindowGeometry &g, bool zeroPadding) {
+  for (size_t s = 0; s < g.kernel.size(); ++s) {
+    int64_t d = s + 1, in = input.getDimSize(d), out = output.getDimSize(d);
+    int64_t lo = g.padLo[s], hi = g.padHi[s], window = g.kernel[s];
+    if (g.stride[s] != 1 || g.dilation[s] != 1)
+      continue;
+    meshmath::Halo halo;
+    if (lo == 0 && hi == 0 && in == out + window - 1)
+      halo.overlap = window - 1;
+    else if (zeroPadding && lo + hi == window - 1 && in == out)
+      halo = {lo, hi, 0};
+    else
+      continue;
+    int64_t factor = rule.addFactor(out, FactorKind::Parallel);
+    rule.operandDims[0][d] = rule.resultDims[0][d] = factor;
+    if (!halo.empty())
+      rule.setOperandHalo(0, d, halo);
+  }
+}
+
+/// The local form of a window op whose split spatial dims got their halo
+/// rows from the exchange: those dims are not padded again (a dim whose
+/// local input is the local output plus the window - 1 while it pads is
+/// such a dim; whole, it would be as long as its output).
+template <typename OpTy>
+static Operation *buildLocalWindowOp(OpTy op, ValueRange operands,
+                                     TypeRange resultTypes,
+                                     const WindowGeometry &g) {
+  auto input = cast<RankedTensorType>(operands[0].getType());
+  auto output = cast<RankedTensorType>(resultTypes[0]);
+  SmallVector<int64_t> pad(op.getPad());
+  for (size_t s = 0; s < g.kernel.size(); ++s)
+    if (g.stride[s] == 1 && g.dilation[s] == 1 &&
+        (g.padLo[s] || g.padHi[s]) &&
+        input.getDimSize(s + 1) == output.getDimSize(s + 1) + g.kernel[s] - 1)
+      pad[2 * s] = pad[2 * s + 1] = 0;
+  Operation *local = rewriteInPlace(op, operands, resultTypes);
+  cast<OpTy>(local).setPad(pad);
+  return local;
+}
+
 namespace {
 /// The base of the TOSA models: ops whose tensors are all ranked and static
 /// get `Model::getStaticRule`, the others no rule.
@@ -331,15 +402,44 @@ struct TosaConvShardingRule
     int64_t oc = rule.addFactor(output.getDimSize(last), FactorKind::Parallel);
     int64_t ic =
         rule.addFactor(input.getDimSize(last), FactorKind::Unsplittable);
-    // The spatial dims (and the weight's kernel dims) have no factor.
+    // The weight's kernel dims have no factor; the spatial dims have one
+    // where a halo brings each block its window.
     rule.resultDims[0].assign(output.getRank(), ShardingRule::kNoFactor);
     rule.operandDims[0].front() = rule.resultDims[0].front() = n;
     rule.operandDims[1].front() = rule.resultDims[0].back() = oc;
     rule.operandDims[0].back() = rule.operandDims[1].back() = ic;
+    if (std::optional<WindowGeometry> g = getGeometry(conv))
+      addWindowFactors(rule, input, output, *g, /*zeroPadding=*/true);
     // A bias of one element is broadcast over the channels.
     if (bias.getDimSize(0) == output.getDimSize(last))
       rule.operandDims[2] = {oc};
     return rule;
+  }
+  FailureOr<Operation *> buildLocalOp(Operation *op, OpBuilder &, IRMapping &,
+                                      ValueRange operands, TypeRange types,
+                                      const FactorSplits &) const {
+    if constexpr (!std::is_same_v<ConvOp, tosa::TransposeConv2DOp>) {
+      auto conv = cast<ConvOp>(op);
+      if (std::optional<WindowGeometry> g = getGeometry(conv))
+        return buildLocalWindowOp(conv, operands, types, *g);
+    }
+    return rewriteInPlace(op, operands, types);
+  }
+  /// The windows of a float conv2d or conv3d (whose padding is zeros; a
+  /// quantized one pads with its zero point); none for transpose_conv2d.
+  static std::optional<WindowGeometry> getGeometry(ConvOp conv) {
+    if constexpr (std::is_same_v<ConvOp, tosa::TransposeConv2DOp>) {
+      return std::nullopt;
+    } else {
+      auto input = cast<RankedTensorType>(conv.getInput().getType());
+      auto weight = cast<RankedTensorType>(conv.getWeight().getType());
+      if (!isa<FloatType>(input.getElementType()))
+        return std::nullopt;
+      ArrayRef<int64_t> kernel =
+          weight.getShape().drop_front().drop_back();
+      return WindowGeometry::get(kernel, conv.getPad(), conv.getStride(),
+                                 conv.getDilation());
+    }
   }
 };
 
@@ -364,16 +464,47 @@ struct TosaDepthwiseConvShardingRule
     if (bias.getDimSize(0) == output.getDimSize(3))
       rule.operandDims[2] = {c};
     rule.resultDims[0] = {n, none, none, c};
+    if (std::optional<WindowGeometry> g = getGeometry(conv))
+      addWindowFactors(rule, input, output, *g, /*zeroPadding=*/true);
     return rule;
+  }
+  FailureOr<Operation *> buildLocalOp(Operation *op, OpBuilder &, IRMapping &,
+                                      ValueRange operands, TypeRange types,
+                                      const FactorSplits &) const {
+    auto conv = cast<tosa::DepthwiseConv2DOp>(op);
+    if (std::optional<WindowGeometry> g = getGeometry(conv))
+      return buildLocalWindowOp(conv, operands, types, *g);
+    return rewriteInPlace(op, operands, types);
+  }
+  static std::optional<WindowGeometry>
+  getGeometry(tosa::DepthwiseConv2DOp conv) {
+    auto input = cast<RankedTensorType>(conv.getInput().getType());
+    auto weight = cast<RankedTensorType>(conv.getWeight().getType());
+    if (!isa<FloatType>(input.getElementType()))
+      return std::nullopt;
+    return WindowGeometry::get(weight.getShape().take_front(2), conv.getPad(),
+                               conv.getStride(), conv.getDilation());
   }
 };
 
-/// Poolings: batch and channels parallel, windows whole.
+/// Poolings: batch and channels parallel; an unpadded window of stride 1
+/// along a spatial dim splits it with an overlap (a padded one stays whole:
+/// max pads with -inf, and avg leaves padding out of its count, which zero
+/// ghost rows are not).
 template <typename OpTy>
 struct TosaPoolShardingRule
     : public TosaRule<TosaPoolShardingRule<OpTy>, OpTy> {
   FailureOr<ShardingRule> getStaticRule(Operation *op) const {
-    return getDimwiseRule(op, {0}, windowDims());
+    FailureOr<ShardingRule> rule = getDimwiseRule(op, {0}, windowDims());
+    if (succeeded(rule))
+      addWindowFactors(*rule, cast<RankedTensorType>(op->getOperand(0).getType()),
+                       cast<RankedTensorType>(op->getResult(0).getType()),
+                       getGeometry(cast<OpTy>(op)), /*zeroPadding=*/false);
+    return rule;
+  }
+  static WindowGeometry getGeometry(OpTy pool) {
+    return WindowGeometry::get(pool.getKernel(), pool.getPad(),
+                               pool.getStride(), {});
   }
 };
 

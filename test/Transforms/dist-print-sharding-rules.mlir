@@ -372,8 +372,11 @@ func.func @tosa_layout(%x: tensor<2x8x16xf32>, %y: tensor<1x8x16xf32>) {
 // -----
 
 // Tests TOSA's convolutional and layout ops: conv2d's batch and output
-// channels are parallel, its windows and input channels whole (the bias is
-// added after the channel sum); poolings keep batch and channels; the dims a
+// channels are parallel, its input channels whole (the bias is added after
+// the channel sum), and its "same" spatial dims (padded by the window - 1,
+// stride 1) split with a halo of the padding; poolings keep batch and
+// channels, and an unpadded window of stride 1 splits with an overlap of the
+// window - 1 (one of stride 2 stays whole); the dims a
 // pad pads, a slice cuts, a tile repeats, a concat joins or an argmax
 // reduces have no factor; a table is elementwise with the table whole; a
 // concat of partial sums is a partial sum (additive).
@@ -381,11 +384,11 @@ func.func @tosa_cnn(%x: tensor<4x8x8x3xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor
                     %y: tensor<4x8xf32>, %i: tensor<4x8xi8>, %tab: tensor<256xi8>) {
   // expected-remark@+1 {{no sharding rule for 'tosa.const'}}
   %zp = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
-  // expected-remark@+1 {{sharding rule: ([i, _, _, k], [j, _, _, k], [j], [_], [_]) -> ([i, _, _, j]) {i=4, j=8, k=3 whole}}}
+  // expected-remark@+1 {{sharding rule: ([i, l halo [1, 1], m halo [1, 1], k], [j, _, _, k], [j], [_], [_]) -> ([i, l, m, j]) {i=4, j=8, k=3 whole, l=8, m=8}}}
   %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<4x8x8x3xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<4x8x8x8xf32>
   // expected-remark@+1 {{sharding rule: ([i, _, _, j]) -> ([i, _, _, j]) {i=4, j=8}}}
   %p = tosa.max_pool2d %c {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<4x8x8x8xf32>) -> tensor<4x4x4x8xf32>
-  // expected-remark@+1 {{sharding rule: ([i, _, _, j], [_], [_]) -> ([i, _, _, j]) {i=4, j=8}}}
+  // expected-remark@+1 {{sharding rule: ([i, k overlap 2, l overlap 2, j], [_], [_]) -> ([i, k, l, j]) {i=4, j=8, k=2, l=2}}}
   %a = tosa.avg_pool2d %p, %zp, %zp {acc_type = f32, kernel = array<i64: 3, 3>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<4x4x4x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<4x2x2x8xf32>
   %st = tosa.const_shape {values = dense<[0, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
   %sz = tosa.const_shape {values = dense<[4, 4]> : tensor<2xindex>} : () -> !tosa.shape<2>
@@ -429,19 +432,20 @@ func.func @tosa_unranked(%a: tensor<8x4xf32>, %b: tensor<*xf32>, %z: tensor<*xf3
 
 // -----
 
-// Tests the other convolutions: conv3d and transpose_conv2d as conv2d (batch
-// and output channels parallel); depthwise_conv2d splits its channels c, and
-// with them the output's (c major, the multiplier m minor) and the bias.
+// Tests the other convolutions: conv3d as conv2d (its depth window of 1 is a
+// plain factor), transpose_conv2d with whole spatial dims; depthwise_conv2d
+// splits its channels c, and with them the output's (c major, the
+// multiplier m minor) and the bias, and its same spatial dims with halos.
 func.func @tosa_convs(%x3: tensor<2x4x8x8x3xf32>, %w3: tensor<8x1x3x3x3xf32>, %b8: tensor<8xf32>,
                       %x: tensor<2x8x8x3xf32>, %wt: tensor<8x3x3x3xf32>,
                       %wd: tensor<3x3x3x2xf32>, %bd: tensor<6xf32>) {
   // expected-remark@+1 {{no sharding rule for 'tosa.const'}}
   %zp = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
-  // expected-remark@+1 {{sharding rule: ([i, _, _, _, k], [j, _, _, _, k], [j], [_], [_]) -> ([i, _, _, _, j]) {i=2, j=8, k=3 whole}}}
+  // expected-remark@+1 {{sharding rule: ([i, l, m halo [1, 1], n halo [1, 1], k], [j, _, _, _, k], [j], [_], [_]) -> ([i, l, m, n, j]) {i=2, j=8, k=3 whole, l=4, m=8, n=8}}}
   %c3 = tosa.conv3d %x3, %w3, %b8, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1, 1>, pad = array<i64: 0, 0, 1, 1, 1, 1>, stride = array<i64: 1, 1, 1>} : (tensor<2x4x8x8x3xf32>, tensor<8x1x3x3x3xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x4x8x8x8xf32>
   // expected-remark@+1 {{sharding rule: ([i, _, _, k], [j, _, _, k], [j], [_], [_]) -> ([i, _, _, j]) {i=2, j=8, k=3 whole}}}
   %ct = tosa.transpose_conv2d %x, %wt, %b8, %zp, %zp {acc_type = f32, out_pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<2x8x8x3xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x10x10x8xf32>
-  // expected-remark@+1 {{sharding rule: ([i, _, _, j], [_, _, j, _], [j], [_], [_]) -> ([i, _, _, j]) {i=2, j=3 part}}}
+  // expected-remark@+1 {{sharding rule: ([i, k halo [1, 1], l halo [1, 1], j], [_, _, j, _], [j], [_], [_]) -> ([i, k, l, j]) {i=2, j=3 part, k=8, l=8}}}
   %cd = tosa.depthwise_conv2d %x, %wd, %bd, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<2x8x8x3xf32>, tensor<3x3x3x2xf32>, tensor<6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x8x8x6xf32>
   return
 }
