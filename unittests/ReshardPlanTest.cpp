@@ -257,6 +257,8 @@ public:
     case ReshardStep::ExchangeHalo:
     case ReshardStep::SliceOverlap:
     case ReshardStep::GatherOverlap:
+    case ReshardStep::OverlapToBlock:
+    case ReshardStep::HaloToOverlap:
       for (int64_t rank = 0; rank < ranks; ++rank)
         out[rank] = runHaloStep(blocks, step, rank);
       return out;
@@ -294,6 +296,15 @@ public:
         parts.push_back(range(blocks[peer], d, 0, block));
       parts.push_back(range(blocks[group.back()], d, block, h.overlap));
       return concat(parts, d);
+    }
+    case ReshardStep::OverlapToBlock: {
+      int64_t shift = h.overlap / k, block = extent - h.overlap + shift;
+      return range(mine, d, me * shift, block);
+    }
+    case ReshardStep::HaloToOverlap: {
+      int64_t shift = h.overlap / k, rows = (k - 1) * shift;
+      int64_t block = extent - 2 * rows - shift;
+      return range(mine, d, rows - me * shift, block + h.overlap);
     }
     default:
       return mine;
@@ -484,9 +495,10 @@ std::vector<Layout> withHalos(const Shape &meshShape, const Shape &global,
 // Tests every pair of layouts with halos (ghost rows of zeros at the ends)
 // and overlapping blocks on a 2x2 mesh and on a 4-rank line.
 TEST(ReshardPlan, AllPairsWithHalos) {
-  std::vector<Halo> halos = {{1, 1, 0}, {0, 2, 0}, {2, 1, 0}, {0, 0, 2}};
+  std::vector<Halo> halos = {{1, 1, 0}, {0, 2, 0}, {2, 1, 0}, {0, 0, 2}, {0, 0, 4}};
   for (auto [meshShape, global] :
-       std::vector<std::pair<Shape, Shape>>{{{2, 2}, {8, 6}}, {{4}, {10, 8}}}) {
+       std::vector<std::pair<Shape, Shape>>{
+           {{2, 2}, {8, 6}}, {{4}, {10, 8}}, {{4}, {16, 8}}, {{2, 2}, {12, 8}}}) {
     Simulator sim(meshShape, global);
     std::vector<Layout> layouts = withHalos(meshShape, global, halos);
     EXPECT_GE(layouts.size(), 7u);
@@ -593,7 +605,8 @@ TEST(ReshardPlan, OwnershipSteps) {
 }
 
 // Tests the halo steps: halos are dropped locally and exchanged with the
-// neighbours; overlapping blocks are gathered whole and sliced.
+// neighbours; overlapping blocks are sliced out of a whole dim, and gathered
+// whole unless the dim also splits evenly into plain blocks.
 TEST(ReshardPlan, HaloSteps) {
   Layout plain = layout({{0}, {}}), ghost = plain, window = plain;
   ghost.halos = {{1, 2, 0}, {}};
@@ -603,11 +616,24 @@ TEST(ReshardPlan, HaloSteps) {
   EXPECT_EQ(planText(ghost, plain, global, mesh), "drop_halo [0] dim 0 halo 1,2");
   EXPECT_EQ(planText(layout({{}, {}}), window, global, mesh),
             "slice_overlap [0] dim 0 overlap 2");
+  // 10 rows on 2 ranks: plain blocks of 5, overlapping blocks of 4 + 2 (a
+  // shift of 1 per block). Each overlapping block holds its plain block (a
+  // local slice); a plain block gets one row from each neighbour, then a
+  // local slice.
+  EXPECT_EQ(planText(window, plain, global, mesh), "overlap_to_block [0] dim 0 overlap 2");
   EXPECT_EQ(planText(window, layout({{}, {}}), global, mesh),
-            "gather_overlap [0] dim 0 overlap 2");
+            "overlap_to_block [0] dim 0 overlap 2; all_gather [0] dim 0");
+  EXPECT_EQ(planText(plain, window, global, mesh),
+            "exchange_halo [0] dim 0 halo 1,1; halo_to_overlap [0] dim 0 overlap 2");
   EXPECT_EQ(planText(ghost, window, global, mesh),
-            "drop_halo [0] dim 0 halo 1,2; all_gather [0] dim 0; "
-            "slice_overlap [0] dim 0 overlap 2");
+            "drop_halo [0] dim 0 halo 1,2; exchange_halo [0] dim 0 halo 1,1; "
+            "halo_to_overlap [0] dim 0 overlap 2");
+  // 11 rows with an overlap of 1 (blocks of 5 + 1): the plain split is
+  // padded (blocks of 6), so the overlapping blocks are gathered whole.
+  Layout window1 = plain;
+  window1.halos = {{0, 0, 1}, {}};
+  EXPECT_EQ(planText(window1, plain, {11, 4}, mesh),
+            "gather_overlap [0] dim 0 overlap 1; slice [0] dim 0 pad 12");
   // A dim whose halo stays is left alone.
   Layout more = layout({{0}, {1}});
   more.halos = ghost.halos;

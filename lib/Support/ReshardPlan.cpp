@@ -105,9 +105,12 @@ Layout applyStep(Layout layout, const ReshardStep &step) {
   case ReshardStep::DropHalo:
   case ReshardStep::ExchangeHalo:
   case ReshardStep::SliceOverlap:
-  case ReshardStep::GatherOverlap: {
+  case ReshardStep::GatherOverlap:
+  case ReshardStep::OverlapToBlock:
+  case ReshardStep::HaloToOverlap: {
     bool adds = step.kind == ReshardStep::ExchangeHalo ||
-                step.kind == ReshardStep::SliceOverlap;
+                step.kind == ReshardStep::SliceOverlap ||
+                step.kind == ReshardStep::HaloToOverlap;
     layout.halos.resize(layout.dims.size());
     layout.halos[step.dim] = adds ? step.halo : Halo();
     if (step.kind == ReshardStep::SliceOverlap)
@@ -190,8 +193,9 @@ std::vector<ReshardStep> planReshard(const Layout &source,
   if (source == target)
     return {};
   // Through the plain layouts: a halo's rows are dropped (local) and
-  // exchanged again; overlapping blocks are gathered whole and sliced again
-  // (their block size differs from the plain split's).
+  // exchanged again; overlapping blocks become the plain ones locally and
+  // come back by an exchange where the dim splits evenly both ways, and
+  // are otherwise gathered whole and sliced again.
   std::vector<ReshardStep> steps;
   Layout current = source;
   auto emitHaloStep = [&](ReshardStep::Kind kind, const AxisList &axes,
@@ -207,17 +211,38 @@ std::vector<ReshardStep> planReshard(const Layout &source,
     return haloOf(source.halos, d) == haloOf(target.halos, d) &&
            source.dims[d] == target.dims[d];
   };
+  // Overlapping blocks of (n - e) / k rows and plain blocks of n / k (when
+  // k divides n, and so e) are shifted by e / k rows per block: each
+  // overlapping block holds its plain block, and a plain block plus the
+  // (k - 1) e / k rows on either side holds its overlapping block.
+  auto alignedSplit = [&](size_t d, const AxisList &axes, Halo halo) {
+    if (globalShape.size() != source.dims.size() || meshShape.empty() ||
+        axes.empty() || halo.overlap == 0)
+      return false;
+    int64_t n = globalShape[d], k = groupSize(meshShape, axes);
+    return n >= 0 && n % k == 0 && (n - halo.overlap) % k == 0 &&
+           (k - 1) * halo.overlap / k <= n / k;
+  };
   Layout plainTarget = target.withoutHalos();
+  std::vector<bool> exchangeToOverlap(target.dims.size(), false);
   for (size_t d = 0; d < source.dims.size(); ++d) {
     if (keeps(d))
       continue;
     Halo from = haloOf(source.halos, d), to = haloOf(target.halos, d);
-    if (!from.empty())
+    if (from.overlap && alignedSplit(d, source.dims[d], from))
+      emitHaloStep(ReshardStep::OverlapToBlock, source.dims[d], d, from);
+    else if (!from.empty())
       emitHaloStep(from.overlap ? ReshardStep::GatherOverlap
                                 : ReshardStep::DropHalo,
                    source.dims[d], d, from);
-    if (to.overlap)
-      plainTarget.dims[d].clear(); // sliced out of the whole dim at the end
+    if (!to.overlap)
+      continue;
+    // From the same plain split, neighbours' rows make the overlapping
+    // blocks; from anything else, they are sliced out of the whole dim.
+    exchangeToOverlap[d] = current.dims[d] == target.dims[d] &&
+                           alignedSplit(d, target.dims[d], to);
+    if (!exchangeToOverlap[d])
+      plainTarget.dims[d].clear();
   }
   for (const ReshardStep &step : planWithoutHalos(
            current.withoutHalos(), plainTarget, globalShape, meshShape)) {
@@ -226,10 +251,20 @@ std::vector<ReshardStep> planReshard(const Layout &source,
   }
   for (size_t d = 0; d < target.dims.size(); ++d) {
     Halo to = haloOf(target.halos, d);
-    if (!keeps(d) && !to.empty())
-      emitHaloStep(to.overlap ? ReshardStep::SliceOverlap
-                              : ReshardStep::ExchangeHalo,
-                   target.dims[d], d, to);
+    if (keeps(d) || to.empty())
+      continue;
+    if (exchangeToOverlap[d]) {
+      int64_t k = groupSize(meshShape, target.dims[d]);
+      int64_t rows = (k - 1) * to.overlap / k;
+      if (rows)
+        emitHaloStep(ReshardStep::ExchangeHalo, target.dims[d], d,
+                     {rows, rows, 0});
+      emitHaloStep(ReshardStep::HaloToOverlap, target.dims[d], d, to);
+      continue;
+    }
+    emitHaloStep(to.overlap ? ReshardStep::SliceOverlap
+                            : ReshardStep::ExchangeHalo,
+                 target.dims[d], d, to);
   }
   return steps;
 }
@@ -359,7 +394,7 @@ std::string ReshardStep::str() const {
       "all_reduce", "reduce_scatter", "all_gather",    "all_to_all",
       "slice",      "make_partial",   "reduce",        "broadcast",
       "own",        "drop_halo",      "exchange_halo", "slice_overlap",
-      "gather_overlap"};
+      "gather_overlap", "overlap_to_block", "halo_to_overlap"};
   std::ostringstream os;
   os << names[kind] << " [";
   for (size_t i = 0; i < axes.size(); ++i)

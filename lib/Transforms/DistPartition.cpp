@@ -265,6 +265,23 @@ Value FunctionPartitioner::buildHaloStep(
     tagCollective(end);
     return concat({gathered, end});
   }
+  case meshmath::ReshardStep::OverlapToBlock:
+  case meshmath::ReshardStep::HaloToOverlap: {
+    // Blocks of the two splits start e / k rows apart per group index.
+    int64_t shift = halo.overlap / groupSize;
+    Value offset = buildBlockOffset(
+        builder, loc, meshName,
+        llvm::to_vector(axes.getAsRange<StringAttr>()), shift);
+    if (step.kind == meshmath::ReshardStep::OverlapToBlock)
+      return buildDimSlice(builder, loc, value, dim, offset,
+                           rows - halo.overlap + shift);
+    int64_t haloRows = (groupSize - 1) * shift;
+    Value start = arith::SubIOp::create(
+        builder, loc, arith::ConstantIndexOp::create(builder, loc, haloRows),
+        offset);
+    return buildDimSlice(builder, loc, value, dim, start,
+                         rows - 2 * haloRows - shift + halo.overlap);
+  }
   default:
     llvm_unreachable("not a halo step");
   }
@@ -467,7 +484,9 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
     case meshmath::ReshardStep::DropHalo:
     case meshmath::ReshardStep::ExchangeHalo:
     case meshmath::ReshardStep::SliceOverlap:
-    case meshmath::ReshardStep::GatherOverlap: {
+    case meshmath::ReshardStep::GatherOverlap:
+    case meshmath::ReshardStep::OverlapToBlock:
+    case meshmath::ReshardStep::HaloToOverlap: {
       if (!current.hasStaticShape() ||
           !current.getElementType().isIntOrIndexOrFloat()) {
         InFlightDiagnostic diag =

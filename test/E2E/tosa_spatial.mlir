@@ -2,10 +2,10 @@
 // image over sp) as well as by batch (dp): the "same" convolutions
 // (conv2d and depthwise_conv2d with padding 1, 1) take halo rows from
 // their neighbours instead of gathering the image; the unpadded max pool of
-// stride 1 and the valid conv2d take an overlap of their window - 1 (their
-// blocks of (16 - 2) / 2 rows do not line up with the 8-row blocks before
-// them, so those rows are gathered and sliced: docs/Design.md, "Halos").
-// On 4 and 8 ranks against the serial run.
+// stride 1 and the valid conv2d take an overlap of their window - 1, which
+// their input's plain blocks (of 8 rows, the overlapping ones of 7 + 2)
+// also get from one row of each neighbour. The rows are never gathered. On
+// 4 and 8 ranks against the serial run.
 
 // RUN: dist-run %s | FileCheck %s -DN=4
 // RUN: dist-run %s --mesh 2x4 | FileCheck %s -DN=8
@@ -25,8 +25,12 @@
 // IR: tosa.conv2d {{.*}} pad = array<i64: 0, 0, 1, 1>{{.*}} -> tensor<1x8x12x8xf32>
 // IR-NOT: dist.all_gather
 // IR: tosa.depthwise_conv2d {{.*}} pad = array<i64: 0, 0, 1, 1>{{.*}} -> tensor<1x8x12x8xf32>
-// IR: tosa.max_pool2d {{.*}} -> tensor<1x7x10x8xf32>
-// IR: tosa.conv2d {{.*}} -> tensor<1x6x8x4xf32>
+// IR: dist.permute {{.*}} on @m [sp] {{.*}} : tensor<1x1x12x8xf32>
+// IR: dist.permute {{.*}} on @m [sp] {{.*}} : tensor<1x1x12x8xf32>
+// IR: tosa.max_pool2d {{.*}} : (tensor<1x9x12x8xf32>) -> tensor<1x7x10x8xf32>
+// IR-NOT: dist.all_gather
+// IR: tosa.conv2d {{.*}} : (tensor<1x8x10x8xf32>, {{.*}} -> tensor<1x6x8x4xf32>
+// IR-NOT: dist.all_gather
 
 dist.mesh @m [dp = 2, sp = 2]
 func.func @spatial(%x: tensor<2x16x12x3xf32> {dist.sharding = #dist.sharding<@m, [{dp}, {sp}, {}, {}]>},

@@ -84,6 +84,14 @@ struct ReshardStep {
     /// the blocks without their overlap, and the last block's overlap rows
     /// from the last rank of the group (all_gather + broadcast).
     GatherOverlap,
+    /// Split by `axes` into overlapping blocks (`halo`'s overlap e) -> the
+    /// plain split by `axes` (k divides the dim): group index i's plain
+    /// block starts i * e / k rows into its overlapping one; local.
+    OverlapToBlock,
+    /// Plain blocks by `axes` with a halo of (k - 1) e / k rows each way ->
+    /// overlapping blocks (`halo`'s overlap e; k divides the dim): group
+    /// index i's starts (k - 1 - i) e / k rows into its block; local.
+    HaloToOverlap,
   };
   Kind kind;
   AxisList axes;
@@ -114,9 +122,10 @@ struct ReshardStep {
 /// splits do not nest (10 rows in 2 blocks of 5 are not 4 blocks of 3
 /// regrouped); steps get their `padTo` and `cropTo`. Dims with halos or
 /// overlaps (never partial or owned: the verifier refuses it) start by
-/// dropping them (a slice) or gathering the overlapping blocks, and end by
-/// exchanging halos with the neighbours or slicing overlapping blocks out of
-/// the whole dim.
+/// dropping them (a slice) or turning overlapping blocks into plain ones (a
+/// slice where the dim splits evenly both ways, else a gather), and end by
+/// exchanging halos with the neighbours, the same for overlapping blocks
+/// from the same plain split, or slicing them out of the whole dim.
 std::vector<ReshardStep> planReshard(const Layout &source, const Layout &target,
                                      const Shape &globalShape = {},
                                      const Shape &meshShape = {});
