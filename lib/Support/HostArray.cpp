@@ -562,14 +562,14 @@ assembleBlocks(const std::vector<HostArray> &blocks,
           position = position * globalShape[d] + row;
         }
         if (!padding) {
-          double want = ghost ? 0
-                        : floating
-                            ? floats[replica][position]
-                            : (double)ints[replica][position];
-          double have = floating ? blocks[r].get(i) : (double)blocks[r].getInt(i);
-          bool same = floating ? (have == want || (have != have && want != want))
-                               : blocks[r].getInt(i) ==
-                                     (ghost ? 0 : ints[replica][position]);
+          bool same;
+          if (floating) {
+            double have = blocks[r].get(i);
+            double want = ghost ? 0 : floats[replica][position];
+            same = have == want || (std::isnan(have) && std::isnan(want));
+          } else {
+            same = blocks[r].getInt(i) == (ghost ? 0 : ints[replica][position]);
+          }
           if (!same) {
             error = "the block of rank " + std::to_string(r) + " holds " +
                     (ghost ? "a ghost row that is not zero"

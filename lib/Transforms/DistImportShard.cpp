@@ -357,21 +357,12 @@ struct ImportAllSlice : public ImportCollective<shard::AllSliceOp> {
                       "shapes only");
     int64_t dim = op.getSliceAxis().getSExtValue();
     Location loc = op.getLoc();
-    Value index = ProcessIndexOp::create(rewriter, loc, group->mesh,
-                                         group->axes);
-    Value block =
-        arith::ConstantIndexOp::create(rewriter, loc, result.getDimSize(dim));
-    SmallVector<OpFoldResult> offsets(result.getRank(),
-                                      rewriter.getIndexAttr(0));
-    offsets[dim] =
-        arith::MulIOp::create(rewriter, loc, index, block).getResult();
-    SmallVector<OpFoldResult> sizes, strides(result.getRank(),
-                                             rewriter.getIndexAttr(1));
-    for (int64_t size : result.getShape())
-      sizes.push_back(rewriter.getIndexAttr(size));
-    Value slice = tensor::ExtractSliceOp::create(
-        rewriter, loc, result, op.getInput(), offsets, sizes, strides);
-    rewriter.replaceOp(op, slice);
+    Value offset = buildBlockOffset(
+        rewriter, loc, group->mesh,
+        llvm::to_vector(group->axes.getAsRange<StringAttr>()),
+        result.getDimSize(dim));
+    rewriter.replaceOp(op, buildDimSlice(rewriter, loc, op.getInput(), dim,
+                                         offset, result.getDimSize(dim)));
     return success();
   }
 };

@@ -355,15 +355,8 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
     value = pad.getResult();
   };
   auto cropDim = [&](int64_t dim, int64_t size) {
-    auto type = cast<RankedTensorType>(value.getType());
-    SmallVector<int64_t> shape(type.getShape());
-    shape[dim] = size;
-    SmallVector<OpFoldResult> offsets(type.getRank(), builder.getIndexAttr(0)),
-        strides(type.getRank(), builder.getIndexAttr(1)), sizes;
-    for (int64_t extent : shape)
-      sizes.push_back(builder.getIndexAttr(extent));
-    value = tensor::ExtractSliceOp::create(builder, loc, type.clone(shape),
-                                           value, offsets, sizes, strides);
+    value = buildDimSlice(builder, loc, value, dim, builder.getIndexAttr(0),
+                          size);
   };
   for (const meshmath::ReshardStep &step : meshmath::planReshard(
            toLayout(source), toLayout(target),
@@ -441,19 +434,6 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
                              << ", needed as " << target;
         return diag;
       }
-      int64_t local = size / groupSize;
-      Value offset = buildBlockOffset(
-          builder, loc, target.getMesh(),
-          llvm::to_vector(axes.getAsRange<StringAttr>()),
-          local);
-      SmallVector<OpFoldResult> offsets(current.getRank(), builder.getIndexAttr(0));
-      SmallVector<OpFoldResult> sizes, strides(current.getRank(),
-                                               builder.getIndexAttr(1));
-      for (int64_t d = 0; d < current.getRank(); ++d)
-        sizes.push_back(builder.getIndexAttr(d == step.dim
-                                                 ? local
-                                                 : current.getDimSize(d)));
-      offsets[step.dim] = offset;
       if (llvm::any_of(current.getShape(), ShapedType::isDynamic)) {
         InFlightDiagnostic diag = user->emitOpError()
                                   << "cannot slice an operand with dynamic dims";
@@ -461,8 +441,11 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
                              << ", needed as " << target;
         return diag;
       }
-      value = tensor::ExtractSliceOp::create(builder, loc, resized(step.dim, false),
-                                             value, offsets, sizes, strides);
+      int64_t local = size / groupSize;
+      Value offset = buildBlockOffset(
+          builder, loc, target.getMesh(),
+          llvm::to_vector(axes.getAsRange<StringAttr>()), local);
+      value = buildDimSlice(builder, loc, value, step.dim, offset, local);
       break;
     }
     case meshmath::ReshardStep::Reduce:
