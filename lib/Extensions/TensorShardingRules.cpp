@@ -34,17 +34,25 @@ static bool coversDim(ArrayRef<int64_t> fullShape, ArrayRef<int64_t> sliceShape,
 /// tensor: a new parallel factor for a dim the slice covers entirely (and does
 /// not drop), none for the others. Also returns the same list without the
 /// dropped unit dims (the dims of the slice itself).
+/// The other dims, cut at static offsets with unit strides, are ranged
+/// dims of operand `fullOperand` (the full tensor).
 template <typename SliceOp>
 static std::pair<SmallVector<int64_t>, SmallVector<int64_t>>
-getSliceDimFactors(SliceOp slice, RankedTensorType full, ShardingRule &rule) {
+getSliceDimFactors(SliceOp slice, RankedTensorType full, ShardingRule &rule,
+                   unsigned fullOperand) {
   llvm::SmallBitVector dropped = slice.getDroppedDims();
   SmallVector<int64_t> fullDims, sliceDims;
+  ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+  ArrayRef<int64_t> sizes = slice.getStaticSizes();
+  ArrayRef<int64_t> strides = slice.getStaticStrides();
   for (int64_t d = 0; d < full.getRank(); ++d) {
     int64_t factor = ShardingRule::kNoFactor;
     if (!dropped.test(d) &&
-        coversDim(full.getShape(), slice.getStaticSizes(),
-                  slice.getStaticOffsets(), slice.getStaticStrides(), d))
+        coversDim(full.getShape(), sizes, offsets, strides, d))
       factor = rule.addFactor(full.getDimSize(d), FactorKind::Parallel);
+    else if (!ShapedType::isDynamic(offsets[d]) &&
+             !ShapedType::isDynamic(sizes[d]) && strides[d] == 1)
+      rule.rangedDims.push_back({fullOperand, d, offsets[d], sizes[d]});
     fullDims.push_back(factor);
     if (!dropped.test(d))
       sliceDims.push_back(factor);
@@ -54,10 +62,15 @@ getSliceDimFactors(SliceOp slice, RankedTensorType full, ShardingRule &rule) {
 
 /// The offsets, sizes and strides of a slice op's local form: values remapped
 /// through `mapping`, and the sizes of the kept (non-`dropped`) dims set from
-/// `localSliceType`, the type of the local slice.
+/// `localSliceType`, the type of the local slice. A dim of the full tensor
+/// that is split (`localFull` smaller than `globalFull` there) and cut at a
+/// static offset is a ranged dim inside one block: the offset moves into
+/// the block.
 template <typename SliceOp>
 static void getLocalSliceParams(SliceOp slice, const llvm::SmallBitVector &dropped,
                                 RankedTensorType localSliceType,
+                                RankedTensorType globalFull,
+                                RankedTensorType localFull,
                                 OpBuilder &builder, IRMapping &mapping,
                                 SmallVectorImpl<OpFoldResult> &offsets,
                                 SmallVectorImpl<OpFoldResult> &sizes,
@@ -72,6 +85,13 @@ static void getLocalSliceParams(SliceOp slice, const llvm::SmallBitVector &dropp
   remap(slice.getMixedOffsets(), offsets);
   remap(slice.getMixedSizes(), sizes);
   remap(slice.getMixedStrides(), strides);
+  for (int64_t d = 0, e = offsets.size(); d < e; ++d) {
+    std::optional<int64_t> offset = getConstantIntValue(offsets[d]);
+    int64_t block = localFull.getDimSize(d);
+    if (offset && !ShapedType::isDynamic(block) &&
+        block < globalFull.getDimSize(d))
+      offsets[d] = builder.getIndexAttr(*offset % block);
+  }
   for (int64_t d = 0, r = 0, e = sizes.size(); d < e; ++d) {
     if (dropped.test(d))
       continue;
@@ -164,7 +184,7 @@ struct ExtractSliceShardingRule
     ShardingRule rule = ShardingRule::getEmpty(op);
     rule.partialPolicy = PartialPolicy::Multilinear;
     std::tie(rule.operandDims[0], rule.resultDims[0]) =
-        getSliceDimFactors(slice, slice.getSourceType(), rule);
+        getSliceDimFactors(slice, slice.getSourceType(), rule, 0);
     return rule;
   }
 
@@ -172,14 +192,16 @@ struct ExtractSliceShardingRule
   FailureOr<Operation *> buildLocalOp(Operation *op, OpBuilder &builder,
                                       IRMapping &mapping, ValueRange operands,
                                       TypeRange resultTypes,
-                                      const FactorSplits &) const {
+                                      const FactorSplits &splits) const {
     auto localType = cast<RankedTensorType>(resultTypes[0]);
     SmallVector<OpFoldResult> offsets, sizes, strides;
     auto slice = cast<tensor::ExtractSliceOp>(op);
     // From the result type, which is still the global one.
     llvm::SmallBitVector dropped = slice.getDroppedDims();
-    getLocalSliceParams(slice, dropped, localType, builder, mapping, offsets,
-                        sizes, strides);
+    getLocalSliceParams(slice, dropped, localType,
+                        cast<RankedTensorType>(splits.globalOperandType(0)),
+                        cast<RankedTensorType>(operands[0].getType()), builder,
+                        mapping, offsets, sizes, strides);
     if (!isDropAmbiguous(sizes, dropped))
       return tensor::ExtractSliceOp::create(builder, op->getLoc(), localType,
                                             operands[0], offsets, sizes,
@@ -207,7 +229,8 @@ struct InsertSliceShardingRule
     ShardingRule rule = ShardingRule::getEmpty(op);
     rule.partialPolicy = PartialPolicy::Additive;
     auto [destDims, sourceDims] =
-        getSliceDimFactors(insert, insert.getDestType(), rule);
+        getSliceDimFactors(insert, insert.getDestType(), rule, 1);
+    rule.writesRangedDims = true;
     rule.operandDims[0] = sourceDims;
     rule.operandDims[1] = destDims;
     rule.resultDims[0] = destDims;
@@ -234,8 +257,10 @@ struct InsertSliceShardingRule
       dropped.set(d);
     SmallVector<OpFoldResult> offsets, sizes, strides;
     auto localSource = cast<RankedTensorType>(operands[0].getType());
-    getLocalSliceParams(insert, dropped, localSource, builder, mapping, offsets,
-                        sizes, strides);
+    getLocalSliceParams(insert, dropped, localSource,
+                        cast<RankedTensorType>(splits.globalOperandType(1)),
+                        cast<RankedTensorType>(operands[1].getType()), builder,
+                        mapping, offsets, sizes, strides);
     Value source = operands[0];
     // Say which dims the source lacks: expand it to full rank first.
     if (isDropAmbiguous(sizes, dropped))

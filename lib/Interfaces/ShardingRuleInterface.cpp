@@ -163,7 +163,9 @@ bool ShardingRule::operator==(const ShardingRule &other) const {
          operandDims == other.operandDims && resultDims == other.resultDims &&
          operandIsInitOnly == other.operandIsInitOnly &&
          operandIsAccumulator == other.operandIsAccumulator &&
-         operandIsLinear == other.operandIsLinear;
+         operandIsLinear == other.operandIsLinear &&
+         rangedDims == other.rangedDims &&
+         writesRangedDims == other.writesRangedDims;
 }
 
 llvm::hash_code mlir::dist::hash_value(const ShardingRule &rule) {
@@ -178,6 +180,10 @@ llvm::hash_code mlir::dist::hash_value(const ShardingRule &rule) {
     hash = llvm::hash_combine(hash, dims.size(), llvm::hash_combine_range(dims));
   for (ArrayRef<int64_t> dims : rule.resultDims)
     hash = llvm::hash_combine(hash, dims.size(), llvm::hash_combine_range(dims));
+  for (const ShardingRule::RangedDim &ranged : rule.rangedDims)
+    hash = llvm::hash_combine(hash, ranged.operand, ranged.dim, ranged.offset,
+                              ranged.size);
+  hash = llvm::hash_combine(hash, rule.writesRangedDims);
   return llvm::hash_combine(hash, llvm::hash_combine_range(rule.operandIsInitOnly),
                             llvm::hash_combine_range(rule.operandIsAccumulator),
                             llvm::hash_combine_range(rule.operandIsLinear));

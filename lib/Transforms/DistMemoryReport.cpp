@@ -15,6 +15,7 @@
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -77,7 +78,8 @@ static bool allocates(Operation *op, Value result) {
 static Category categoryOfArgument(func::FuncOp func, unsigned i) {
   if (func.getArgAttr(i, DistDialect::getParamAttrName()))
     return Parameters;
-  if (func.getArgAttr(i, DistDialect::getStateOfAttrName()))
+  if (func.getArgAttr(i, DistDialect::getStateOfAttrName()) ||
+      func.getArgAttr(i, DistDialect::getStatePoolAttrName()))
     return OptimizerState;
   if (func.getArgAttr(i, DistDialect::getGradAccumulatorOfAttrName()))
     return Gradients;
@@ -103,6 +105,14 @@ static void reportFunction(func::FuncOp func) {
     return it != category.end() && it->second == Gradients;
   };
   func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    // A buffer copied into an argument's buffer is its next value (the
+    // next state, written into its owner's row of packed state).
+    if (auto copy = dyn_cast<memref::CopyOp>(op))
+      if (auto arg = dyn_cast<BlockArgument>(rootOf(copy.getTarget()));
+          arg && arg.getOwner()->getParentOp() == func &&
+          categoryOfArgument(func, arg.getArgNumber()) != Activations)
+        category.try_emplace(rootOf(copy.getSource()),
+                             categoryOfArgument(func, arg.getArgNumber()));
     if (op->hasAttr(DistDialect::getGradOfAttrName()))
       if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
         for (Value init : dps.getDpsInits())

@@ -13,8 +13,12 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SetVector.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "mlir/IR/SymbolTable.h"
@@ -45,6 +49,11 @@ public:
   LogicalResult run();
 
 private:
+  /// A rank as its index along some axes.
+  struct BlockOwner {
+    SmallVector<StringAttr> axes;
+    int64_t index;
+  };
   /// The local value of global `value`, resharded to `target` (null:
   /// replicated). Emits the collectives before the builder's insertion point.
   /// The collectives use communicator `comm` of their groups.
@@ -83,6 +92,16 @@ private:
   void keepOwnership(Operation *op, const ShardingRule &rule,
                      MutableArrayRef<ShardingAttr> needed,
                      MutableArrayRef<ShardingAttr> made);
+  /// The rank, as an index along some axes, whose block of a split dim
+  /// holds all that `op` reads or writes of it (the rule's ranged dims):
+  /// the operand is then needed as it is, not gathered. A read's results
+  /// are made owned by that rank; a write (an insert into one rank's rows of
+  /// a packed buffer) takes its source owned by that rank, keeps the split,
+  /// and is run by that rank alone (the caller guards it).
+  std::optional<BlockOwner> keepRangedDims(Operation *op,
+                                           const ShardingRule &rule,
+                                           MutableArrayRef<ShardingAttr> needed,
+                                           MutableArrayRef<ShardingAttr> made);
   /// An edge that only the regions' terminators feed and that defines only
   /// `op`'s results (a branch's results, not a loop's) stays owned where
   /// every value flowing in is owned by one owner: the branch of gradient
@@ -155,6 +174,21 @@ private:
   OpSet inPlace;
   /// The others, in program order.
   SmallVector<Operation *> replaced;
+  /// Local ops whose results mean something on one rank only (all owned by
+  /// one index along some axes; side-effect free), with that owner; and the
+  /// guards of writes into one rank's block (`ownerWrites`).
+  llvm::DenseMap<Operation *, BlockOwner> ownedOps;
+  llvm::SmallPtrSet<Operation *, 8> ownerWrites;
+  /// Moves the owned ops of each block into one `scf.if` per owner that runs
+  /// on that owner alone (the others compute, and allocate, nothing of it):
+  /// the ops whose every use is owned by the same owner or comes after the
+  /// last of them. The values that leave the `scf.if` are empty tensors on
+  /// the other ranks (an owned value holds anything there), except the
+  /// guarded writes', which keep what was there.
+  void guardOwnedOps(Block &block);
+  /// Guards `run`, owned ops of `block` in order, after the last of them.
+  void guardRun(Block &block, const BlockOwner &owner,
+                ArrayRef<Operation *> run);
   /// The record of `value`, with its own type as the global one unless the
   /// record says otherwise.
   GlobalInfo infoOf(Value value) {
@@ -618,6 +652,8 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
                                                results[i].sharding))
                        : ShardingAttr());
   keepOwnership(op, rule, neededLayouts, made);
+  std::optional<BlockOwner> blockOwner =
+      keepRangedDims(op, rule, neededLayouts, made);
 
   SmallVector<Value> newOperands;
   for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
@@ -667,14 +703,63 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
   FactorSplits splits{assignment->mesh, assignment->factorAxes, groupSize,
                       rule.factors, globalOperandType};
   SmallVector<Type> globalResultTypes(op->getResultTypes());
+  // A write into one rank's block runs on that rank; the others keep their
+  // block as it is.
+  scf::IfOp guard;
+  if (blockOwner && rule.writesRangedDims) {
+    Location loc = op->getLoc();
+    Value index = ProcessIndexOp::create(
+        builder, loc, FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
+        builder.getStrArrayAttr(llvm::map_to_vector(
+            blockOwner->axes, [](StringAttr a) { return a.getValue(); })));
+    Value owner = arith::ConstantIndexOp::create(builder, loc, blockOwner->index);
+    Value isOwner = arith::CmpIOp::create(builder, loc,
+                                          arith::CmpIPredicate::eq, index, owner);
+    guard = scf::IfOp::create(builder, loc, localTypes, isOwner,
+                              /*withElseRegion=*/true);
+    builder.setInsertionPointToStart(guard.elseBlock());
+    scf::YieldOp::create(builder, loc,
+                         newOperands[rule.rangedDims.front().operand]);
+    builder.setInsertionPointToStart(guard.thenBlock());
+  }
   FailureOr<Operation *> local = cast<ShardingRuleOpInterface>(op).buildLocalOp(
       builder, locals, newOperands, localTypes, splits);
   if (failed(local))
     return failure(); // the rule's model said why
   (*local)->removeAttr(shardingsName);
   // A rebuilt op keeps its role in the training step.
-  if (Attribute role = op->getDiscardableAttr(DistDialect::getRoleAttrName()))
+  Attribute role = op->getDiscardableAttr(DistDialect::getRoleAttrName());
+  if (role)
     (*local)->setDiscardableAttr(DistDialect::getRoleAttrName(), role);
+  if (guard) {
+    if (*local == op)
+      return op->emitOpError()
+             << "writes one rank's block of a split operand and must be "
+                "rebuilt to run on that rank alone";
+    scf::YieldOp::create(builder, op->getLoc(), (*local)->getResults());
+    builder.setInsertionPointAfter(guard);
+    if (role)
+      guard->setDiscardableAttr(DistDialect::getRoleAttrName(), role);
+    local = guard.getOperation();
+    ownedOps[guard] = *blockOwner;
+    ownerWrites.insert(guard);
+  } else if (isMemoryEffectFree(*local)) {
+    // Results all owned by one owner: only that rank needs to compute them.
+    std::optional<BlockOwner> owner;
+    bool allOwned = !made.empty();
+    for (auto [i, result] : llvm::enumerate(op->getResults())) {
+      ShardingAttr s = made[i];
+      if (!isa<RankedTensorType>(result.getType()) || !s || !s.isOwned() ||
+          (owner && (s.getOwnerAxes() != ArrayRef<StringAttr>(owner->axes) ||
+                     s.getOwner() != owner->index))) {
+        allOwned = false;
+        break;
+      }
+      owner = BlockOwner{SmallVector<StringAttr>(s.getOwnerAxes()), s.getOwner()};
+    }
+    if (allOwned && owner)
+      ownedOps[*local] = *owner;
+  }
   if (*local == op) {
     keepInPlace(op);
     for (auto [result, type] : llvm::zip(op->getResults(), globalResultTypes))
@@ -795,6 +880,204 @@ void FunctionPartitioner::keepOwnership(Operation *op, const ShardingRule &rule,
   for (ShardingAttr &s : made)
     if (s)
       s = partialSum(s);
+}
+
+std::optional<FunctionPartitioner::BlockOwner>
+FunctionPartitioner::keepRangedDims(Operation *op, const ShardingRule &rule,
+                                    MutableArrayRef<ShardingAttr> needed,
+                                    MutableArrayRef<ShardingAttr> made) {
+  if (rule.rangedDims.empty() || op->getNumResults() != 1 ||
+      !isa<RankedTensorType>(op->getResult(0).getType()))
+    return std::nullopt;
+  unsigned operand = rule.rangedDims.front().operand;
+  Value ranged = op->getOperand(operand);
+  auto type = dyn_cast<RankedTensorType>(globalType(ranged));
+  ShardingAttr current = shardingOf(ranged);
+  if (!type || current.isPartial() || current.isOwned() || current.hasHalos())
+    return std::nullopt;
+  // Exactly one split ranged dim, its range inside one even block.
+  std::optional<BlockOwner> owner;
+  int64_t splitDim = -1;
+  for (const ShardingRule::RangedDim &range : rule.rangedDims) {
+    ArrayRef<StringAttr> axes = current.getDimAxes(range.dim);
+    if (range.operand != operand || axes.empty())
+      continue;
+    int64_t size = type.getDimSize(range.dim);
+    int64_t groupSize = mesh.getGroupSize(axes);
+    if (owner || ShapedType::isDynamic(size) || size % groupSize ||
+        range.size < 1)
+      return std::nullopt;
+    int64_t block = size / groupSize;
+    if (range.offset / block != (range.offset + range.size - 1) / block)
+      return std::nullopt;
+    owner = BlockOwner{SmallVector<StringAttr>(axes), range.offset / block};
+    splitDim = range.dim;
+  }
+  if (!owner)
+    return std::nullopt;
+  // The ranged operand as it is along the split dim.
+  auto unowned = [&](ShardingAttr s, unsigned i) {
+    return s ? s.withoutOwner() : replicated(globalType(op->getOperand(i)));
+  };
+  ShardingAttr need = unowned(needed[operand], operand);
+  SmallVector<DimShardingAttr> dims(need.getDims());
+  if (usesAnyAxis(need, owner->axes))
+    return std::nullopt;
+  dims[splitDim] = current.getDims()[splitDim];
+  need = ShardingAttr::get(need.getMesh(), dims, need.getPartialAxes(),
+                           need.getPartialKind());
+  ShardingAttr result = unowned(made[0], 0);
+  if (!rule.writesRangedDims) {
+    if (usesAnyAxis(result, owner->axes))
+      return std::nullopt;
+    needed[operand] = need;
+    made[0] = result.withOwner(owner->axes, owner->index);
+    return owner;
+  }
+  // A write: the source comes from the owner, the result keeps the split.
+  for (auto [i, s] : llvm::enumerate(needed)) {
+    if (i == operand || !isa<RankedTensorType>(globalType(op->getOperand(i))))
+      continue;
+    ShardingAttr source = unowned(s, i);
+    if (usesAnyAxis(source, owner->axes))
+      return std::nullopt;
+    s = source.withOwner(owner->axes, owner->index);
+  }
+  needed[operand] = need;
+  made[0] = need;
+  return owner;
+}
+
+void FunctionPartitioner::guardOwnedOps(Block &block) {
+  // The owned ops of the block by owner, in block order.
+  SmallVector<std::pair<BlockOwner, SmallVector<Operation *>>> groups;
+  for (Operation &op : block) {
+    auto it = ownedOps.find(&op);
+    if (it == ownedOps.end())
+      continue;
+    auto group = llvm::find_if(groups, [&](const auto &g) {
+      return g.first.axes == it->second.axes && g.first.index == it->second.index;
+    });
+    if (group == groups.end()) {
+      groups.push_back({it->second, {}});
+      group = std::prev(groups.end());
+    }
+    group->second.push_back(&op);
+  }
+  for (auto &[owner, ops] : groups) {
+    // Consecutive runs of them, each guarded after its last op: an op joins
+    // the run unless an op left in place before it uses the run's values.
+    llvm::DenseMap<Operation *, unsigned> position;
+    for (auto [i, op] : llvm::enumerate(block))
+      position[&op] = i;
+    llvm::SmallPtrSet<Operation *, 16> owned(ops.begin(), ops.end());
+    auto deadline = [&](Operation *op) {
+      unsigned first = ~0u;
+      for (Operation *user : op->getUsers())
+        if (Operation *top = block.findAncestorOpInBlock(*user);
+            top && !owned.contains(top))
+          first = std::min(first, position[top]);
+      return first;
+    };
+    SmallVector<SmallVector<Operation *>> runs;
+    unsigned runDeadline = 0;
+    for (Operation *op : ops) {
+      if (runs.empty() || position[op] >= runDeadline) {
+        runs.emplace_back();
+        runDeadline = ~0u;
+      }
+      runs.back().push_back(op);
+      runDeadline = std::min(runDeadline, deadline(op));
+    }
+    for (ArrayRef<Operation *> run : runs)
+      guardRun(block, owner, run);
+  }
+}
+
+void FunctionPartitioner::guardRun(Block &block, const BlockOwner &owner,
+                                   ArrayRef<Operation *> run) {
+  {
+    llvm::SetVector<Operation *> guarded(run.begin(), run.end());
+    // A run of views (a read of a packed row, reshapes) and writes that are
+    // guarded already computes nothing to save.
+    if (llvm::all_of(run, [&](Operation *op) {
+          return ownerWrites.contains(op) || isa<ViewLikeOpInterface>(op) ||
+                 isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+                     tensor::ExtractSliceOp>(op);
+        }))
+      return;
+    // What leaves the guard, and what the other ranks hold of it.
+    SmallVector<Value> leaving;
+    for (Operation *op : guarded)
+      for (Value result : op->getResults())
+        if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+              return !guarded.contains(block.findAncestorOpInBlock(*user));
+            }))
+          leaving.push_back(result);
+    if (llvm::any_of(leaving, [](Value v) {
+          auto type = dyn_cast<RankedTensorType>(v.getType());
+          return !type || !type.hasStaticShape();
+        }) || leaving.empty()) // unused results: canonicalization drops them
+      return;
+    Operation *lastOp = guarded.back(); // the run is in block order
+    Location loc = lastOp->getLoc();
+    builder.setInsertionPointAfter(lastOp);
+    Value index = ProcessIndexOp::create(
+        builder, loc, FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
+        builder.getStrArrayAttr(llvm::map_to_vector(
+            owner.axes, [](StringAttr a) { return a.getValue(); })));
+    Value ownerIndex = arith::ConstantIndexOp::create(builder, loc, owner.index);
+    Value isOwner = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                          index, ownerIndex);
+    auto guard = scf::IfOp::create(builder, loc, ValueRange(leaving).getTypes(),
+                                   isOwner, /*withElseRegion=*/true);
+    if (Attribute role = lastOp->getDiscardableAttr(DistDialect::getRoleAttrName()))
+      guard->setDiscardableAttr(DistDialect::getRoleAttrName(), role);
+    // The other ranks: a guarded write keeps its destination (what the
+    // write before it kept, along a chain of them); the rest is empty.
+    builder.setInsertionPointToStart(guard.elseBlock());
+    std::function<Value(Value)> otherRanks = [&](Value value) -> Value {
+      Operation *def = value.getDefiningOp();
+      if (!def || !guarded.contains(def))
+        return value;
+      if (ownerWrites.contains(def)) {
+        auto write = cast<scf::IfOp>(def);
+        return otherRanks(write.elseYield().getOperand(
+            cast<OpResult>(value).getResultNumber()));
+      }
+      auto type = cast<RankedTensorType>(value.getType());
+      return tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                     type.getElementType());
+    };
+    SmallVector<Value> elseValues;
+    for (Value value : leaving)
+      elseValues.push_back(otherRanks(value));
+    scf::YieldOp::create(builder, loc, elseValues);
+    // The owner: the ops themselves, in order.
+    Block *then = guard.thenBlock();
+    for (Operation *op : guarded)
+      op->moveBefore(then, then->end());
+    builder.setInsertionPointToEnd(then);
+    scf::YieldOp::create(builder, loc, leaving);
+    for (auto [value, result] : llvm::zip(leaving, guard.getResults()))
+      value.replaceUsesWithIf(result, [&](OpOperand &use) {
+        return !guard->isProperAncestor(use.getOwner());
+      });
+    // A guarded write inside needs no guard of its own.
+    for (Operation *op : guarded) {
+      ownedOps.erase(op);
+      if (!ownerWrites.erase(op))
+        continue;
+      auto write = cast<scf::IfOp>(op);
+      Block *writeThen = write.thenBlock();
+      SmallVector<Value> written(write.thenYield().getOperands());
+      write.thenYield()->erase();
+      then->getOperations().splice(write->getIterator(),
+                                   writeThen->getOperations());
+      write->replaceAllUsesWith(written);
+      write->erase();
+    }
+  }
 }
 
 void FunctionPartitioner::keepEdgeOwnership(
@@ -1132,8 +1415,15 @@ LogicalResult FunctionPartitioner::run() {
       return failure();
   }
   for (Operation *op : llvm::reverse(replaced)) {
+    ownedOps.erase(op);
     op->dropAllUses();
     op->erase();
+  }
+  if (!ownedOps.empty()) {
+    SmallVector<Block *> blocks;
+    func.walk([&](Block *block) { blocks.push_back(block); });
+    for (Block *block : blocks)
+      guardOwnedOps(*block);
   }
 
   SmallVector<Type> resultTypes;

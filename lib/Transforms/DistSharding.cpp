@@ -23,6 +23,7 @@
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/MapVector.h"
@@ -82,6 +83,17 @@ private:
   LogicalResult placeGathers(func::FuncOp func,
                              ArrayRef<ShardedParameter> parameters,
                              SmallVectorImpl<Segment> &segments);
+  /// ownership=whole: replaces the owned optimizer state of each element
+  /// type by one argument (and result) with a row per rank of the group,
+  /// split over the axis: rank r's row holds the state of the parameters r
+  /// owns, so the per-rank program holds one row, not every tensor. Each
+  /// tensor is read from its owner's row at the start and written back at
+  /// the end (partitioning makes the read owned and runs the write on the
+  /// owner). State of a parameter split otherwise (mp) stays as it is.
+  void packOwnedState(func::FuncOp func, MeshOp mesh,
+                      ArrayRef<ShardedParameter> parameters,
+                      const llvm::DenseMap<unsigned, SmallVector<unsigned>> &state,
+                      const llvm::DenseMap<unsigned, unsigned> &resultOf);
 };
 } // namespace
 
@@ -315,6 +327,8 @@ LogicalResult DistShardingPass::runOnStep(func::FuncOp func, MeshOp mesh) {
     return failure();
   if (printLayoutOption)
     printLayout(func, mesh, parameters, stateByParameter, segments);
+  if (ownership == "whole" && packState)
+    packOwnedState(func, mesh, parameters, stateByParameter, resultOf);
   return success();
 }
 
@@ -323,6 +337,258 @@ static std::string nameOfArgument(func::FuncOp func, unsigned argument) {
   auto name = func.getArgAttrOfType<StringAttr>(argument,
                                                 DistDialect::getNameAttrName());
   return name ? name.getValue().str() : "arg" + std::to_string(argument);
+}
+
+/// `value` (a static tensor) as a 1-D tensor of its elements, or back.
+static Value flatten(OpBuilder &builder, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getRank() == 1)
+    return value;
+  auto flat = RankedTensorType::get({type.getNumElements()},
+                                    type.getElementType());
+  if (type.getRank() == 0)
+    return tensor::ExpandShapeOp::create(builder, loc, flat, value,
+                                         ArrayRef<ReassociationIndices>{});
+  ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  return tensor::CollapseShapeOp::create(builder, loc, value,
+                                         ArrayRef<ReassociationIndices>{all});
+}
+static Value unflatten(OpBuilder &builder, Location loc, Value flat,
+                       RankedTensorType type) {
+  if (type.getRank() == 1)
+    return flat;
+  if (type.getRank() == 0)
+    return tensor::CollapseShapeOp::create(builder, loc, type, flat,
+                                           ArrayRef<ReassociationIndices>{});
+  ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  return tensor::ExpandShapeOp::create(builder, loc, type, flat,
+                                       ArrayRef<ReassociationIndices>{all});
+}
+
+void DistShardingPass::packOwnedState(
+    func::FuncOp func, MeshOp mesh, ArrayRef<ShardedParameter> parameters,
+    const llvm::DenseMap<unsigned, SmallVector<unsigned>> &state,
+    const llvm::DenseMap<unsigned, unsigned> &resultOf) {
+  MLIRContext *context = func.getContext();
+  int64_t rows = mesh.getAxisSize(StringAttr::get(context, axis));
+  struct Member {
+    unsigned argument;
+    const ShardedParameter *parameter;
+    RankedTensorType type;
+    int64_t offset = 0;
+  };
+  // Per element type, in order of first appearance: the members, by owner
+  // and then by argument.
+  llvm::MapVector<Type, SmallVector<Member>> pools;
+  for (const ShardedParameter &p : parameters) {
+    if (!p.owner || !p.layout.isReplicated())
+      continue;
+    Type paramType = func.getArgument(p.argument).getType();
+    for (unsigned s : state.lookup(p.argument)) {
+      auto type = dyn_cast<RankedTensorType>(func.getArgument(s).getType());
+      if (!type || !type.hasStaticShape() || !isShapedLike(type, paramType))
+        continue;
+      pools[type.getElementType()].push_back({s, &p, type});
+    }
+  }
+  Block &body = func.getBody().front();
+  Operation *ret = body.getTerminator();
+  llvm::BitVector erasedArgs(func.getNumArguments()),
+      erasedResults(func.getNumResults());
+  StringRef shardingName = DistDialect::getShardingAttrName();
+  StringRef nameName = DistDialect::getNameAttrName();
+  auto role = RoleAttr::get(context, Role::optimizer);
+  for (auto &[element, members] : pools) {
+    llvm::stable_sort(members, [](const Member &a, const Member &b) {
+      return *a.parameter->owner < *b.parameter->owner;
+    });
+    SmallVector<int64_t> used(rows, 0);
+    for (Member &m : members) {
+      m.offset = used[*m.parameter->owner];
+      used[*m.parameter->owner] += m.type.getNumElements();
+    }
+    int64_t columns = *llvm::max_element(used);
+    auto poolType = RankedTensorType::get({rows, columns}, element);
+    auto layout = ShardingAttr::get(context, mesh.getSymName(),
+                                    {{axis}, {}});
+    std::string typeName;
+    llvm::raw_string_ostream(typeName) << element;
+    auto poolName = StringAttr::get(context, "owned_state." + typeName);
+
+    SmallVector<Attribute> descriptions;
+    for (const Member &m : members) {
+      NamedAttrList entry;
+      entry.append("name", StringAttr::get(context, nameOfArgument(func, m.argument)));
+      entry.append("param", StringAttr::get(
+                                context, nameOfArgument(func, m.parameter->argument)));
+      entry.append("owner", IntegerAttr::get(IntegerType::get(context, 64),
+                                             *m.parameter->owner));
+      entry.append("offset",
+                   IntegerAttr::get(IntegerType::get(context, 64), m.offset));
+      entry.append("shape", DenseI64ArrayAttr::get(context, m.type.getShape()));
+      if (Attribute fill = func.getArgAttr(m.argument,
+                                           DistDialect::getInputFillAttrName()))
+        entry.append("fill", fill);
+      if (Attribute normal = func.getArgAttr(
+              m.argument, DistDialect::getInputNormalAttrName()))
+        entry.append("normal", normal);
+      descriptions.push_back(entry.getDictionary(context));
+    }
+    NamedAttrList argAttrs;
+    argAttrs.append(nameName, poolName);
+    argAttrs.append(shardingName, layout);
+    argAttrs.append(DistDialect::getStatePoolAttrName(),
+                    ArrayAttr::get(context, descriptions));
+    unsigned poolIndex = func.getNumArguments();
+    Location loc = func.getArgument(members.front().argument).getLoc();
+    (void)func.insertArgument(poolIndex, poolType,
+                              argAttrs.getDictionary(context), loc);
+    erasedArgs.resize(func.getNumArguments());
+    Value pool = func.getArgument(poolIndex);
+
+    // Each parameter's state is read from the row just before its first
+    // use and written back right after the last of it is made, threading
+    // the rows through the step in program order: between its read and its
+    // write no other tensor's write happens (updates run parameter by
+    // parameter), so bufferization reads and writes the rows in place, and
+    // the owner's guard (partitioning) covers read, update and write.
+    OpBuilder builder(context);
+    auto rowSlice = [&](const Member &m) {
+      SmallVector<OpFoldResult> offsets = {
+          builder.getIndexAttr(*m.parameter->owner),
+          builder.getIndexAttr(m.offset)};
+      SmallVector<OpFoldResult> sizes = {
+          builder.getIndexAttr(1),
+          builder.getIndexAttr(m.type.getNumElements())};
+      SmallVector<OpFoldResult> strides(2, builder.getIndexAttr(1));
+      return std::make_tuple(offsets, sizes, strides);
+    };
+    llvm::DenseMap<Operation *, int64_t> position;
+    for (auto [i, op] : llvm::enumerate(body))
+      position[&op] = i;
+    // Per parameter: its members, the op of their first use and the op that
+    // makes the last of their next values (none: nothing to write).
+    struct Access {
+      SmallVector<const Member *> members;
+      Operation *firstUse = nullptr;
+      Operation *lastMade = nullptr;
+    };
+    llvm::MapVector<unsigned, Access> accesses;
+    for (const Member &m : members) {
+      Access &access = accesses[m.parameter->argument];
+      access.members.push_back(&m);
+      for (Operation *user : func.getArgument(m.argument).getUsers()) {
+        Operation *top = body.findAncestorOpInBlock(*user);
+        if (!access.firstUse || position[top] < position[access.firstUse])
+          access.firstUse = top;
+      }
+      auto r = resultOf.find(m.argument);
+      if (r == resultOf.end())
+        continue;
+      Value next = ret->getOperand(r->second);
+      if (next == func.getArgument(m.argument))
+        continue; // returned as it came: nothing to write
+      Operation *def = next.getDefiningOp();
+      Operation *made = def ? body.findAncestorOpInBlock(*def) : nullptr;
+      if (!made || (access.firstUse &&
+                    position[made] < position[access.firstUse]))
+        made = access.firstUse;
+      if (made && (!access.lastMade ||
+                   position[made] > position[access.lastMade]))
+        access.lastMade = made;
+    }
+    // Reads (before their op) and writes (after theirs) in program order.
+    struct Event {
+      int64_t position;
+      bool isWrite;
+      unsigned order;
+      Access *access;
+    };
+    SmallVector<Event> events;
+    unsigned order = 0;
+    for (auto &[param, access] : accesses) {
+      if (access.firstUse)
+        events.push_back({position[access.firstUse], false, order++, &access});
+      bool writes = llvm::any_of(access.members, [&](const Member *m) {
+        auto r = resultOf.find(m->argument);
+        return r != resultOf.end() &&
+               ret->getOperand(r->second) != func.getArgument(m->argument);
+      });
+      if (writes)
+        events.push_back({access.lastMade ? position[access.lastMade] : -1,
+                          true, order++, &access});
+    }
+    llvm::stable_sort(events, [](const Event &a, const Event &b) {
+      return std::make_tuple(a.position, a.isWrite, a.order) <
+             std::make_tuple(b.position, b.isWrite, b.order);
+    });
+    Value next = pool;
+    Operation *lastWrite = nullptr; // the last op of the last write
+    int64_t lastWritePosition = -2;
+    llvm::DenseMap<unsigned, Value> readValues;
+    for (const Event &event : events) {
+      if (!event.isWrite) {
+        builder.setInsertionPoint(event.access->firstUse);
+        for (const Member *m : event.access->members) {
+          auto [offsets, sizes, strides] = rowSlice(*m);
+          auto flatType =
+              RankedTensorType::get({m->type.getNumElements()}, element);
+          auto read = tensor::ExtractSliceOp::create(builder, loc, flatType, next,
+                                                     offsets, sizes, strides);
+          read->setAttr(DistDialect::getRoleAttrName(), role);
+          Value value = unflatten(builder, loc, read, m->type);
+          if (Operation *reshape = value.getDefiningOp(); reshape != read)
+            reshape->setAttr(DistDialect::getRoleAttrName(), role);
+          func.getArgument(m->argument).replaceAllUsesWith(value);
+          readValues[m->argument] = value;
+        }
+        continue;
+      }
+      if (event.position == lastWritePosition)
+        builder.setInsertionPointAfter(lastWrite);
+      else if (event.access->lastMade)
+        builder.setInsertionPointAfter(event.access->lastMade);
+      else
+        builder.setInsertionPointToStart(&body);
+      for (const Member *m : event.access->members) {
+        auto r = resultOf.find(m->argument);
+        if (r == resultOf.end())
+          continue;
+        Value value = ret->getOperand(r->second);
+        if (value == readValues.lookup(m->argument) ||
+            value == func.getArgument(m->argument))
+          continue;
+        Value flat = flatten(builder, loc, value);
+        if (Operation *reshape = flat.getDefiningOp())
+          reshape->setAttr(DistDialect::getRoleAttrName(), role);
+        auto [offsets, sizes, strides] = rowSlice(*m);
+        auto write = tensor::InsertSliceOp::create(builder, loc, flat, next,
+                                                   offsets, sizes, strides);
+        write->setAttr(DistDialect::getRoleAttrName(), role);
+        auto pin = AnnotateOp::create(builder, loc, poolType, write.getResult(),
+                                      layout, /*comm=*/IntegerAttr());
+        pin->setAttr(DistDialect::getRoleAttrName(), role);
+        next = pin.getResult();
+        lastWrite = pin;
+      }
+      lastWritePosition = event.position;
+    }
+    for (const Member &m : members) {
+      erasedArgs.set(m.argument);
+      if (auto r = resultOf.find(m.argument); r != resultOf.end())
+        erasedResults.set(r->second);
+    }
+    unsigned resultIndex = func.getNumResults();
+    NamedAttrList resultAttrs;
+    resultAttrs.append(nameName, poolName);
+    resultAttrs.append(shardingName, layout);
+    (void)func.insertResult(resultIndex, poolType,
+                            resultAttrs.getDictionary(context));
+    ret->insertOperands(ret->getNumOperands(), next);
+    erasedResults.resize(func.getNumResults());
+  }
+  if (!pools.empty())
+    eraseStepArguments(func, erasedArgs, erasedResults);
 }
 
 LogicalResult

@@ -157,6 +157,25 @@ static LogicalResult checkTrainingMarkings(FunctionOpInterface func) {
       return notParam(funcOp->emitOpError()
                           << "argument " << i << " is optimizer state of",
                       *param);
+  // Packed state (dist-sharding ownership=whole) names its parameters.
+  for (unsigned i = 0; i < numArgs; ++i) {
+    auto pool =
+        func.getArgAttrOfType<ArrayAttr>(i, DistDialect::getStatePoolAttrName());
+    for (Attribute entry : pool ? pool.getValue() : ArrayRef<Attribute>()) {
+      auto member = cast<DictionaryAttr>(entry);
+      auto param = member.getAs<StringAttr>("param");
+      bool found = llvm::any_of(llvm::seq(numArgs), [&](unsigned a) {
+        return isParam(a) &&
+               func.getArgAttr(a, DistDialect::getNameAttrName()) == param;
+      });
+      if (!found)
+        return funcOp->emitOpError()
+               << "argument " << i << " packs " << member.get("name")
+               << " as optimizer state of " << param
+               << ", but no parameter argument has that name ('"
+               << DistDialect::getNameAttrName() << "')";
+    }
+  }
   for (unsigned i = 0; i < numArgs; ++i)
     if (auto param = func.getArgAttrOfType<IntegerAttr>(
             i, DistDialect::getGradAccumulatorOfAttrName());

@@ -9,6 +9,43 @@
 using namespace mlir;
 using namespace mlir::dist;
 
+void dist::eraseStepArguments(func::FuncOp func,
+                              const llvm::BitVector &arguments,
+                              const llvm::BitVector &results) {
+  MLIRContext *context = func.getContext();
+  auto renumber = [&](IntegerAttr index) {
+    int64_t i = index.getInt();
+    int64_t before = 0;
+    for (int64_t a = 0; a < i && a < (int64_t)arguments.size(); ++a)
+      before += arguments.test(a);
+    return IntegerAttr::get(index.getType(), i - before);
+  };
+  StringRef argMarks[] = {DistDialect::getStateOfAttrName(),
+                          DistDialect::getGradAccumulatorOfAttrName()};
+  StringRef resultMarks[] = {DistDialect::getStateOfAttrName(),
+                             DistDialect::getGradAccumulatorOfAttrName(),
+                             DistDialect::getUpdatesAttrName()};
+  for (unsigned a = 0, e = func.getNumArguments(); a < e; ++a)
+    for (StringRef mark : argMarks)
+      if (auto index = func.getArgAttrOfType<IntegerAttr>(a, mark))
+        func.setArgAttr(a, mark, renumber(index));
+  for (unsigned r = 0, e = func.getNumResults(); r < e; ++r)
+    for (StringRef mark : resultMarks)
+      if (auto index = func.getResultAttrOfType<IntegerAttr>(r, mark))
+        func.setResultAttr(r, mark, renumber(index));
+  auto gradOf = StringAttr::get(context, DistDialect::getGradOfAttrName());
+  func.walk([&](Operation *op) {
+    if (auto index = op->getAttrOfType<IntegerAttr>(gradOf))
+      op->setAttr(gradOf, renumber(index));
+  });
+  Operation *ret = func.getBody().front().getTerminator();
+  for (int r = results.size() - 1; r >= 0; --r)
+    if (results.test(r))
+      ret->eraseOperand(r);
+  (void)func.eraseResults(results);
+  (void)func.eraseArguments(arguments);
+}
+
 Value dist::buildSplatConstant(OpBuilder &builder, Location loc,
                                RankedTensorType type, double value) {
   TypedAttr element;

@@ -14,10 +14,19 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/BitVector.h"
 
 #include <string>
 
 namespace mlir::dist {
+
+/// Erases arguments `arguments` (unused) and results `results` of step
+/// `func`, with the return's operands, and renumbers the argument indices
+/// that training markings hold: dist.grad_of on ops, dist.state_of and
+/// dist.grad_accumulator_of on arguments and results, dist.updates on
+/// results. No marking may name an erased argument.
+void eraseStepArguments(func::FuncOp func, const llvm::BitVector &arguments,
+                        const llvm::BitVector &results);
 
 /// A constant tensor of `type` with every element `value`.
 Value buildSplatConstant(OpBuilder &builder, Location loc,

@@ -65,7 +65,7 @@ def initial_value(value, generator):
     if value.input_range is not None:
         low, high = value.input_range
         return torch.randint(low, high, value.shape, generator=generator, dtype=value.dtype)
-    if value.state_of is not None:
+    if value.state_of is not None or value.pool_members:
         return torch.zeros(value.shape, dtype=value.dtype)
     if value.input_fill is not None and not value.is_param:  # the loss scale
         return torch.full(value.shape, value.input_fill, dtype=value.dtype)
@@ -237,7 +237,8 @@ def main():
     # The same training in PyTorch; for bf16 and fp16 also in f64 (the truth
     # that both runs are judged against; it skips the steps fp16 skips).
     batch = {v.name: t for v, t in zip(arg_values, inputs)
-             if not v.is_param and v.state_of is None and v.name not in STEP_STATE}
+             if not v.is_param and v.state_of is None and not v.pool_members
+             and v.name not in STEP_STATE}
     initial = {v.name: t for v, t in zip(arg_values, inputs) if v.is_param}
     loss_fn = mlp_loss if opts.model == "mlp" else gpt_loss
     peer = Trainer(opts, initial, batch, loss_fn, TORCH_DTYPES[opts.dtype])
@@ -359,6 +360,14 @@ class Trainer:
             else:
                 self.growth_tracker += 1
 
+    def state_of(self, param_name, state_name, shape):
+        """The optimizer's state `state_name` ("<param>.<key>") of a parameter."""
+        key = state_name[len(param_name) + 1:]
+        state = self.optimizer.state[self.params[param_name]].get(STATE_KEYS[key])
+        if state is None:  # every step so far was skipped
+            state = torch.zeros(shape)
+        return state
+
     def value_of(self, result, arg_values):
         """(kind, tensor) of the step's result `result` (by its dist.name)."""
         if result.name == "loss":
@@ -373,11 +382,14 @@ class Trainer:
             return "gradient", self.grads[result.name[5:]].to(result.dtype)
         if result.state_of is not None:
             param_name = arg_values[result.state_of].name
-            key = result.name[len(param_name) + 1:]
-            state = self.optimizer.state[self.params[param_name]].get(STATE_KEYS[key])
-            if state is None:  # every step so far was skipped
-                state = torch.zeros(result.shape)
-            return "state", state.to(result.dtype)
+            return "state", self.state_of(param_name, result.name, result.shape).to(result.dtype)
+        pool = next((a.pool_members for a in arg_values if a.name == result.name), None)
+        if pool:  # packed state: each member in its owner's row, zeros elsewhere
+            packed = torch.zeros(result.shape, dtype=torch.float64)
+            for m in pool:
+                state = self.state_of(m["param"], m["name"], m["shape"]).double().flatten()
+                packed[m["owner"], m["offset"]:m["offset"] + state.numel()] = state
+            return "state", packed.to(result.dtype)
         return "parameter", self.params[result.name].detach().to(result.dtype)
 
 

@@ -61,6 +61,22 @@ class Value:
         self.input_range = (int(m.group(1)), int(m.group(2))) if m else None
         m = re.search(r"dist\.input_fill = (0x[0-9A-Fa-f]+|[-+0-9.eE]+)", text)
         self.input_fill = parse_float(m.group(1)) if m else None
+        # Packed optimizer state (dist-sharding ownership=whole): per member
+        # its name, parameter, owner row, offset in the row and shape.
+        self.pool_members = []
+        m = re.search(r"dist\.state_pool = \[(.*?)\]\}?$", text)
+        if m:
+            for member in re.findall(r"\{([^{}]*)\}", m.group(1)):
+                field = lambda key: re.search(key + r' = ("[^"]*"|-?\d+|array<i64[^>]*>)',
+                                              member).group(1)
+                shape = field("shape")
+                self.pool_members.append({
+                    "name": field("name").strip('"'),
+                    "param": field("param").strip('"'),
+                    "owner": int(field("owner")),
+                    "offset": int(field("offset")),
+                    "shape": [int(d) for d in re.findall(r"-?\d+", shape[len("array<i64"):])],
+                })
 
 
 def parse_signature(mlir, function):

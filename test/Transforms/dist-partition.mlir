@@ -1047,7 +1047,8 @@ func.func @switch(%x: tensor<8x4xf32> {dist.sharding = #dist.sharding<@mesh_2, [
 // are and stay owned (a replicated operand joins for free); a sum of values
 // of different owners masks each to a partial sum, reduced once; an owned
 // value leaving replicated is broadcast from its owner; an owned result
-// stays owned.
+// stays owned. The owner alone computes the owned values (an scf.if; the
+// other ranks hold an empty tensor).
 dist.mesh @mesh_4 [dp = 4]
 // CHECK-LABEL: func.func @owned
 // CHECK-SAME: %[[A:[^:]*]]: tensor<4xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{}], owner = 1 {dp}>}
@@ -1055,8 +1056,15 @@ dist.mesh @mesh_4 [dp = 4]
 // CHECK-SAME: %[[P:[^:]*]]: tensor<4xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{}], partial = sum{dp}>}
 // CHECK-SAME: %[[R:[^:]*]]: tensor<4xf32> {dist.partitioned_as = #dist.sharding<@mesh_4, [{}]>}
 // CHECK: %[[PO:.*]] = dist.reduce %[[P]] on @mesh_4 [dp] sum root = 1 {{.*}} : tensor<4xf32>
-// CHECK: %[[AP:.*]] = arith.addf %[[A]], %[[PO]] : tensor<4xf32>
-// CHECK: %[[AR:.*]] = arith.mulf %[[AP]], %[[R]] : tensor<4xf32>
+// CHECK: %[[G:.*]] = dist.process_index on @mesh_4 [dp] : index
+// CHECK: %[[ISOWNER:.*]] = arith.cmpi eq, %[[G]], %c1
+// CHECK: %[[AR:.*]] = scf.if %[[ISOWNER]] -> (tensor<4xf32>) {
+// CHECK-NEXT: %[[AP:.*]] = arith.addf %[[A]], %[[PO]] : tensor<4xf32>
+// CHECK-NEXT: %[[ARO:.*]] = arith.mulf %[[AP]], %[[R]] : tensor<4xf32>
+// CHECK-NEXT: scf.yield %[[ARO]] : tensor<4xf32>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[EMPTY:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT: scf.yield %[[EMPTY]] : tensor<4xf32>
 // CHECK: %[[I:.*]] = dist.process_index on @mesh_4 [dp] : index
 // CHECK: %[[IS1:.*]] = arith.cmpi eq, %[[I]], %c1
 // CHECK: %[[M1:.*]] = arith.select %[[IS1]], %[[AR]], %{{.*}} : tensor<4xf32>

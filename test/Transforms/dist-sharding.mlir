@@ -6,6 +6,7 @@
 // RUN: dist-opt %s --dist-data-parallel --dist-sharding="stage=3" --dist-auto-partition | FileCheck %s --check-prefix=PART3
 // RUN: dist-opt %s --dist-data-parallel --dist-sharding="print-layout=true" -o /dev/null | FileCheck %s --check-prefix=PRINT
 // RUN: dist-opt %s --dist-data-parallel --dist-sharding="ownership=whole" | FileCheck %s --check-prefix=WHOLE
+// RUN: dist-opt %s --dist-data-parallel --dist-sharding="ownership=whole pack-state=false" | FileCheck %s --check-prefix=NOPACK
 // RUN: dist-opt %s --dist-data-parallel --dist-sharding="ownership=whole" --dist-auto-partition | FileCheck %s --check-prefix=WPART
 // RUN: dist-opt %s --dist-data-parallel --dist-sharding="ownership=whole stage=1" --dist-auto-partition | FileCheck %s --check-prefix=WPART1
 // RUN: dist-opt %s --dist-data-parallel --dist-sharding="ownership=whole stage=3" --dist-auto-partition | FileCheck %s --check-prefix=WPART3
@@ -96,35 +97,64 @@ dist.mesh @mesh [dp = 2]
 // PRINT-NEXT: whole on every rank (no dim divisible by 2): b
 // Whole ownership (the seeds' style), stage 2: w (96 B) is owned by rank 0,
 // b (12 B) by rank 1, each with its gradient and state; each update is
-// pinned owned where it is made, then replicated.
+// pinned owned where it is made, then replicated. The owned state is packed
+// into one argument with a row per rank (w's velocity in row 0; row 1 is
+// empty), read from its row just before its update and written back right
+// after it.
 // WHOLE-LABEL: func.func @momentum_step
-// WHOLE-SAME: %[[W:.*]]: tensor<4x6xf32> {dist.name = "w", dist.param, dist.sharding = #dist.sharding<@mesh, [{}, {}]>}
-// WHOLE-SAME: %[[V:[^:]*]]: tensor<4x6xf32> {dist.name = "w.velocity", dist.sharding = #dist.sharding<@mesh, [{}, {}], owner = 0 {dp}>, dist.state_of = 0 : i64}
-// WHOLE-SAME: tensor<4x6xf32> {dist.name = "w.velocity", dist.sharding = #dist.sharding<@mesh, [{}, {}], owner = 0 {dp}>, dist.state_of = 0 : i64}
+// WHOLE-SAME: %[[W:[^:]*]]: tensor<4x6xf32> {dist.name = "w", dist.param, dist.sharding = #dist.sharding<@mesh, [{}, {}]>}
+// WHOLE-SAME: %[[POOL:[^:]*]]: tensor<2x24xf32> {dist.name = "owned_state.f32", dist.sharding = #dist.sharding<@mesh, [{dp}, {}]>, dist.state_pool = [{name = "w.velocity", offset = 0 : i64, owner = 0 : i64, param = "w", shape = array<i64: 4, 6>}]})
+// WHOLE-SAME: -> (tensor<4x6xf32> {dist.name = "w", {{.*}}}, tensor<3xf32> {dist.name = "b", {{.*}}}, tensor<8x6xf32>, tensor<2x24xf32> {dist.name = "owned_state.f32", dist.sharding = #dist.sharding<@mesh, [{dp}, {}]>})
 // WHOLE: %[[GR:.*]] = dist.annotate %{{.*}} as <@mesh, [{}, {}], owner = 0 {dp}> {dist.role = #dist.role<backward>} : tensor<4x6xf32>
 // WHOLE: %[[GBR:.*]] = dist.annotate %{{.*}} as <@mesh, [{}], owner = 1 {dp}> {dist.role = #dist.role<backward>} : tensor<3xf32>
-// WHOLE: %[[V2:.*]] = arith.addf %[[V]], %[[GR]]
-// WHOLE: %[[W2:.*]] = arith.subf %[[W]], %[[V2]]
+// WHOLE: %[[VS:.*]] = tensor.extract_slice %[[POOL]][0, 0] [1, 24] [1, 1] {dist.role = #dist.role<optimizer>} : tensor<2x24xf32> to tensor<24xf32>
+// WHOLE-NEXT: %[[V:.*]] = tensor.expand_shape %[[VS]] {{\[\[}}0, 1]] output_shape [4, 6]
+// WHOLE-NEXT: %[[V2:.*]] = arith.addf %[[V]], %[[GR]]
+// WHOLE-NEXT: %[[VF:.*]] = tensor.collapse_shape %[[V2]]
+// WHOLE-NEXT: %[[P1:.*]] = tensor.insert_slice %[[VF]] into %[[POOL]][0, 0] [1, 24] [1, 1] {dist.role = #dist.role<optimizer>} : tensor<24xf32> into tensor<2x24xf32>
+// WHOLE-NEXT: %[[P2:.*]] = dist.annotate %[[P1]] as <@mesh, [{dp}, {}]>
+// WHOLE-NEXT: %[[W2:.*]] = arith.subf %[[W]], %[[V2]]
 // WHOLE-NEXT: %[[W3:.*]] = dist.annotate %[[W2]] as <@mesh, [{}, {}], owner = 0 {dp}> {dist.role = #dist.role<optimizer>}
 // WHOLE-NEXT: %[[W4:.*]] = dist.annotate %[[W3]] as <@mesh, [{}, {}]> {dist.role = #dist.role<optimizer>}
 // WHOLE: %[[B2:.*]] = arith.subf %{{.*}}, %[[GBR]]
 // WHOLE-NEXT: %[[B3:.*]] = dist.annotate %[[B2]] as <@mesh, [{}], owner = 1 {dp}>
 // WHOLE-NEXT: %[[B4:.*]] = dist.annotate %[[B3]] as <@mesh, [{}]>
-// WHOLE: return %[[W4]], %[[B4]], %[[V2]]
+// WHOLE: return %[[W4]], %[[B4]], %{{.*}}, %[[P2]]
+
+// Without packing the state keeps its argument, owned.
+// NOPACK-LABEL: func.func @momentum_step
+// NOPACK-SAME: tensor<4x6xf32> {dist.name = "w.velocity", dist.sharding = #dist.sharding<@mesh, [{}, {}], owner = 0 {dp}>, dist.state_of = 0 : i64}
+// NOPACK-NOT: dist.state_pool
 
 // Partitioned: each gradient is reduced onto its owner, the owner's update
-// is broadcast from it; nothing is all-reduced.
+// is broadcast from it; nothing is all-reduced. Each rank holds its row of
+// the packed state (1x24); rank 0 alone reads w's velocity from it,
+// updates both and writes the row back (the other ranks keep their row
+// and hold an empty w until the broadcast); rank 1 alone updates b.
 // WPART-LABEL: func.func @momentum_step
-// WPART-SAME: tensor<4x6xf32> {dist.name = "w.velocity", dist.partitioned_as = #dist.sharding<@mesh, [{}, {}], owner = 0 {dp}>
+// WPART-SAME: %[[POOL:[^:]*]]: tensor<1x24xf32> {dist.name = "owned_state.f32", dist.partitioned_as = #dist.sharding<@mesh, [{dp}, {}]>, dist.state_pool = [{name = "w.velocity", offset = 0 : i64, owner = 0 : i64, param = "w", shape = array<i64: 4, 6>}]}
 // WPART: linalg.matmul {dist.grad_of = 0 : i64
 // WPART-NEXT: dist.reduce %{{.*}} on @mesh [dp] sum root = 0 {{.*}} : tensor<4x6xf32>
 // WPART: dist.reduce %{{.*}} on @mesh [dp] sum root = 1 {{.*}} : tensor<3xf32>
-// WPART: arith.subf
-// WPART-NEXT: dist.broadcast %{{.*}} on @mesh [dp] root = 0 {{.*}} : tensor<4x6xf32>
-// WPART: arith.subf
-// WPART-NEXT: dist.broadcast %{{.*}} on @mesh [dp] root = 1 {{.*}} : tensor<3xf32>
+// WPART-NEXT: %[[R:.*]] = dist.process_index on @mesh [dp] : index
+// WPART-NEXT: %[[IS0:.*]] = arith.cmpi eq, %[[R]], %c0 : index
+// WPART-NEXT: %[[U:.*]]:2 = scf.if %[[IS0]] -> (tensor<1x24xf32>, tensor<4x6xf32>) {
+// WPART-NEXT: tensor.extract_slice %[[POOL]][0, 0] [1, 24] [1, 1] {{.*}} : tensor<1x24xf32> to tensor<24xf32>
+// WPART-NEXT: tensor.expand_shape
+// WPART-NEXT: arith.addf
+// WPART-NEXT: tensor.collapse_shape
+// WPART-NEXT: %[[ROW:.*]] = tensor.insert_slice %{{.*}} into %[[POOL]][0, 0] [1, 24] [1, 1] {{.*}} : tensor<24xf32> into tensor<1x24xf32>
+// WPART-NEXT: %[[NEW:.*]] = arith.subf
+// WPART-NEXT: scf.yield %[[ROW]], %[[NEW]] : tensor<1x24xf32>, tensor<4x6xf32>
+// WPART-NEXT: } else {
+// WPART-NEXT: scf.yield %[[POOL]], %{{.*}} : tensor<1x24xf32>, tensor<4x6xf32>
+// WPART: dist.broadcast %[[U]]#1 on @mesh [dp] root = 0 {{.*}} : tensor<4x6xf32>
+// WPART-NEXT: %[[IS1:.*]] = arith.cmpi eq, %[[R]], %c1 : index
+// WPART-NEXT: scf.if %[[IS1]] -> (tensor<3xf32>) {
+// WPART-NEXT: arith.subf
+// WPART: dist.broadcast %{{.*}} on @mesh [dp] root = 1 {{.*}} : tensor<3xf32>
 // WPART-NOT: dist.all_reduce
-// WPART: return
+// WPART: return %{{.*}}, %{{.*}}, %{{.*}}, %[[U]]#0
 
 // Stage 1: the gradients are all-reduced, the state and update still owned.
 // WPART1-LABEL: func.func @momentum_step
@@ -133,7 +163,7 @@ dist.mesh @mesh [dp = 2]
 // WPART1-NOT: dist.reduce
 
 // Stage 3: w stays owned between steps and is broadcast before its forward
-// use; its update is not broadcast.
+// use; its update is not broadcast (the other ranks return an empty w).
 // WPART3-LABEL: func.func @momentum_step
 // WPART3-SAME: tensor<4x6xf32> {dist.name = "w", dist.param, dist.partitioned_as = #dist.sharding<@mesh, [{}, {}], owner = 0 {dp}>}
 // WPART3: dist.broadcast %{{.*}} on @mesh [dp] root = 0 {{.*}} : tensor<4x6xf32>

@@ -128,3 +128,57 @@ func.func @negative_std(%w: tensor<4xf32> {dist.input_normal = -1.0 : f64}) -> t
 func.func @seed_on_function(%w: tensor<4xf32>) -> tensor<4xf32> attributes {dist.input_seed = 3 : i64} {
   return %w : tensor<4xf32>
 }
+
+// -----
+
+// Tests that packed state whose member names no parameter is rejected.
+// expected-error@+1 {{'func.func' op argument 1 packs "w.m" as optimizer state of "v", but no parameter argument has that name ('dist.name')}}
+func.func @pool_of_unknown_param(%w: tensor<4xf32> {dist.param, dist.name = "w"},
+    %pool: tensor<2x4xf32> {dist.state_pool = [{name = "w.m", param = "v", owner = 0 : i64, offset = 0 : i64, shape = array<i64: 4>}]})
+    -> (tensor<4xf32> {dist.name = "w"}) {
+  %g = arith.mulf %w, %w {dist.grad_of = 0 : i64} : tensor<4xf32>
+  %w2 = arith.subf %w, %g : tensor<4xf32>
+  return %w2 : tensor<4xf32>
+}
+
+// -----
+
+// Tests that packed state in a tensor that is not 2-D is rejected.
+// expected-error@+1 {{'func.func' op argument 0: 'dist.state_pool' packs state into a 2-D static tensor (a row per owner), not 'tensor<8xf32>'}}
+func.func @pool_not_2d(%pool: tensor<8xf32> {dist.state_pool = []}) {
+  return
+}
+
+// -----
+
+// Tests that a member without an owner is rejected.
+// expected-error@+1 {{'func.func' op argument 0: 'dist.state_pool' member 0 needs a name and a param (strings), an owner and an offset (integers) and a shape (array<i64>), got {name = "w.m", offset = 0 : i64, param = "w", shape = array<i64: 4>}}}
+func.func @pool_member_without_owner(%pool: tensor<2x4xf32> {dist.state_pool = [{name = "w.m", param = "w", offset = 0 : i64, shape = array<i64: 4>}]}) {
+  return
+}
+
+// -----
+
+// Tests that a member owned by a row the tensor lacks is rejected.
+// expected-error@+1 {{'func.func' op argument 0: 'dist.state_pool' member 0 ("w.m") is owned by row 2, outside the 2 rows of 'tensor<2x4xf32>'}}
+func.func @pool_owner_out_of_range(%pool: tensor<2x4xf32> {dist.state_pool = [{name = "w.m", param = "w", owner = 2 : i64, offset = 0 : i64, shape = array<i64: 4>}]}) {
+  return
+}
+
+// -----
+
+// Tests that a member past the end of its row is rejected.
+// expected-error@+1 {{'func.func' op argument 0: 'dist.state_pool' member 0 ("w.m") spans columns [2, 6), outside the row of 4}}
+func.func @pool_member_past_row(%pool: tensor<2x4xf32> {dist.state_pool = [{name = "w.m", param = "w", owner = 0 : i64, offset = 2 : i64, shape = array<i64: 2, 2>}]}) {
+  return
+}
+
+// -----
+
+// Tests that overlapping members of one row are rejected.
+// expected-error@+1 {{'func.func' op argument 0: 'dist.state_pool' member 1 ("w.v") overlaps another member of row 1}}
+func.func @pool_members_overlap(%pool: tensor<2x4xf32> {dist.state_pool = [
+    {name = "w.m", param = "w", owner = 1 : i64, offset = 0 : i64, shape = array<i64: 3>},
+    {name = "w.v", param = "w", owner = 1 : i64, offset = 2 : i64, shape = array<i64: 2>}]}) {
+  return
+}

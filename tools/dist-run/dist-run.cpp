@@ -384,7 +384,31 @@ static LogicalResult generateInput(func::FuncOp entry, unsigned i, Type type,
                 DistDialect::getInputSeedAttrName()))
       base = moduleSeed.getValue().getZExtValue();
   std::mt19937_64 generator(base * 1000003ull + i);
-  if (auto fill = entry.getArgAttrOfType<FloatAttr>(
+  if (auto pool = entry.getArgAttrOfType<ArrayAttr>(
+          i, DistDialect::getStatePoolAttrName())) {
+    // Packed state: each member as its own argument would be drawn (the
+    // dialect checked that members fit their rows); the gaps are zeros.
+    int64_t columns = boundary->shape.back();
+    for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
+      tensor.set(e, 0.0);
+    for (Attribute entry : pool) {
+      auto member = cast<DictionaryAttr>(entry);
+      int64_t begin = member.getAs<IntegerAttr>("owner").getInt() * columns +
+                      member.getAs<IntegerAttr>("offset").getInt();
+      int64_t count = 1;
+      for (int64_t size : member.getAs<DenseI64ArrayAttr>("shape").asArrayRef())
+        count *= size;
+      auto fill = member.getAs<FloatAttr>("fill");
+      auto normal = member.getAs<FloatAttr>("normal");
+      std::normal_distribution<double> drawNormal(
+          0.0, normal ? normal.getValueAsDouble() : 1.0);
+      std::uniform_real_distribution<double> drawUniform(-1.0, 1.0);
+      for (int64_t e = begin; e < begin + count; ++e)
+        tensor.set(e, fill     ? fill.getValueAsDouble()
+                      : normal ? drawNormal(generator)
+                               : drawUniform(generator));
+    }
+  } else if (auto fill = entry.getArgAttrOfType<FloatAttr>(
           i, DistDialect::getInputFillAttrName())) {
     for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
       tensor.set(e, fill.getValueAsDouble());

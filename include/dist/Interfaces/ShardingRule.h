@@ -127,6 +127,27 @@ struct ShardingRule {
   /// of the window size - 1) or that the op makes (a zero pad of a dim with
   /// a halo is that dim with an overlap). Empty: none.
   SmallVector<SmallVector<meshmath::Halo>> operandHalos, resultHalos;
+  /// A dim without a factor that the op touches in a static range only:
+  /// rows [offset, offset + size) of dim `dim` of operand `operand` (a
+  /// slice's source, an insert's destination).
+  struct RangedDim {
+    unsigned operand;
+    int64_t dim;
+    int64_t offset;
+    int64_t size;
+    bool operator==(const RangedDim &other) const {
+      return operand == other.operand && dim == other.dim &&
+             offset == other.offset && size == other.size;
+    }
+  };
+  /// Such dims. One split into even blocks with its range inside one block
+  /// need not be gathered: reading it gives that block's rank the value (the
+  /// results are owned by it), and writing it (`writesRangedDims`) changes
+  /// that block only, so the op runs on that rank alone.
+  SmallVector<RangedDim> rangedDims;
+  /// The op's result 0 is its ranged operand with the range overwritten
+  /// (tensor.insert_slice), rather than a read of the range.
+  bool writesRangedDims = false;
 
   meshmath::Halo operandHalo(unsigned operand, unsigned dim) const {
     return haloIn(operandHalos, operand, dim);

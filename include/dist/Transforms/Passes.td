@@ -860,12 +860,17 @@ def DistSharding : Pass<"dist-sharding", "::mlir::ModuleOp"> {
     Option<"ownership", "ownership", "std::string", /*default=*/"\"split\"",
            "split: every tensor split evenly across the group (ZeRO/FSDP); "
            "whole: every tensor owned whole by one rank, balanced by bytes">,
+    Option<"packState", "pack-state", "bool", /*default=*/"true",
+           "ownership=whole: pack the owned optimizer state of each element "
+           "type into one argument with a row per rank, split over the axis, "
+           "so that each rank allocates only the state it owns">,
     Option<"meshName", "mesh", "std::string", /*default=*/"\"\"",
            "The mesh (default: the module's only dist.mesh)">,
     Option<"printLayoutOption", "print-layout", "bool", /*default=*/"false",
            "Print each rank's bytes of parameters, gradients and state">
   ];
-  let dependentDialects = ["::mlir::dist::DistDialect"];
+  let dependentDialects = ["::mlir::dist::DistDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def DistMemoryReport : Pass<"dist-memory-report", "::mlir::ModuleOp"> {

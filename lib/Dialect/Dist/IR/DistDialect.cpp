@@ -271,6 +271,70 @@ static LogicalResult verifyTrainingMarking(Operation *op, NamedAttribute attr,
   return success();
 }
 
+/// `dist.state_pool` on a 2-D static tensor argument: each member a
+/// dictionary with a name, its parameter's name, an owner row, an offset and
+/// a shape that fits in the row after the offset, members of one row apart.
+/// The owner is checked against the rows of a global argument only (a
+/// partitioned one holds its own row).
+static LogicalResult verifyStatePool(Operation *op, NamedAttribute attr,
+                                     Type type, bool isLocal,
+                                     unsigned argIndex) {
+  auto fail = [&]() {
+    return op->emitOpError()
+           << "argument " << argIndex << ": '" << attr.getName().getValue()
+           << "' ";
+  };
+  // A per-rank function keeps it after bufferization (a memref).
+  auto tensor = dyn_cast<ShapedType>(type);
+  if (!tensor || !tensor.hasRank() || tensor.getRank() != 2 ||
+      !tensor.hasStaticShape())
+    return fail() << "packs state into a 2-D static tensor (a row per owner), "
+                     "not "
+                  << type;
+  auto members = dyn_cast<ArrayAttr>(attr.getValue());
+  if (!members)
+    return fail() << "must be an array of member dictionaries, got "
+                  << attr.getValue();
+  // (owner, offset, end) of every member, to find overlaps.
+  SmallVector<std::tuple<int64_t, int64_t, int64_t>> extents;
+  for (auto [m, entry] : llvm::enumerate(members)) {
+    auto member = dyn_cast<DictionaryAttr>(entry);
+    auto name = member ? member.getAs<StringAttr>("name") : StringAttr();
+    auto param = member ? member.getAs<StringAttr>("param") : StringAttr();
+    auto owner = member ? member.getAs<IntegerAttr>("owner") : IntegerAttr();
+    auto offset = member ? member.getAs<IntegerAttr>("offset") : IntegerAttr();
+    auto shape = member ? member.getAs<DenseI64ArrayAttr>("shape")
+                        : DenseI64ArrayAttr();
+    if (!name || name.getValue().empty() || !param || !owner || !offset ||
+        !shape)
+      return fail() << "member " << m
+                    << " needs a name and a param (strings), an owner and an "
+                       "offset (integers) and a shape (array<i64>), got "
+                    << entry;
+    int64_t elements = 1;
+    for (int64_t size : shape.asArrayRef()) {
+      if (size < 0)
+        return fail() << "member " << m << " has a negative size in " << shape;
+      elements *= size;
+    }
+    int64_t row = owner.getInt(), begin = offset.getInt();
+    if (row < 0 || (!isLocal && row >= tensor.getDimSize(0)))
+      return fail() << "member " << m << " (" << name << ") is owned by row "
+                    << row << ", outside the " << tensor.getDimSize(0)
+                    << " rows of " << type;
+    if (begin < 0 || begin + elements > tensor.getDimSize(1))
+      return fail() << "member " << m << " (" << name << ") spans columns ["
+                    << begin << ", " << begin + elements
+                    << "), outside the row of " << tensor.getDimSize(1);
+    for (auto [otherRow, otherBegin, otherEnd] : extents)
+      if (otherRow == row && begin < otherEnd && otherBegin < begin + elements)
+        return fail() << "member " << m << " (" << name
+                      << ") overlaps another member of row " << row;
+    extents.emplace_back(row, begin, begin + elements);
+  }
+  return success();
+}
+
 LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
@@ -304,6 +368,11 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
   }
   if (attr.getName() == getNameAttrName())
     return verifyName(op, attr, argIndex, /*isResult=*/false);
+  if (attr.getName() == getStatePoolAttrName()) {
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    bool isLocal = func && func.getArgAttr(argIndex, getPartitionedAsAttrName());
+    return verifyStatePool(op, attr, type, isLocal, argIndex);
+  }
   if (attr.getName() == getParamAttrName() ||
       attr.getName() == getStateOfAttrName() ||
       attr.getName() == getGradAccumulatorOfAttrName())

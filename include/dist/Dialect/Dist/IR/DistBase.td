@@ -133,6 +133,17 @@ def Dist_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getGradOfAttrName() {
       return "dist.grad_of";
     }
+    /// Name of the argument attribute of a 2-D tensor argument that packs
+    /// the optimizer state of parameters owned whole by single ranks
+    /// (dist-sharding ownership=whole): row `owner` holds that rank's
+    /// state, laid out split over the owners' axis. An array of
+    /// dictionaries, one per packed tensor: `name` (its dist.name), `param`
+    /// (its parameter's dist.name), `owner` (row), `offset` (column of its
+    /// first element), `shape` (array<i64>, row-major from there), and
+    /// optionally `fill` / `normal` (its dist.input_fill / input_normal).
+    static constexpr ::llvm::StringLiteral getStatePoolAttrName() {
+      return "dist.state_pool";
+    }
     /// Name of the argument/result attribute `<argument index> : i64` that
     /// marks a gradient accumulator of the parameter argument with that
     /// index: the sum of its gradients over the micro-steps since the last
