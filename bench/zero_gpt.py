@@ -14,9 +14,11 @@ parallel (dist-data-parallel), then:
   - PyTorch: DistributedDataParallel (gloo) with ZeroRedundancyOptimizer(Adam).
 For each: the median step time (slowest rank), the bytes each rank sends per
 step (dist-comm-report; analytical: 2 (N-1)/N of the f32 gradient bytes for
-both data parallelism and stage 2), and the optimizer-state bytes each rank
-keeps (dist-sharding print-layout; PyTorch: the tensors in its optimizer's
-state on each rank). One thread per rank on both sides.
+both data parallelism and stage 2), the optimizer-state bytes each rank
+keeps (dist-sharding print-layout, and the state arguments of the per-rank
+program, which is what each rank allocates; PyTorch: the tensors in its
+optimizer's state on each rank), and dist-memory-report's peak. One thread
+per rank on both sides.
 """
 
 import argparse
@@ -91,6 +93,22 @@ def state_bytes(args, step, passes):
     return per_rank if passes else per_rank * args.ranks
 
 
+def per_rank_state(args, program):
+    """Bytes of the optimizer-state arguments of the per-rank program (what
+    each rank allocates for it), and dist-memory-report's peak and state."""
+    partitioned = subprocess.run([tool(args, "dist-opt"), program, "--dist-auto-partition"],
+                                 stdout=subprocess.PIPE, text=True, check=True).stdout
+    arg_values, _ = parse_signature(partitioned, "train_step")
+    element_bytes = {"f32": 4, "f64": 8, "bf16": 2, "f16": 2}
+    allocated = sum(element_bytes[v.element] * torch.Size(v.shape).numel()
+                    for v in arg_values if v.state_of is not None or v.pool_members)
+    report = subprocess.run([tool(args, "dist-opt"), "--dist-lower-to-llvm=memory-report=true",
+                             "-o", os.devnull], input=partitioned, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, check=True).stdout
+    match = re.search(r"peak (\d+) B live per rank: .*optimizer state (\d+) B", report)
+    return allocated, int(match.group(1)), int(match.group(2))
+
+
 def torch_worker(rank, ranks, shapes, opts, steps, port, results):
     torch.set_num_threads(1)
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
@@ -141,9 +159,10 @@ def main():
     print("optimizer state per rank (Adam: 8 B per parameter = %d B, / %d split):"
           % (8 * psi, n))
     for name, (passes, _) in VARIANTS.items():
-        note = ("  (owned; the program still holds a full-size copy on the other ranks)"
-                if "whole" in name else "")
-        print("  %-20s %10d B%s" % (name, state_bytes(args, step, passes), note))
+        allocated, peak, peak_state = per_rank_state(args, programs[name])
+        print("  %-20s %10d B kept; state arguments per rank %d B; memory report: peak %d B, "
+              "optimizer state at the peak %d B"
+              % (name, state_bytes(args, step, passes), allocated, peak, peak_state))
 
     times = {name: [] for name in list(VARIANTS) + ["PyTorch ZeRO (gloo)"]}
     torch_state = 0

@@ -264,6 +264,16 @@ void ShardingRule::print(raw_ostream &os) const {
     os << " padding: masked operands";
   else if (hasReduction && paddedReduction == PaddedReduction::ByLocalForm)
     os << " padding: local form";
+  if (!rangedDims.empty()) {
+    os << (writesRangedDims ? " writes" : " reads");
+    llvm::interleave(
+        rangedDims, os,
+        [&](const RangedDim &range) {
+          os << " operand " << range.operand << " dim " << range.dim << " ["
+             << range.offset << ", " << range.offset + range.size << ")";
+        },
+        ",");
+  }
 }
 
 Operation *dist::rewriteInPlace(Operation *op, ValueRange localOperands,

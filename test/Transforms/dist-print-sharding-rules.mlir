@@ -151,9 +151,10 @@ func.func @no_rule(%x: tensor<8x16xf32>, %shape: tensor<1xi64>) -> tensor<128xf3
 // -----
 
 // Tests the tensor rules: kept dims of slices are factors, cut, padded and
-// concatenated dims have none; softmax keeps its dim whole.
+// concatenated dims have none; softmax keeps its dim whole. The cut dims of
+// slices are ranged: read (or written) in a static range only.
 func.func @tensor_ops(%x: tensor<8x16xf32>, %y: tensor<8x4xf32>, %f: f32) -> tensor<8x24xf32> {
-  // expected-remark@+1 {{sharding rule: ([i, _]) -> ([i, _]) {i=8} partial: multilinear}}
+  // expected-remark@+1 {{sharding rule: ([i, _]) -> ([i, _]) {i=8} partial: multilinear reads operand 0 dim 1 [4, 12)}}
   %s = tensor.extract_slice %x[0, 4] [8, 8] [1, 1] : tensor<8x16xf32> to tensor<8x8xf32>
   // expected-remark@+1 {{sharding rule: () -> ([i, j]) {i=8, j=8}}}
   %e = tensor.empty() : tensor<8x8xf32>
@@ -163,13 +164,13 @@ func.func @tensor_ops(%x: tensor<8x16xf32>, %y: tensor<8x4xf32>, %f: f32) -> ten
   %c = tensor.concat dim(1) %soft, %x : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x24xf32>
   // expected-remark@+1 {{sharding rule: ([i, _]) -> ([i, _]) {i=8}}}
   %p = tensor.pad %y low[0, 1] high[0, 1] { ^bb0(%i: index, %j: index): tensor.yield %f : f32 } : tensor<8x4xf32> to tensor<8x6xf32>
-  // expected-remark@+1 {{sharding rule: ([i, _], [i, _]) -> ([i, _]) {i=8} partial: additive}}
+  // expected-remark@+1 {{sharding rule: ([i, _], [i, _]) -> ([i, _]) {i=8} partial: additive writes operand 1 dim 1 [0, 6)}}
   %r = tensor.insert_slice %p into %c[0, 0] [8, 6] [1, 1] : tensor<8x6xf32> into tensor<8x24xf32>
   // A full slice keeps every dim.
   // expected-remark@+1 {{sharding rule: ([i, j]) -> ([i, j]) {i=8, j=16} partial: multilinear}}
   %full = tensor.extract_slice %x[0, 0] [8, 16] [1, 1] : tensor<8x16xf32> to tensor<8x16xf32>
   // A rank-reducing slice drops a unit dim, which has no factor.
-  // expected-remark@+1 {{sharding rule: ([_, i]) -> ([i]) {i=16} partial: multilinear}}
+  // expected-remark@+1 {{sharding rule: ([_, i]) -> ([i]) {i=16} partial: multilinear reads operand 0 dim 0 [0, 1)}}
   %row = tensor.extract_slice %x[0, 0] [1, 16] [1, 1] : tensor<8x16xf32> to tensor<16xf32>
   return %r : tensor<8x24xf32>
 }
