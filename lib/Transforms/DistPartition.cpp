@@ -926,7 +926,8 @@ FunctionPartitioner::keepRangedDims(Operation *op, const ShardingRule &rule,
   dims[splitDim] = current.getDims()[splitDim];
   need = ShardingAttr::get(need.getMesh(), dims, need.getPartialAxes(),
                            need.getPartialKind());
-  ShardingAttr result = unowned(made[0], 0);
+  ShardingAttr result = made[0] ? made[0].withoutOwner()
+                                 : replicated(op->getResult(0).getType());
   if (!rule.writesRangedDims) {
     if (usesAnyAxis(result, owner->axes))
       return std::nullopt;

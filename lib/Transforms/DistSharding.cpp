@@ -384,10 +384,24 @@ void DistShardingPass::packOwnedState(
     if (!p.owner || !p.layout.isReplicated())
       continue;
     Type paramType = func.getArgument(p.argument).getType();
+    auto named = [&](unsigned a) {
+      return func.getArgAttr(a, DistDialect::getNameAttrName()) != nullptr;
+    };
     for (unsigned s : state.lookup(p.argument)) {
       auto type = dyn_cast<RankedTensorType>(func.getArgument(s).getType());
       if (!type || !type.hasStaticShape() || !isShapedLike(type, paramType))
         continue;
+      // Members are known by name (their indices change as they are
+      // erased); a next value that is another argument as it came (state
+      // swapped between buffers) is left unpacked.
+      if (!named(s) || !named(p.argument))
+        continue;
+      if (auto r = resultOf.find(s); r != resultOf.end())
+        if (auto next = dyn_cast<BlockArgument>(
+                func.getBody().front().getTerminator()->getOperand(r->second));
+            next && next.getOwner()->getParentOp() == func &&
+            next.getArgNumber() != s)
+          continue;
       pools[type.getElementType()].push_back({s, &p, type});
     }
   }
@@ -448,10 +462,11 @@ void DistShardingPass::packOwnedState(
 
     // Each parameter's state is read from the row just before its first
     // use and written back right after the last of it is made, threading
-    // the rows through the step in program order: between its read and its
-    // write no other tensor's write happens (updates run parameter by
-    // parameter), so bufferization reads and writes the rows in place, and
-    // the owner's guard (partitioning) covers read, update and write.
+    // the rows through the step in program order. Where updates run
+    // parameter by parameter (no other tensor's write between a read and
+    // its write), bufferization reads and writes the rows in place, and the
+    // owner's guard (partitioning) covers read, update and write; where
+    // they interleave, it copies what a later write would overwrite.
     OpBuilder builder(context);
     auto rowSlice = [&](const Member &m) {
       SmallVector<OpFoldResult> offsets = {
@@ -546,6 +561,8 @@ void DistShardingPass::packOwnedState(
       }
       if (event.position == lastWritePosition)
         builder.setInsertionPointAfter(lastWrite);
+      else if (event.access->lastMade == ret)
+        builder.setInsertionPoint(ret); // state only returned: before it
       else if (event.access->lastMade)
         builder.setInsertionPointAfter(event.access->lastMade);
       else
@@ -559,8 +576,8 @@ void DistShardingPass::packOwnedState(
             value == func.getArgument(m->argument))
           continue;
         Value flat = flatten(builder, loc, value);
-        if (Operation *reshape = flat.getDefiningOp())
-          reshape->setAttr(DistDialect::getRoleAttrName(), role);
+        if (flat != value)
+          flat.getDefiningOp()->setAttr(DistDialect::getRoleAttrName(), role);
         auto [offsets, sizes, strides] = rowSlice(*m);
         auto write = tensor::InsertSliceOp::create(builder, loc, flat, next,
                                                    offsets, sizes, strides);

@@ -386,8 +386,10 @@ static LogicalResult generateInput(func::FuncOp entry, unsigned i, Type type,
   std::mt19937_64 generator(base * 1000003ull + i);
   if (auto pool = entry.getArgAttrOfType<ArrayAttr>(
           i, DistDialect::getStatePoolAttrName())) {
-    // Packed state: each member as its own argument would be drawn (the
-    // dialect checked that members fit their rows); the gaps are zeros.
+    // Packed state: each member by its own fill or normal attribute, else
+    // uniform in [-1, 1) (zero for integers), all from this argument's
+    // generator (the dialect checked that members fit their rows); the
+    // gaps are zeros.
     int64_t columns = boundary->shape.back();
     for (int64_t e = 0, n = tensor.numElements(); e < n; ++e)
       tensor.set(e, 0.0);
@@ -403,10 +405,12 @@ static LogicalResult generateInput(func::FuncOp entry, unsigned i, Type type,
       std::normal_distribution<double> drawNormal(
           0.0, normal ? normal.getValueAsDouble() : 1.0);
       std::uniform_real_distribution<double> drawUniform(-1.0, 1.0);
+      bool isFloat = hostdata::isFloat(tensor.dtype());
       for (int64_t e = begin; e < begin + count; ++e)
         tensor.set(e, fill     ? fill.getValueAsDouble()
-                      : normal ? drawNormal(generator)
-                               : drawUniform(generator));
+                      : !isFloat ? 0.0
+                      : normal   ? drawNormal(generator)
+                                 : drawUniform(generator));
     }
   } else if (auto fill = entry.getArgAttrOfType<FloatAttr>(
           i, DistDialect::getInputFillAttrName())) {
