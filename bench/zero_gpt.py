@@ -53,6 +53,16 @@ VARIANTS = {
 }
 
 
+# Compiled for their bytes and memory only (not timed), with the analytical
+# per-rank bytes of f32 parameters and Adam state (psi parameters, n ranks).
+MEMORY_VARIANTS = {
+    "data parallel": ([], lambda psi, n: (4 * psi, 8 * psi)),
+    "stage 1": (["--dist-sharding=stage=1"], lambda psi, n: (4 * psi, 8 * psi / n)),
+    "stage 2": (["--dist-sharding=stage=2"], lambda psi, n: (4 * psi, 8 * psi / n)),
+    "stage 3": (["--dist-sharding=stage=3"], lambda psi, n: (4 * psi / n, 8 * psi / n)),
+}
+
+
 def tool(args, name):
     return os.path.join(args.bin, name)
 
@@ -100,13 +110,15 @@ def per_rank_state(args, program):
                                  stdout=subprocess.PIPE, text=True, check=True).stdout
     arg_values, _ = parse_signature(partitioned, "train_step")
     element_bytes = {"f32": 4, "f64": 8, "bf16": 2, "f16": 2}
-    allocated = sum(element_bytes[v.element] * torch.Size(v.shape).numel()
-                    for v in arg_values if v.state_of is not None or v.pool_members)
+    def size(v):
+        return element_bytes[v.element] * torch.Size(v.shape).numel()
+    allocated = sum(size(v) for v in arg_values if v.state_of is not None or v.pool_members)
+    params = sum(size(v) for v in arg_values if v.is_param)
     report = subprocess.run([tool(args, "dist-opt"), "--dist-lower-to-llvm=memory-report=true",
                              "-o", os.devnull], input=partitioned, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, check=True).stdout
     match = re.search(r"peak (\d+) B live per rank: .*optimizer state (\d+) B", report)
-    return allocated, int(match.group(1)), int(match.group(2))
+    return allocated, int(match.group(1)), int(match.group(2)), params
 
 
 def torch_worker(rank, ranks, shapes, opts, steps, port, results):
@@ -159,10 +171,22 @@ def main():
     print("optimizer state per rank (Adam: 8 B per parameter = %d B, / %d split):"
           % (8 * psi, n))
     for name, (passes, _) in VARIANTS.items():
-        allocated, peak, peak_state = per_rank_state(args, programs[name])
+        allocated, peak, peak_state, _ = per_rank_state(args, programs[name])
         print("  %-20s %10d B kept; state arguments per rank %d B; memory report: peak %d B, "
               "optimizer state at the peak %d B"
               % (name, state_bytes(args, step, passes), allocated, peak, peak_state))
+
+    print("per-rank parameters and Adam state allocated by the split stages (the per-rank "
+          "program's arguments) vs the analytical bytes, and bytes sent per step:")
+    for name, (passes, analytical) in MEMORY_VARIANTS.items():
+        program = os.path.join(work, "memory-" + name.replace(" ", "-") + ".mlir")
+        subprocess.run([tool(args, "dist-opt"), step, "--dist-data-parallel"] + passes +
+                       ["-o", program], check=True)
+        state, peak, peak_state, params = per_rank_state(args, program)
+        want_params, want_state = analytical(psi, n)
+        print("  %-14s parameters %9d B (ratio %.3f), state %9d B (ratio %.3f); sends %d B; "
+              "memory report peak %d B" % (name, params, params / want_params, state,
+                                           state / want_state, bytes_sent(args, program), peak))
 
     times = {name: [] for name in list(VARIANTS) + ["PyTorch ZeRO (gloo)"]}
     torch_state = 0

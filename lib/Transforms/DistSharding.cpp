@@ -142,6 +142,17 @@ static SmallVector<AnnotateOp> pinsOf(Value gradient) {
   }
 }
 
+/// The first op of `op`'s block that uses (or holds a use of) its result.
+static Operation *firstUserInBlock(Operation *op) {
+  Block *block = op->getBlock();
+  Operation *first = nullptr;
+  for (Operation *user : op->getResult(0).getUsers())
+    if (Operation *top = block->findAncestorOpInBlock(*user);
+        top && (!first || top->isBeforeInBlock(first)))
+      first = top;
+  return first;
+}
+
 /// Whether `type` is a tensor of the shape of tensor type `like`.
 static bool isShapedLike(Type type, Type like) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -304,10 +315,18 @@ LogicalResult DistShardingPass::runOnStep(func::FuncOp func, MeshOp mesh) {
       if (auto r = resultOf.find(s); r != resultOf.end())
         func.setResultAttr(r->second, shardingName, p.sharded);
     }
-    // Stage 2: the gradient is reduce-scattered where backward makes it.
-    if (stage >= 2)
-      for (AnnotateOp pin : pinsByParameter.lookup(p.argument))
-        pin.setShardingAttr(p.sharded);
+    // Stage 2: the gradient is reduce-scattered (or reduced onto its owner)
+    // where backward makes it. Stage 1 keeps the full gradient until its
+    // first use (the optimizer's, or clipping's) and reduce-scatters it
+    // there: the same bytes, ZeRO's 2 (N - 1) / N, but the full gradients
+    // stay live through backward.
+    SmallVector<AnnotateOp> pins = pinsByParameter.lookup(p.argument);
+    for (AnnotateOp pin : pins)
+      pin.setShardingAttr(p.sharded);
+    if (stage == 1 && !pins.empty())
+      if (Operation *first = firstUserInBlock(pins.back()))
+        for (AnnotateOp pin : pins)
+          pin->moveBefore(first);
     // The update runs on this rank's block only: its value is pinned split
     // where it is made (and, in stages 1 and 2, gathered right there).
     auto r = resultOf.find(p.argument);

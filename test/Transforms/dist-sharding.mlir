@@ -42,10 +42,13 @@ dist.mesh @mesh [dp = 2]
 // CHECK-NOT: dist.annotate
 // CHECK: return %[[W4]], %[[B2]], %[[V2]]
 
-// Stage 1: the gradient stays replicated (all-reduced).
+// Stage 1: the full gradient stays until its first use, the update, where it
+// is pinned split (reduce-scattered there, not where backward makes it).
 // STAGE1-LABEL: func.func @momentum_step
 // STAGE1-SAME: dist.name = "w.velocity", dist.sharding = #dist.sharding<@mesh, [{dp}, {}]>
-// STAGE1: dist.annotate %{{.*}} as <@mesh, [{}, {}]> {dist.role = #dist.role<backward>} : tensor<4x6xf32>
+// STAGE1: %[[G:.*]] = linalg.matmul {dist.grad_of = 0 : i64
+// STAGE1: %[[GS:.*]] = dist.annotate %[[G]] as <@mesh, [{dp}, {}]> {dist.role = #dist.role<backward>} : tensor<4x6xf32>
+// STAGE1-NEXT: arith.addf %{{.*}}, %[[GS]] {dist.role = #dist.role<optimizer>}
 // STAGE1: dist.annotate %{{.*}} as <@mesh, [{dp}, {}]> {dist.role = #dist.role<optimizer>} : tensor<4x6xf32>
 // STAGE1-NEXT: dist.annotate %{{.*}} as <@mesh, [{}, {}]> {dist.role = #dist.role<optimizer>} : tensor<4x6xf32>
 
@@ -74,10 +77,13 @@ dist.mesh @mesh [dp = 2]
 // PART-NOT: dist.all_reduce
 // PART: return
 
-// Partitioned, stage 1: w's gradient is all-reduced, the update is a block.
+// Partitioned, stage 1: w's gradient is reduce-scattered before the update
+// (after b's gradient is made and all-reduced), the update is a block.
 // PART1-LABEL: func.func @momentum_step
 // PART1: linalg.matmul {dist.grad_of = 0 : i64
-// PART1-NEXT: dist.all_reduce %{{.*}} on @mesh [dp] sum {{.*}} : tensor<4x6xf32>
+// PART1-NOT: dist.all_reduce %{{.*}} : tensor<4x6xf32>
+// PART1: dist.all_reduce %{{.*}} on @mesh [dp] sum {{.*}} : tensor<3xf32>
+// PART1-NEXT: dist.reduce_scatter %{{.*}} on @mesh [dp] sum dim = 0 {{.*}} : tensor<4x6xf32> -> tensor<2x6xf32>
 // PART1: arith.subf %{{.*}} : tensor<2x6xf32>
 // PART1: dist.all_gather %{{.*}} on @mesh [dp] dim = 0
 
@@ -156,11 +162,12 @@ dist.mesh @mesh [dp = 2]
 // WPART-NOT: dist.all_reduce
 // WPART: return %{{.*}}, %{{.*}}, %{{.*}}, %[[U]]#0
 
-// Stage 1: the gradients are all-reduced, the state and update still owned.
+// Stage 1: each gradient is reduced onto its owner at its first use (the
+// update), not where backward makes it; the state and update stay owned.
 // WPART1-LABEL: func.func @momentum_step
-// WPART1: dist.all_reduce %{{.*}} on @mesh [dp] sum {{.*}} : tensor<4x6xf32>
+// WPART1: dist.reduce %{{.*}} on @mesh [dp] sum root = 0 {{.*}} : tensor<4x6xf32>
 // WPART1: dist.broadcast %{{.*}} on @mesh [dp] root = 0 {{.*}} : tensor<4x6xf32>
-// WPART1-NOT: dist.reduce
+// WPART1-NOT: dist.all_reduce
 
 // Stage 3: w stays owned between steps and is broadcast before its forward
 // use; its update is not broadcast (the other ranks return an empty w).
