@@ -35,6 +35,17 @@ using namespace mlir::dist;
 
 namespace {
 
+/// Whether this rank's index in its group along `axes` of `mesh` is `index`
+/// (an i1): the condition of what one rank of the group does alone.
+static Value buildIsGroupIndex(OpBuilder &builder, Location loc,
+                               FlatSymbolRefAttr mesh, ArrayAttr axes,
+                               int64_t index) {
+  Value rank = ProcessIndexOp::create(builder, loc, mesh, axes);
+  Value wanted = arith::ConstantIndexOp::create(builder, loc, index);
+  return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, rank,
+                               wanted);
+}
+
 /// Rewrites one function.
 class FunctionPartitioner {
 public:
@@ -98,6 +109,14 @@ private:
   /// are made owned by that rank; a write (an insert into one rank's rows of
   /// a packed buffer) takes its source owned by that rank, keeps the split,
   /// and is run by that rank alone (the caller guards it).
+  /// Whether this rank is `owner` (an i1, built at the builder).
+  Value buildIsOwner(Location loc, const BlockOwner &owner) {
+    return buildIsGroupIndex(
+        builder, loc, FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
+        builder.getStrArrayAttr(llvm::map_to_vector(
+            owner.axes, [](StringAttr a) { return a.getValue(); })),
+        owner.index);
+  }
   std::optional<BlockOwner> keepRangedDims(Operation *op,
                                            const ShardingRule &rule,
                                            MutableArrayRef<ShardingAttr> needed,
@@ -525,10 +544,9 @@ FailureOr<Value> FunctionPartitioner::reshard(Value global, ShardingAttr target,
           ((kind != ReductionKind::sum && kind != ReductionKind::prod) ||
            (kind == ReductionKind::sum && isZeroTensor(global))))
         break;
-      Value index = ProcessIndexOp::create(builder, loc, meshRef, axes);
-      Value root = arith::ConstantIndexOp::create(builder, loc, step.root);
-      Value isFirst = arith::CmpIOp::create(builder, loc,
-                                            arith::CmpIPredicate::eq, index, root);
+      Value isFirst = buildIsGroupIndex(
+          builder, loc, FlatSymbolRefAttr::get(builder.getContext(), meshRef),
+          axes, step.root);
       if (!current.getElementType().isIntOrIndexOrFloat()) {
         InFlightDiagnostic diag = user->emitOpError()
                                   << "cannot make an operand of element type "
@@ -708,14 +726,8 @@ LogicalResult FunctionPartitioner::partitionWithRule(Operation *op,
   scf::IfOp guard;
   if (blockOwner && rule.writesRangedDims) {
     Location loc = op->getLoc();
-    Value index = ProcessIndexOp::create(
-        builder, loc, FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
-        builder.getStrArrayAttr(llvm::map_to_vector(
-            blockOwner->axes, [](StringAttr a) { return a.getValue(); })));
-    Value owner = arith::ConstantIndexOp::create(builder, loc, blockOwner->index);
-    Value isOwner = arith::CmpIOp::create(builder, loc,
-                                          arith::CmpIPredicate::eq, index, owner);
-    guard = scf::IfOp::create(builder, loc, localTypes, isOwner,
+    guard = scf::IfOp::create(builder, loc, localTypes,
+                              buildIsOwner(loc, *blockOwner),
                               /*withElseRegion=*/true);
     builder.setInsertionPointToStart(guard.elseBlock());
     scf::YieldOp::create(builder, loc,
@@ -997,87 +1009,79 @@ void FunctionPartitioner::guardOwnedOps(Block &block) {
 
 void FunctionPartitioner::guardRun(Block &block, const BlockOwner &owner,
                                    ArrayRef<Operation *> run) {
-  {
-    llvm::SetVector<Operation *> guarded(run.begin(), run.end());
-    // A run of views (a read of a packed row, reshapes) and writes that are
-    // guarded already computes nothing to save.
-    if (llvm::all_of(run, [&](Operation *op) {
-          return ownerWrites.contains(op) || isa<ViewLikeOpInterface>(op) ||
-                 isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-                     tensor::ExtractSliceOp>(op);
-        }))
-      return;
-    // What leaves the guard, and what the other ranks hold of it.
-    SmallVector<Value> leaving;
-    for (Operation *op : guarded)
-      for (Value result : op->getResults())
-        if (llvm::any_of(result.getUsers(), [&](Operation *user) {
-              return !guarded.contains(block.findAncestorOpInBlock(*user));
-            }))
-          leaving.push_back(result);
-    if (llvm::any_of(leaving, [](Value v) {
-          auto type = dyn_cast<RankedTensorType>(v.getType());
-          return !type || !type.hasStaticShape();
-        }) || leaving.empty()) // unused results: canonicalization drops them
-      return;
-    Operation *lastOp = guarded.back(); // the run is in block order
-    Location loc = lastOp->getLoc();
-    builder.setInsertionPointAfter(lastOp);
-    Value index = ProcessIndexOp::create(
-        builder, loc, FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
-        builder.getStrArrayAttr(llvm::map_to_vector(
-            owner.axes, [](StringAttr a) { return a.getValue(); })));
-    Value ownerIndex = arith::ConstantIndexOp::create(builder, loc, owner.index);
-    Value isOwner = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
-                                          index, ownerIndex);
-    auto guard = scf::IfOp::create(builder, loc, ValueRange(leaving).getTypes(),
-                                   isOwner, /*withElseRegion=*/true);
-    if (Attribute role = lastOp->getDiscardableAttr(DistDialect::getRoleAttrName()))
-      guard->setDiscardableAttr(DistDialect::getRoleAttrName(), role);
-    // The other ranks: a guarded write keeps its destination (what the
-    // write before it kept, along a chain of them); the rest is empty.
-    builder.setInsertionPointToStart(guard.elseBlock());
-    std::function<Value(Value)> otherRanks = [&](Value value) -> Value {
-      Operation *def = value.getDefiningOp();
-      if (!def || !guarded.contains(def))
-        return value;
-      if (ownerWrites.contains(def)) {
-        auto write = cast<scf::IfOp>(def);
-        return otherRanks(write.elseYield().getOperand(
-            cast<OpResult>(value).getResultNumber()));
-      }
-      auto type = cast<RankedTensorType>(value.getType());
-      return tensor::EmptyOp::create(builder, loc, type.getShape(),
-                                     type.getElementType());
-    };
-    SmallVector<Value> elseValues;
-    for (Value value : leaving)
-      elseValues.push_back(otherRanks(value));
-    scf::YieldOp::create(builder, loc, elseValues);
-    // The owner: the ops themselves, in order.
-    Block *then = guard.thenBlock();
-    for (Operation *op : guarded)
-      op->moveBefore(then, then->end());
-    builder.setInsertionPointToEnd(then);
-    scf::YieldOp::create(builder, loc, leaving);
-    for (auto [value, result] : llvm::zip(leaving, guard.getResults()))
-      value.replaceUsesWithIf(result, [&](OpOperand &use) {
-        return !guard->isProperAncestor(use.getOwner());
-      });
-    // A guarded write inside needs no guard of its own.
-    for (Operation *op : guarded) {
-      ownedOps.erase(op);
-      if (!ownerWrites.erase(op))
-        continue;
-      auto write = cast<scf::IfOp>(op);
-      Block *writeThen = write.thenBlock();
-      SmallVector<Value> written(write.thenYield().getOperands());
-      write.thenYield()->erase();
-      then->getOperations().splice(write->getIterator(),
-                                   writeThen->getOperations());
-      write->replaceAllUsesWith(written);
-      write->erase();
+  llvm::SetVector<Operation *> guarded(run.begin(), run.end());
+  // A run of views (a read of a packed row, reshapes) and writes that are
+  // guarded already computes nothing to save.
+  if (llvm::all_of(run, [&](Operation *op) {
+        return ownerWrites.contains(op) || isa<ViewLikeOpInterface>(op) ||
+               isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+                   tensor::ExtractSliceOp>(op);
+      }))
+    return;
+  // What leaves the guard, and what the other ranks hold of it.
+  SmallVector<Value> leaving;
+  for (Operation *op : guarded)
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return !guarded.contains(block.findAncestorOpInBlock(*user));
+          }))
+        leaving.push_back(result);
+  if (llvm::any_of(leaving, [](Value v) {
+        auto type = dyn_cast<RankedTensorType>(v.getType());
+        return !type || !type.hasStaticShape();
+      }) || leaving.empty()) // unused results: canonicalization drops them
+    return;
+  Operation *lastOp = guarded.back(); // the run is in block order
+  Location loc = lastOp->getLoc();
+  builder.setInsertionPointAfter(lastOp);
+  auto guard = scf::IfOp::create(builder, loc, ValueRange(leaving).getTypes(),
+                                 buildIsOwner(loc, owner),
+                                 /*withElseRegion=*/true);
+  if (Attribute role = lastOp->getDiscardableAttr(DistDialect::getRoleAttrName()))
+    guard->setDiscardableAttr(DistDialect::getRoleAttrName(), role);
+  // The other ranks: a guarded write keeps its destination (what the
+  // write before it kept, along a chain of them); the rest is empty.
+  builder.setInsertionPointToStart(guard.elseBlock());
+  std::function<Value(Value)> otherRanks = [&](Value value) -> Value {
+    Operation *def = value.getDefiningOp();
+    if (!def || !guarded.contains(def))
+      return value;
+    if (ownerWrites.contains(def)) {
+      auto write = cast<scf::IfOp>(def);
+      return otherRanks(write.elseYield().getOperand(
+          cast<OpResult>(value).getResultNumber()));
     }
+    auto type = cast<RankedTensorType>(value.getType());
+    return tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                   type.getElementType());
+  };
+  SmallVector<Value> elseValues;
+  for (Value value : leaving)
+    elseValues.push_back(otherRanks(value));
+  scf::YieldOp::create(builder, loc, elseValues);
+  // The owner: the ops themselves, in order.
+  Block *then = guard.thenBlock();
+  for (Operation *op : guarded)
+    op->moveBefore(then, then->end());
+  builder.setInsertionPointToEnd(then);
+  scf::YieldOp::create(builder, loc, leaving);
+  for (auto [value, result] : llvm::zip(leaving, guard.getResults()))
+    value.replaceUsesWithIf(result, [&](OpOperand &use) {
+      return !guard->isProperAncestor(use.getOwner());
+    });
+  // A guarded write inside needs no guard of its own.
+  for (Operation *op : guarded) {
+    ownedOps.erase(op);
+    if (!ownerWrites.erase(op))
+      continue;
+    auto write = cast<scf::IfOp>(op);
+    Block *writeThen = write.thenBlock();
+    SmallVector<Value> written(write.thenYield().getOperands());
+    write.thenYield()->erase();
+    then->getOperations().splice(write->getIterator(),
+                                 writeThen->getOperations());
+    write->replaceAllUsesWith(written);
+    write->erase();
   }
 }
 

@@ -358,30 +358,23 @@ static std::string nameOfArgument(func::FuncOp func, unsigned argument) {
   return name ? name.getValue().str() : "arg" + std::to_string(argument);
 }
 
-/// `value` (a static tensor) as a 1-D tensor of its elements, or back.
-static Value flatten(OpBuilder &builder, Location loc, Value value) {
-  auto type = cast<RankedTensorType>(value.getType());
-  if (type.getRank() == 1)
+/// `value` (a static tensor) reshaped to `type`, the same elements with one
+/// of the two shapes 1-D: all dims merged into one (or split out of it), or
+/// a scalar's one element.
+static Value reshapeElements(OpBuilder &builder, Location loc, Value value,
+                             RankedTensorType type) {
+  auto from = cast<RankedTensorType>(value.getType());
+  if (from == type)
     return value;
-  auto flat = RankedTensorType::get({type.getNumElements()},
-                                    type.getElementType());
-  if (type.getRank() == 0)
-    return tensor::ExpandShapeOp::create(builder, loc, flat, value,
-                                         ArrayRef<ReassociationIndices>{});
-  ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-  return tensor::CollapseShapeOp::create(builder, loc, value,
-                                         ArrayRef<ReassociationIndices>{all});
-}
-static Value unflatten(OpBuilder &builder, Location loc, Value flat,
-                       RankedTensorType type) {
-  if (type.getRank() == 1)
-    return flat;
-  if (type.getRank() == 0)
-    return tensor::CollapseShapeOp::create(builder, loc, type, flat,
-                                           ArrayRef<ReassociationIndices>{});
-  ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-  return tensor::ExpandShapeOp::create(builder, loc, type, flat,
-                                       ArrayRef<ReassociationIndices>{all});
+  bool collapse = from.getRank() > type.getRank();
+  RankedTensorType wide = collapse ? from : type;
+  RankedTensorType flat = collapse ? type : from;
+  SmallVector<ReassociationIndices> groups;
+  if (flat.getRank() == 1)
+    groups.push_back(llvm::to_vector(llvm::seq<int64_t>(0, wide.getRank())));
+  if (collapse)
+    return tensor::CollapseShapeOp::create(builder, loc, type, value, groups);
+  return tensor::ExpandShapeOp::create(builder, loc, type, value, groups);
 }
 
 void DistShardingPass::packOwnedState(
@@ -395,6 +388,7 @@ void DistShardingPass::packOwnedState(
     const ShardedParameter *parameter;
     RankedTensorType type;
     int64_t offset = 0;
+    unsigned order = 0; // in parameter order, among its pool's members
   };
   // Per element type, in order of first appearance: the members, by owner
   // and then by argument.
@@ -421,7 +415,8 @@ void DistShardingPass::packOwnedState(
             next && next.getOwner()->getParentOp() == func &&
             next.getArgNumber() != s)
           continue;
-      pools[type.getElementType()].push_back({s, &p, type});
+      SmallVector<Member> &pool = pools[type.getElementType()];
+      pool.push_back({s, &p, type, 0, (unsigned)pool.size()});
     }
   }
   Block &body = func.getBody().front();
@@ -432,8 +427,9 @@ void DistShardingPass::packOwnedState(
   StringRef nameName = DistDialect::getNameAttrName();
   auto role = RoleAttr::get(context, Role::optimizer);
   for (auto &[element, members] : pools) {
-    llvm::stable_sort(members, [](const Member &a, const Member &b) {
-      return *a.parameter->owner < *b.parameter->owner;
+    llvm::sort(members, [](const Member &a, const Member &b) {
+      return std::make_pair(*a.parameter->owner, a.order) <
+             std::make_pair(*b.parameter->owner, b.order);
     });
     SmallVector<int64_t> used(rows, 0);
     for (Member &m : members) {
@@ -552,7 +548,7 @@ void DistShardingPass::packOwnedState(
         events.push_back({access.lastMade ? position[access.lastMade] : -1,
                           true, order++, &access});
     }
-    llvm::stable_sort(events, [](const Event &a, const Event &b) {
+    llvm::sort(events, [](const Event &a, const Event &b) {
       return std::make_tuple(a.position, a.isWrite, a.order) <
              std::make_tuple(b.position, b.isWrite, b.order);
     });
@@ -570,7 +566,7 @@ void DistShardingPass::packOwnedState(
           auto read = tensor::ExtractSliceOp::create(builder, loc, flatType, next,
                                                      offsets, sizes, strides);
           read->setAttr(DistDialect::getRoleAttrName(), role);
-          Value value = unflatten(builder, loc, read, m->type);
+          Value value = reshapeElements(builder, loc, read, m->type);
           if (Operation *reshape = value.getDefiningOp(); reshape != read)
             reshape->setAttr(DistDialect::getRoleAttrName(), role);
           func.getArgument(m->argument).replaceAllUsesWith(value);
@@ -594,7 +590,9 @@ void DistShardingPass::packOwnedState(
         if (value == readValues.lookup(m->argument) ||
             value == func.getArgument(m->argument))
           continue;
-        Value flat = flatten(builder, loc, value);
+        Value flat = reshapeElements(
+            builder, loc, value,
+            RankedTensorType::get({m->type.getNumElements()}, element));
         if (flat != value)
           flat.getDefiningOp()->setAttr(DistDialect::getRoleAttrName(), role);
         auto [offsets, sizes, strides] = rowSlice(*m);

@@ -13,11 +13,13 @@ void dist::eraseStepArguments(func::FuncOp func,
                               const llvm::BitVector &arguments,
                               const llvm::BitVector &results) {
   MLIRContext *context = func.getContext();
+  // Per argument, how many erased arguments precede it.
+  SmallVector<int64_t> erasedBefore(arguments.size() + 1, 0);
+  for (unsigned a = 0; a < arguments.size(); ++a)
+    erasedBefore[a + 1] = erasedBefore[a] + arguments.test(a);
   auto renumber = [&](IntegerAttr index) {
     int64_t i = index.getInt();
-    int64_t before = 0;
-    for (int64_t a = 0; a < i && a < (int64_t)arguments.size(); ++a)
-      before += arguments.test(a);
+    int64_t before = erasedBefore[std::min<int64_t>(i, arguments.size())];
     return IntegerAttr::get(index.getType(), i - before);
   };
   StringRef argMarks[] = {DistDialect::getStateOfAttrName(),

@@ -138,6 +138,21 @@ def identity_literal(kind, elem):
     raise AssertionError(kind)
 
 
+def emit_generic(f, v, maps, iterators, inputs, init, block_args, body):
+    """Emits `v = linalg.generic` over `inputs` ((name, type) pairs) into
+    `init` (an SSA name of v's type): its indexing `maps`, its `iterators`
+    ("parallel"/"reduction"), the block arguments and the body's lines
+    (with its linalg.yield)."""
+    f.emit("%s = linalg.generic {indexing_maps = [%s], iterator_types = [%s]} "
+           "ins(%s : %s) outs(%s : %s) {" %
+           (v.name, ", ".join(maps), ", ".join('"%s"' % i for i in iterators),
+            ", ".join(n for n, _ in inputs), ", ".join(t for _, t in inputs), init, v.type))
+    f.emit("^bb0(%s):" % ", ".join(block_args))
+    for line in body:
+        f.emit("  " + line)
+    f.emit("} -> %s" % v.type)
+
+
 def combiner(kind, elem):
     if is_float(elem):
         return {"sum": "arith.addf", "prod": "arith.mulf", "max": "arith.maximumf",
@@ -703,7 +718,7 @@ class Generator:
         oshape = tuple(a.shape[i] for i in outperm)
         idmap = "affine_map<(%s) -> (%s)>" % (", ".join(ds), ", ".join(ds))
         omap = "affine_map<(%s) -> (%s)>" % (", ".join(ds), ", ".join(ds[i] for i in outperm))
-        iters = ", ".join('"reduction"' if i == red else '"parallel"' for i in range(r))
+        iters = ["reduction" if i == red else "parallel" for i in range(r)]
         two = kind == "sum" and rng.chance(0.5)
         b = None
         if two:
@@ -716,24 +731,19 @@ class Generator:
         if kind == "sum":
             v_bound *= a.shape[red]
         v = f.define(oshape, elem, v_bound, False)
+        yield_line = "linalg.yield %%t : %s" % elem
         if two:
-            f.emit("%s = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types = [%s]} "
-                   "ins(%s, %s : %s, %s) outs(%s : %s) {" %
-                   (v.name, idmap, idmap, omap, iters, a.name, b.name, a.type, b.type,
-                    init, v.type))
             mul = "arith.mulf" if is_float(elem) else "arith.muli"
-            f.emit("^bb0(%%in0: %s, %%in1: %s, %%acc: %s):" % (elem, elem, elem))
-            f.emit("  %%m = %s %%in0, %%in1 : %s" % (mul, elem))
-            f.emit("  %%t = %s %%acc, %%m : %s" % (comb, elem))
+            emit_generic(f, v, [idmap, idmap, omap], iters,
+                         [(a.name, a.type), (b.name, b.type)], init,
+                         ["%%in0: %s" % elem, "%%in1: %s" % elem, "%%acc: %s" % elem],
+                         ["%%m = %s %%in0, %%in1 : %s" % (mul, elem),
+                          "%%t = %s %%acc, %%m : %s" % (comb, elem), yield_line])
             f.use(b)
         else:
-            f.emit("%s = linalg.generic {indexing_maps = [%s, %s], iterator_types = [%s]} "
-                   "ins(%s : %s) outs(%s : %s) {" %
-                   (v.name, idmap, omap, iters, a.name, a.type, init, v.type))
-            f.emit("^bb0(%%in0: %s, %%acc: %s):" % (elem, elem))
-            f.emit("  %%t = %s %%acc, %%in0 : %s" % (comb, elem))
-        f.emit("  linalg.yield %%t : %s" % elem)
-        f.emit("} -> %s" % v.type)
+            emit_generic(f, v, [idmap, omap], iters, [(a.name, a.type)], init,
+                         ["%%in0: %s" % elem, "%%acc: %s" % elem],
+                         ["%%t = %s %%acc, %%in0 : %s" % (comb, elem), yield_line])
         f.use(a)
         self.normalize(f, v)
         return True
@@ -1065,16 +1075,12 @@ class Generator:
         omap = "affine_map<(%s) -> (%s)>" % (", ".join(loops), ", ".join(loops[:r]))
         mul, add = ("mulf", "addf") if flt else ("muli", "addi")
         v = f.define(tuple(out), elem, src.bound * 2 * window, src.exact)
-        f.emit("%s = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types = [%s]} "
-               "ins(%s, %s : %s, %s) outs(%s : %s) {" %
-               (v.name, imap, wmap, omap,
-                ", ".join(['"parallel"'] * r + ['"reduction"']),
-                src.name, wname, src.type, ttype((window,), elem), init, v.type))
-        f.emit("^bb0(%%in: %s, %%w: %s, %%out: %s):" % (elem, elem, elem))
-        f.emit("  %%t = arith.%s %%in, %%w : %s" % (mul, elem))
-        f.emit("  %%s = arith.%s %%out, %%t : %s" % (add, elem))
-        f.emit("  linalg.yield %%s : %s" % elem)
-        f.emit("} -> %s" % v.type)
+        emit_generic(f, v, [imap, wmap, omap], ["parallel"] * r + ["reduction"],
+                     [(src.name, src.type), (wname, ttype((window,), elem))], init,
+                     ["%%in: %s" % elem, "%%w: %s" % elem, "%%out: %s" % elem],
+                     ["%%t = arith.%s %%in, %%w : %s" % (mul, elem),
+                      "%%s = arith.%s %%out, %%t : %s" % (add, elem),
+                      "linalg.yield %%s : %s" % elem])
         f.use(a)
         self.normalize(f, v)
         return True
