@@ -19,6 +19,7 @@
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::dist {
@@ -56,6 +57,7 @@ struct Footprint {
 
 struct DistMemoryReportPass
     : public dist::impl::DistMemoryReportBase<DistMemoryReportPass> {
+  using DistMemoryReportBase::DistMemoryReportBase;
   void runOnOperation() override;
 };
 } // namespace
@@ -86,7 +88,7 @@ static Category categoryOfArgument(func::FuncOp func, unsigned i) {
   return Activations;
 }
 
-static void reportFunction(func::FuncOp func) {
+static void reportFunction(func::FuncOp func, bool listPeak) {
   llvm::DenseMap<Value, Category> category;
   // A returned buffer is the next value of what its result updates.
   func.walk([&](func::ReturnOp ret) {
@@ -134,13 +136,20 @@ static void reportFunction(func::FuncOp func) {
     }
   });
 
-  Footprint live, peak;
+  // The model states (ZeRO's term: parameters, gradients, optimizer state)
+  // peak on their own, where activations may not.
+  auto modelStates = [](const Footprint &f) {
+    return f.bytes[Parameters] + f.bytes[Gradients] + f.bytes[OptimizerState];
+  };
+  Footprint live, peak, statesPeak;
   for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
     if (std::optional<int64_t> bytes = getStaticBytes(func.getArgument(i).getType()))
       live.bytes[categoryOfArgument(func, i)] += *bytes;
-  peak = live;
+  peak = statesPeak = live;
   int64_t unsized = 0;
-  llvm::DenseMap<Value, std::pair<Category, int64_t>> alive;
+  // In allocation order, so that the listing at the peak is too.
+  llvm::MapVector<Value, std::pair<Category, int64_t>> alive;
+  llvm::MapVector<Value, std::pair<Category, int64_t>> aliveAtPeak;
   func.walk<WalkOrder::PreOrder>([&](Operation *op) {
     for (Value result : op->getResults()) {
       if (!allocates(op, result))
@@ -156,8 +165,13 @@ static void reportFunction(func::FuncOp func) {
       live.bytes[c] += *bytes;
       alive[result] = {c, *bytes};
     }
-    if (live.total() > peak.total())
+    if (live.total() > peak.total()) {
       peak = live;
+      if (listPeak)
+        aliveAtPeak = alive;
+    }
+    if (modelStates(live) > modelStates(statesPeak))
+      statesPeak = live;
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
     if (!effects)
       return;
@@ -168,7 +182,7 @@ static void reportFunction(func::FuncOp func) {
       if (it == alive.end())
         continue;
       live.bytes[it->second.first] -= it->second.second;
-      alive.erase(it);
+      alive.erase(it->first);
     }
   });
 
@@ -178,12 +192,30 @@ static void reportFunction(func::FuncOp func) {
   for (int c = 0; c < kNumCategories; ++c)
     os << (c ? ", " : " ") << kCategoryNames[c] << " " << peak.bytes[c]
        << " B";
+  os << llvm::formatv("; model states at their peak {0} B: parameters {1} B, "
+                      "gradients {2} B, optimizer state {3} B",
+                      modelStates(statesPeak), statesPeak.bytes[Parameters],
+                      statesPeak.bytes[Gradients],
+                      statesPeak.bytes[OptimizerState]);
   if (unsized)
     os << llvm::formatv(" ({0} allocation(s) of dynamic size not counted)",
                         unsized);
   // At the function's location only: the op itself would print the whole
   // function as a note.
-  emitRemark(func.getLoc()) << text;
+  InFlightDiagnostic remark = emitRemark(func.getLoc()) << text;
+  if (!listPeak)
+    return;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (std::optional<int64_t> bytes =
+            getStaticBytes(func.getArgument(i).getType()))
+      remark.attachNote(func.getLoc())
+          << "live at the peak: argument " << i << ", "
+          << kCategoryNames[categoryOfArgument(func, i)] << ", " << *bytes
+          << " B";
+  for (auto &[buffer, kind] : aliveAtPeak)
+    remark.attachNote(buffer.getLoc())
+        << "live at the peak: " << kCategoryNames[kind.first] << ", "
+        << kind.second << " B";
 }
 
 void DistMemoryReportPass::runOnOperation() {
@@ -201,7 +233,7 @@ void DistMemoryReportPass::runOnOperation() {
         ok = false;
         return;
       }
-    reportFunction(func);
+    reportFunction(func, listPeak);
   });
   if (!ok)
     signalPassFailure();

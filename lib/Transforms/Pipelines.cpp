@@ -84,9 +84,13 @@ static void addTensorFront(OpPassManager &pm, bool fuseElementwise) {
 }
 
 /// Tensors to buffers, freed where they die.
-static void addBufferization(OpPassManager &pm) {
+static void addBufferization(OpPassManager &pm, bool updateInPlace) {
   // Unrelated results must not meet in one buffer through a shared init.
   pm.addPass(createDistPrivatizeInits());
+  // Next values made in their arguments' buffers (the empty inits of their
+  // producers become the arguments).
+  if (updateInPlace)
+    pm.addPass(createDistUpdateInPlace());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -95,9 +99,14 @@ static void addBufferization(OpPassManager &pm) {
   // value the partitioner replaced by tensor.empty).
   bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Before deallocation, which would clone a returned argument buffer.
+  if (updateInPlace)
+    pm.addPass(createDistUpdateInPlaceBuffers());
   bufferization::buildBufferDeallocationPipeline(pm);
   // The deallocation pipeline leaves bufferization.clone/dealloc ops.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // It frees at the end of blocks: a step would hold all its buffers.
+  pm.addPass(createDistDeallocAfterLastUse());
 }
 
 void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
@@ -110,7 +119,7 @@ void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
   DistVectorizeMatmulOptions vectorize;
   vectorize.skipBlasTypes = options.blas;
   pm.addNestedPass<func::FuncOp>(createDistVectorizeMatmul(vectorize));
-  addBufferization(pm);
+  addBufferization(pm, options.updateInPlace);
   // Gradients made in their bucket's memory (no packing copies).
   pm.addPass(createDistPlaceBuckets(
       DistPlaceBucketsOptions{options.reportBuckets}));
@@ -151,7 +160,7 @@ void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
   addTensorFront(pm, /*fuseElementwise=*/true);
   // The BLAS reads transposed operands in place.
   pm.addPass(createDistFoldTransposes());
-  addBufferization(pm);
+  addBufferization(pm, /*updateInPlace=*/false);
   pm.addPass(createDistPlaceBuckets());
   pm.addPass(createDistLowerToRuntime());
   // f32/f64 contractions to cuBLAS (through dist's CUDA runtime).

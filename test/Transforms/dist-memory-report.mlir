@@ -1,7 +1,9 @@
 // RUN: dist-opt %s --split-input-file --dist-memory-report -o /dev/null 2>&1 | FileCheck %s
 // RUN: dist-opt %S/dist-sharding.mlir --dist-data-parallel --dist-auto-partition --dist-lower-to-llvm=memory-report=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=DP
-// RUN: dist-opt %S/dist-sharding.mlir --dist-data-parallel --dist-sharding=stage=1 --dist-auto-partition --dist-lower-to-llvm=memory-report=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAGE1
-// RUN: dist-opt %S/dist-sharding.mlir --dist-data-parallel --dist-sharding=stage=3 --dist-auto-partition --dist-lower-to-llvm=memory-report=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAGE3
+// RUN: dist-opt %S/dist-sharding.mlir --dist-data-parallel --dist-auto-partition --dist-lower-to-llvm="memory-report=true update-in-place=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DPIP
+// RUN: dist-opt %S/dist-sharding.mlir --dist-data-parallel --dist-sharding=stage=1 --dist-auto-partition --dist-lower-to-llvm="memory-report=true update-in-place=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAGE1
+// RUN: dist-opt %S/dist-sharding.mlir --dist-data-parallel --dist-sharding=stage=3 --dist-auto-partition --dist-lower-to-llvm="memory-report=true update-in-place=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAGE3
+// RUN: dist-opt %s --split-input-file --dist-memory-report=list-peak=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=LIST
 
 // A bufferized step, by hand. Arguments: a parameter (128 B), its state
 // (a 64 B block) and a batch (64 B). The peak is at the second gather:
@@ -10,7 +12,21 @@
 // gradient is freed by then), a gather that is not returned
 // (communication, 128). The 32 B temporary was freed before.
 dist.mesh @mesh [dp = 2]
-// CHECK: remark: dist-memory-report: peak 640 B live per rank: parameters 320 B, gradients 64 B, optimizer state 64 B, activations 64 B, communication buffers 128 B (1 allocation(s) of dynamic size not counted)
+// The model states (parameters, gradients, state) peak there too: 448 B.
+// CHECK: remark: dist-memory-report: peak 640 B live per rank: parameters 320 B, gradients 64 B, optimizer state 64 B, activations 64 B, communication buffers 128 B; model states at their peak 448 B: parameters 320 B, gradients 64 B, optimizer state 64 B (1 allocation(s) of dynamic size not counted)
+// With list-peak, a note per buffer live at the peak: the arguments, then
+// the allocations in the order they are made (the full gradient and the
+// temporary are freed by then).
+// LIST: remark: dist-memory-report: peak 640 B
+// LIST: note: live at the peak: argument 0, parameters, 128 B
+// LIST-NEXT: note: live at the peak: argument 1, optimizer state, 64 B
+// LIST-NEXT: note: live at the peak: argument 2, activations, 64 B
+// LIST: dist-memory-report.mlir:[[#@LINE+11]]:{{.*}} note: live at the peak: gradients, 64 B
+// LIST: dist-memory-report.mlir:[[#@LINE+16]]:{{.*}} note: live at the peak: parameters, 64 B
+// LIST: dist-memory-report.mlir:[[#@LINE+16]]:{{.*}} note: live at the peak: parameters, 128 B
+// LIST: dist-memory-report.mlir:[[#@LINE+17]]:{{.*}} note: live at the peak: communication buffers, 128 B
+// LIST-NOT: note: live at the peak
+// LIST: remark: dist-memory-report: peak 96 B
 func.func @step(%w: memref<8x4xf32> {dist.param}, %m: memref<4x4xf32> {dist.state_of = 0 : i64},
                 %x: memref<16xf32>, %n: index) -> (memref<8x4xf32> {dist.updates = 0 : i64}) {
   %zero = arith.constant 0.0 : f32
@@ -39,7 +55,7 @@ func.func @step(%w: memref<8x4xf32> {dist.param}, %m: memref<4x4xf32> {dist.stat
 
 // An allocation inside a loop body freed there counts once; a subview
 // counts as its buffer (its dealloc frees the buffer).
-// CHECK: remark: dist-memory-report: peak 96 B live per rank: parameters 0 B, gradients 0 B, optimizer state 0 B, activations 96 B, communication buffers 0 B{{$}}
+// CHECK: remark: dist-memory-report: peak 96 B live per rank: parameters 0 B, gradients 0 B, optimizer state 0 B, activations 96 B, communication buffers 0 B; model states at their peak 0 B: parameters 0 B, gradients 0 B, optimizer state 0 B{{$}}
 func.func @loop(%x: memref<16xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -52,9 +68,15 @@ func.func @loop(%x: memref<16xf32>) {
   return
 }
 
-// The sharded steps of dist-sharding.mlir (w 4x6, b 3, w's velocity, dp 2)
-// through the lowering: data parallel keeps all of w's state (96 B and its
-// next value), stage 1 half of it and stage 3 also half of w.
+// The sharded steps of dist-sharding.mlir (w 4x6 and b 3, 108 B of f32
+// parameters; w's velocity, 96 B; dp 2) through the lowering. Functional,
+// data parallelism holds the next parameters and state beside the current
+// ones (twice the bytes). Updated in place, its model states at their peak
+// are ZeRO's: every parameter (108 B), every gradient (108 B) and all the
+// state (96 B); stage 1 keeps half of the state (48 B) and holds the
+// reduce-scattered gradient blocks (48 B) beside the full gradients; stage 3
+// keeps half of w (48 B + b's 12 B).
 // DP: remark: dist-memory-report: peak {{[0-9]+}} B live per rank: parameters 216 B, gradients {{[0-9]+}} B, optimizer state 192 B,
-// STAGE1: remark: dist-memory-report: peak {{[0-9]+}} B live per rank: parameters {{[0-9]+}} B, gradients {{[0-9]+}} B, optimizer state 96 B,
-// STAGE3: remark: dist-memory-report: peak {{[0-9]+}} B live per rank: parameters {{[0-9]+}} B, gradients {{[0-9]+}} B, optimizer state 96 B,
+// DPIP: remark: dist-memory-report: peak {{[0-9]+}} B live per rank: {{.*}}; model states at their peak 312 B: parameters 108 B, gradients 108 B, optimizer state 96 B{{$}}
+// STAGE1: remark: dist-memory-report: peak {{[0-9]+}} B live per rank: {{.*}}; model states at their peak 312 B: parameters 108 B, gradients 156 B, optimizer state 48 B{{$}}
+// STAGE3: remark: dist-memory-report: peak {{[0-9]+}} B live per rank: {{.*}}; model states at their peak 252 B: parameters 60 B, gradients 144 B, optimizer state 48 B{{$}}

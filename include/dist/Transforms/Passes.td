@@ -905,11 +905,24 @@ def DistMemoryReport : Pass<"dist-memory-report", "::mlir::ModuleOp"> {
     ```
     remark: dist-memory-report: peak 1152 B live per rank: parameters 256 B,
       gradients 192 B, optimizer state 64 B, activations 512 B,
-      communication buffers 128 B
+      communication buffers 128 B; model states at their peak 576 B:
+      parameters 256 B, gradients 256 B, optimizer state 64 B
     ```
+
+    The remark also gives the model states at their own peak (ZeRO's
+    model states: parameters, gradients and optimizer state, without
+    activations and communication buffers), the figure that the ZeRO
+    paper's formulas give per stage. `list-peak=true` attaches a note for
+    each buffer live at the peak (arguments at the function, allocations at
+    the op that makes them), with its kind and bytes.
 
     Errors (located): a function that takes tensors (not bufferized).
   }];
+  let options = [
+    Option<"listPeak", "list-peak", "bool", /*default=*/"false",
+           "Attach a note for each buffer live at the peak (its kind and "
+           "bytes, at the op that allocates it)">,
+  ];
 }
 
 def DistSchedule : Pass<"dist-schedule", "::mlir::ModuleOp"> {
@@ -1033,6 +1046,125 @@ def DistPrivatizeInits : Pass<"dist-privatize-inits", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
+}
+
+def DistUpdateInPlace : Pass<"dist-update-in-place", "::mlir::ModuleOp"> {
+  let summary = "Writes each result that is the next value of an argument "
+                "into that argument's buffer";
+  let description = [{
+    A training step returns the next parameters and optimizer state beside
+    the current ones (`dist.updates = I`, or a result and an argument with
+    one `dist.name`). Bufferized as is, every next value gets a fresh buffer:
+    the step holds two copies of its state at the end, and a driver copies
+    the results back into the arguments' buffers. This pass (in
+    `dist-lower-to-llvm{update-in-place=true}`, before bufferization) returns
+    each such result through a `bufferization.materialize_in_destination`
+    into its argument, when the two have one tensor type; empty-tensor
+    elimination then lets the op that makes the value (an Adam update, say)
+    write it straight into the argument's buffer, element by element, where
+    one-shot bufferization finds no later reader of the old value.
+    `dist-update-in-place-buffers` then drops these results from the
+    bufferized function (and lets a buffer that is only copied into its
+    argument be the argument): the caller finds the next value in the
+    argument's buffer (the ABI of `docs/Runtime.md`, "Results kept in arguments").
+
+    ```mlir
+    func.func @step(%w: tensor<8xf32>, %g: tensor<8xf32>)
+        -> (tensor<8xf32> {dist.updates = 0 : i64}) {
+      %next = arith.subf %w, %g : tensor<8xf32>
+      return %next : tensor<8xf32>
+    }
+    ```
+    becomes
+    ```mlir
+    func.func @step(%w: tensor<8xf32>, %g: tensor<8xf32>)
+        -> (tensor<8xf32> {dist.updates = 0 : i64}) {
+      %next = arith.subf %w, %g : tensor<8xf32>
+      %0 = bufferization.materialize_in_destination %next in %w
+          : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+      return %0 : tensor<8xf32>
+    }
+    ```
+    A result of another type than its argument (a per-rank block of
+    another layout, a scalar) is left alone and keeps its own buffer.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def DistUpdateInPlaceBuffers
+    : Pass<"dist-update-in-place-buffers", "::mlir::ModuleOp"> {
+  let summary = "Makes buffers copied into an argument the argument itself, "
+                "and drops results that are the buffer of the argument they "
+                "update";
+  let description = [{
+    The bufferized half of `dist-update-in-place` (in
+    `dist-lower-to-llvm{update-in-place=true}`, between one-shot
+    bufferization and deallocation), in each function with one return:
+
+    * A fresh buffer (`memref.alloc` in the function's body) whose only
+      remaining use is a `memref.copy` into an argument's buffer becomes the
+      argument's buffer, when nothing reads or writes the argument (or a
+      view of it) between the allocation and the copy: the op that fills
+      the buffer (a collective gathering the next parameter, an update that
+      one-shot bufferization kept out of place) then writes the argument,
+      and the copy and the allocation go.
+    * A result that is exactly (up to `memref.cast`) the buffer of the
+      argument it updates (`dist.updates`, or the argument of its
+      `dist.name`) is removed from the function and its return; every
+      `func.call` of the function reads it from the call's operand instead.
+      Returned, the deallocation pipeline would clone it (a public
+      function's results belong to its caller).
+    * Copies of a buffer onto itself (what materializing a value in place
+      leaves) are erased.
+
+    ```
+    func.func @step(%w: memref<8xf32>, %g: memref<8xf32>)
+        -> (memref<8xf32> {dist.updates = 0 : i64}) {
+      %next = memref.alloc() : memref<8xf32>
+      dist.buffer_all_gather ...  // fills %next
+      memref.copy %next, %w : memref<8xf32> to memref<8xf32>
+      return %w : memref<8xf32>
+    }
+    ```
+    becomes
+    ```mlir
+    func.func @step(%w: memref<8xf32>, %g: memref<8xf32>) {
+      dist.buffer_all_gather ...  // fills %w
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def DistDeallocAfterLastUse
+    : Pass<"dist-dealloc-after-last-use", "::mlir::ModuleOp"> {
+  let summary = "Frees each buffer right after its last use instead of at "
+                "the end of its block";
+  let description = [{
+    MLIR's ownership-based deallocation frees a buffer at the end of the
+    block that allocates it, so a training step holds every activation and
+    every full gradient until it returns: its peak is the sum of all its
+    buffers. This pass (in `dist-lower-to-llvm`, after the deallocation
+    pipeline) moves each `memref.dealloc` of a `memref.alloc` of the same
+    block to just after the last op of that block that uses the buffer or a
+    view of it (an op whose region uses it counts as a use; a wait of an
+    async collective names every buffer the collective touches, so it is
+    the last use of those). A buffer that may escape through anything but a
+    view (yielded from a region, returned, passed to an op that returns a
+    buffer) keeps its dealloc where it is.
+
+    ```mlir
+    %a = memref.alloc() : memref<8xf32>
+    linalg.fill ins(%c : f32) outs(%a : memref<8xf32>)
+    linalg.add ins(%a, %a : memref<8xf32>, memref<8xf32>) outs(%out : memref<8xf32>)
+    %b = memref.alloc() : memref<8xf32>
+    ...
+    memref.dealloc %a : memref<8xf32>
+    ```
+    frees `%a` right after the `linalg.add`, before `%b` is made (so a
+    reallocation can reuse its memory).
+  }];
 }
 
 def DistFoldTransposes : Pass<"dist-fold-transposes", "::mlir::ModuleOp"> {

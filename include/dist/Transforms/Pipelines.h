@@ -68,6 +68,14 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
                      "buffers dist-place-buckets made in the bucket's memory "
                      "and the bytes still copied (remarks)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> updateInPlace{
+      *this, "update-in-place",
+      llvm::cl::desc("Write each result that is the next value of an "
+                     "argument of its type (dist.updates) into the "
+                     "argument's buffer and drop it from the function's "
+                     "results (dist-update-in-place, "
+                     "dist-update-in-place-buffers): the caller reads it there"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> memoryReport{
       *this, "memory-report",
       llvm::cl::desc("Report each function's peak bytes live per rank, by "

@@ -27,10 +27,7 @@ using namespace mlir::dist::run;
 /// dist-gpu-allocs places on the device; the results' copies into the
 /// wrapper's output buffers come back to host memory the same way.
 static void stageArgumentsOnDevice(ModuleOp module) {
-  auto wrapper = module.lookupSymbol<func::FuncOp>(kWrapperName);
-  if (!wrapper || wrapper.isExternal())
-    return;
-  auto call = dyn_cast<func::CallOp>(&wrapper.getBody().front().front());
+  func::CallOp call = getWrapperCall(module);
   if (!call)
     return;
   OpBuilder builder(call);
@@ -47,6 +44,9 @@ static void stageArgumentsOnDevice(ModuleOp module) {
 FailureOr<std::unique_ptr<CompiledProgram>>
 CompiledProgram::compile(ModuleOp module, const CompileOptions &options,
                          std::string &error) {
+  // Read before lowering rewrites the wrapper.
+  SmallVector<int64_t> resultsInArguments =
+      getWrapperResultsInArguments(module);
   PassManager pm(module.getContext());
   if (options.gpu) {
     stageArgumentsOnDevice(module);
@@ -58,6 +58,7 @@ CompiledProgram::compile(ModuleOp module, const CompileOptions &options,
     lowering.fuseElementwise = options.fuseElementwise;
     lowering.vectorizableReductions = options.vectorizableReductions;
     lowering.approximateMath = options.approximateMath;
+    lowering.updateInPlace = options.updateInPlace;
     buildLowerToLLVMPipeline(pm, lowering);
   }
   if (options.debugLines)
@@ -107,6 +108,8 @@ CompiledProgram::compile(ModuleOp module, const CompileOptions &options,
     return failure();
   }
   program->packedEntry = *entry;
+  program->resultsInArguments.assign(resultsInArguments.begin(),
+                                     resultsInArguments.end());
   program->engine = std::move(*engine);
   return program;
 }
@@ -169,8 +172,12 @@ struct CompiledProgram::Frame {
     hostdata::DType dtype;
     int64_t numBytes = 0;
 
+    /// A result the wrapper writes into an argument's buffer: that
+    /// argument's index (the slot has no buffer of its own).
+    int64_t argument = -1;
+
     bool fits(const HostValue &value) const {
-      return (buffer != nullptr) != value.isScalar &&
+      return (buffer != nullptr || argument >= 0) != value.isScalar &&
              value.array.dtype() == dtype && value.array.shape() == shape;
     }
   };
@@ -212,9 +219,25 @@ LogicalResult CompiledProgram::bind(ArrayRef<HostValue> args,
   for (auto [value, slot] : llvm::zip(args, newFrame->args))
     if (failed(makeSlot(value, slot)))
       return failure();
-  for (auto [value, slot] : llvm::zip(results, newFrame->results))
-    if (failed(makeSlot(value, slot)))
+  for (auto [i, value] : llvm::enumerate(results)) {
+    Frame::Slot &slot = newFrame->results[i];
+    int64_t arg = i < resultsInArguments.size() ? resultsInArguments[i] : -1;
+    if (arg < 0) {
+      if (failed(makeSlot(value, slot)))
+        return failure();
+      continue;
+    }
+    if ((size_t)arg >= args.size() ||
+        args[arg].array.numBytes() != value.array.numBytes()) {
+      error = "result " + std::to_string(i) + " is kept in argument " +
+              std::to_string(arg) + ", which has another size";
       return failure();
+    }
+    slot.shape = value.array.shape();
+    slot.dtype = value.array.dtype();
+    slot.numBytes = value.array.numBytes();
+    slot.argument = arg;
+  }
   newFrame->descriptors.resize(args.size() + results.size());
   frame = std::move(newFrame);
   return success();
@@ -227,25 +250,37 @@ void CompiledProgram::setArgument(unsigned index, const HostValue &value) {
               value.array.data(), slot.numBytes);
 }
 
+/// The memory that holds result `index` after a call.
+char *CompiledProgram::resultData(unsigned index) const {
+  Frame::Slot &slot = frame->results[index];
+  if (slot.argument >= 0)
+    return frame->args[slot.argument].buffer->data();
+  return slot.buffer->data();
+}
+
 void CompiledProgram::getResult(unsigned index,
                                 hostdata::HostArray &array) const {
-  const Frame::Slot &slot = frame->results[index];
-  assert(array.numBytes() == slot.numBytes && "a result of another size");
-  std::memcpy(array.data(), slot.buffer->data(), slot.numBytes);
+  assert(array.numBytes() == frame->results[index].numBytes &&
+         "a result of another size");
+  std::memcpy(array.data(), resultData(index), array.numBytes());
 }
 
 void CompiledProgram::setResult(unsigned index,
                                 const hostdata::HostArray &array) {
-  Frame::Slot &slot = frame->results[index];
-  assert(array.numBytes() == slot.numBytes && "a result of another size");
-  std::memcpy(slot.buffer->data(), array.data(), slot.numBytes);
+  assert(array.numBytes() == frame->results[index].numBytes &&
+         "a result of another size");
+  std::memcpy(resultData(index), array.data(), array.numBytes());
 }
 
 void CompiledProgram::feedResultToArgument(unsigned result, unsigned argument) {
   Frame::Slot &from = frame->results[result], &to = frame->args[argument];
   assert(from.numBytes == to.numBytes && "a result of another size");
-  if (!to.buffer)
-    std::memcpy(to.scalar, from.buffer->data(), to.numBytes);
+  // Already there: the step updated the argument in place.
+  if (from.argument == (int64_t)argument)
+    return;
+  if (!to.buffer || from.argument >= 0)
+    std::memcpy(to.buffer ? to.buffer->data() : to.scalar,
+                resultData(result), to.numBytes);
   else
     std::swap(from.buffer, to.buffer);
 }
@@ -255,11 +290,15 @@ void CompiledProgram::invoke() {
   f.packed.clear();
   size_t next = 0;
   auto add = [&](Frame::Slot &slot) {
-    if (!slot.buffer) {
+    // A result kept in an argument: the wrapper leaves its `out` parameter
+    // alone; the argument's buffer stands in for it.
+    Buffer *buffer =
+        slot.argument >= 0 ? f.args[slot.argument].buffer.get() : slot.buffer.get();
+    if (!buffer) {
       f.packed.push_back(slot.scalar);
       return;
     }
-    f.descriptors[next] = slot.buffer->descriptor();
+    f.descriptors[next] = buffer->descriptor();
     f.packed.push_back(&f.descriptors[next++]);
   };
   for (Frame::Slot &slot : f.args)

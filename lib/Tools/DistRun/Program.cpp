@@ -2,6 +2,7 @@
 
 #include "dist/Tools/DistRun/Program.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/IR/ShardingUtils.h"
 #include "dist/Dialect/Dist/IR/StepState.h"
 #include "dist/Transforms/Passes.h"
 #include "dist/Transforms/Pipelines.h"
@@ -110,6 +111,38 @@ func::FuncOp run::findEntry(ModuleOp module, StringRef name) {
   return entry;
 }
 
+meshmath::Layout run::getBoundaryLayout(ModuleOp module, DictionaryAttr attrs,
+                                        size_t rank) {
+  auto sharding =
+      attrs ? attrs.getAs<ShardingAttr>(DistDialect::getPartitionedAsAttrName())
+            : ShardingAttr();
+  if (MeshOp mesh = sharding ? module.lookupSymbol<MeshOp>(sharding.getMesh())
+                             : MeshOp())
+    return getLayout(sharding, mesh);
+  meshmath::Layout layout;
+  layout.dims.resize(rank);
+  return layout;
+}
+
+SmallVector<int64_t> run::getResultsKeptInArguments(ModuleOp module,
+                                                    func::FuncOp entry) {
+  SmallVector<int64_t> kept(entry.getNumResults(), -1);
+  llvm::SmallDenseSet<unsigned> claimed;
+  for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {
+    std::optional<unsigned> arg = getUpdatedArgument(entry, i);
+    auto type = dyn_cast<RankedTensorType>(entry.getResultTypes()[i]);
+    if (!arg || !type || entry.getArgumentTypes()[*arg] != type ||
+        !(getBoundaryLayout(module, entry.getArgAttrDict(*arg),
+                            type.getRank()) ==
+          getBoundaryLayout(module, entry.getResultAttrDict(i),
+                            type.getRank())) ||
+        !claimed.insert(*arg).second)
+      continue;
+    kept[i] = *arg;
+  }
+  return kept;
+}
+
 void run::addRunWrapper(ModuleOp module, func::FuncOp entry) {
   OpBuilder builder(module.getContext());
   builder.setInsertionPointToEnd(module.getBody());
@@ -129,9 +162,27 @@ void run::addRunWrapper(ModuleOp module, func::FuncOp entry) {
   Block *body = wrapper.addEntryBlock();
   builder.setInsertionPointToStart(body);
   unsigned numArgs = entry.getNumArguments();
+  SmallVector<int64_t> inArguments = getResultsKeptInArguments(module, entry);
+  // A kept result is written into its argument's buffer, taken before the
+  // call reads the argument (so that the call may update it in place).
+  SmallVector<Value> argumentBuffers(inArguments.size());
+  for (auto [i, arg] : llvm::enumerate(inArguments)) {
+    if (arg < 0)
+      continue;
+    auto type = cast<RankedTensorType>(entry.getArgumentTypes()[arg]);
+    argumentBuffers[i] = bufferization::ToBufferOp::create(
+        builder, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        body->getArgument(arg));
+  }
   auto call = func::CallOp::create(builder, loc, entry,
                                    body->getArguments().take_front(numArgs));
   for (auto [i, value] : llvm::enumerate(call.getResults())) {
+    if (argumentBuffers[i]) {
+      auto copy = bufferization::MaterializeInDestinationOp::create(
+          builder, loc, value, argumentBuffers[i]);
+      copy.setWritable(true);
+      continue;
+    }
     Value tensor = value;
     if (!isa<RankedTensorType>(value.getType()))
       tensor = tensor::FromElementsOp::create(
@@ -144,11 +195,35 @@ void run::addRunWrapper(ModuleOp module, func::FuncOp entry) {
   func::ReturnOp::create(builder, loc);
 }
 
-func::FuncOp run::getWrappedEntry(ModuleOp module) {
+SmallVector<int64_t> run::getWrapperResultsInArguments(ModuleOp module) {
+  func::FuncOp entry = getWrappedEntry(module);
+  if (!entry)
+    return {};
+  SmallVector<int64_t> inArguments(entry.getNumResults(), -1);
+  auto wrapper = module.lookupSymbol<func::FuncOp>(kWrapperName);
+  wrapper.walk([&](bufferization::MaterializeInDestinationOp materialize) {
+    Value destination = materialize.getDest();
+    if (auto toBuffer = destination.getDefiningOp<bufferization::ToBufferOp>())
+      destination = toBuffer.getTensor();
+    auto dest = dyn_cast<BlockArgument>(destination);
+    auto result = dyn_cast<OpResult>(materialize.getSource());
+    if (dest && result && isa<func::CallOp>(result.getOwner()) &&
+        dest.getArgNumber() < entry.getNumArguments())
+      inArguments[result.getResultNumber()] = dest.getArgNumber();
+  });
+  return inArguments;
+}
+
+func::CallOp run::getWrapperCall(ModuleOp module) {
   auto wrapper = module.lookupSymbol<func::FuncOp>(kWrapperName);
   if (!wrapper || wrapper.isExternal())
     return nullptr;
-  auto call = dyn_cast<func::CallOp>(&wrapper.getBody().front().front());
+  auto calls = wrapper.getBody().front().getOps<func::CallOp>();
+  return calls.empty() ? nullptr : *calls.begin();
+}
+
+func::FuncOp run::getWrappedEntry(ModuleOp module) {
+  func::CallOp call = getWrapperCall(module);
   return call ? module.lookupSymbol<func::FuncOp>(call.getCallee()) : nullptr;
 }
 

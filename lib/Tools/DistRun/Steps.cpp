@@ -16,19 +16,6 @@ using namespace mlir::dist;
 using namespace mlir::dist::run;
 using hostdata::HostArray;
 
-meshmath::Layout run::getBoundaryLayout(ModuleOp module, DictionaryAttr attrs,
-                                        size_t rank) {
-  auto sharding =
-      attrs ? attrs.getAs<ShardingAttr>(DistDialect::getPartitionedAsAttrName())
-            : ShardingAttr();
-  if (MeshOp mesh = sharding ? module.lookupSymbol<MeshOp>(sharding.getMesh())
-                             : MeshOp())
-    return getLayout(sharding, mesh);
-  meshmath::Layout layout;
-  layout.dims.resize(rank);
-  return layout;
-}
-
 meshmath::Shape run::getRunMeshShape(ModuleOp module, int64_t ranks) {
   for (MeshOp mesh : module.getOps<MeshOp>())
     return getMeshShape(mesh);

@@ -34,6 +34,9 @@ struct CompileOptions {
   /// Line tables of the MLIR source in the compiled code, so that a
   /// debugger or profiler attached to a run names the op's line.
   bool debugLines = false;
+  /// Next values written into their arguments' buffers
+  /// (dist-lower-to-llvm{update-in-place}); the wrapper reads them there.
+  bool updateInPlace = true;
   /// Libraries the JIT loads (libmlir_c_runner_utils, a BLAS).
   SmallVector<std::string> sharedLibraries;
   /// Where to write the object file; empty for none.
@@ -78,8 +81,10 @@ public:
   void getResult(unsigned index, hostdata::HostArray &array) const;
   void setResult(unsigned index, const hostdata::HostArray &array);
   /// Result `result` of the last call becomes argument `argument` of the
-  /// next: the two buffers swap (a copy for a scalar argument), so a
-  /// training step's state moves without a copy. Their types must agree.
+  /// next: nothing to do when the wrapper writes it into that argument
+  /// (getWrapperResultsInArguments), else the two buffers swap (a copy for a
+  /// scalar argument), so a training step's state moves without a copy.
+  /// Their types must agree.
   void feedResultToArgument(unsigned result, unsigned argument);
   /// Calls the entry on the bound buffers.
   void invoke();
@@ -89,7 +94,11 @@ private:
   std::unique_ptr<ExecutionEngine> engine;
   /// The wrapper's packed C interface: one pointer per parameter.
   void (*packedEntry)(void **) = nullptr;
+  /// Per result, the argument whose buffer the wrapper writes it into, or -1.
+  SmallVector<int64_t> resultsInArguments;
   struct Frame;
+  /// The memory that holds result `index` after a call.
+  char *resultData(unsigned index) const;
   std::unique_ptr<Frame> frame;
 };
 

@@ -50,12 +50,35 @@ FailureOr<BoundaryType> describeBoundary(Type type, Location loc,
 /// body when `name` is empty; reports at the module's location otherwise.
 func::FuncOp findEntry(ModuleOp module, StringRef name);
 
+/// The layout of a boundary value of a partitioned function with attributes
+/// `attrs` (its `dist.partitioned_as`), or replicated; `rank` is the tensor's.
+meshmath::Layout getBoundaryLayout(ModuleOp module, DictionaryAttr attrs,
+                                   size_t rank);
+
+/// For each result of `entry`, the argument whose buffer holds it after a
+/// call through the run wrapper, or -1 (its own `out` buffer): a result that
+/// updates an argument (`dist.updates`) of its tensor type and layout, so
+/// that the next step finds it where it is (one result per argument).
+SmallVector<int64_t> getResultsKeptInArguments(ModuleOp module,
+                                               func::FuncOp entry);
+
 /// Adds `__dist_run_entry(args..., outs...)` with a C interface: it calls
 /// `entry` on the arguments and copies every result into the buffer of the
 /// matching `out` argument (a memref of the result's type; a scalar result as
-/// a 0-d memref). The caller owns every buffer, so a run allocates and frees
-/// nothing across calls.
+/// a 0-d memref), or, for the results kept in arguments
+/// (getResultsKeptInArguments), into the buffer of that argument, which the
+/// lowering lets the entry update in place (the `out` argument is unused).
+/// The caller owns every buffer, so a run allocates and frees nothing across
+/// calls.
 void addRunWrapper(ModuleOp module, func::FuncOp entry);
+
+/// For each result of the run wrapper's entry, the argument buffer the
+/// wrapper writes it into, or -1 for its `out` buffer (read from the
+/// wrapper's body, so it holds for any wrapper).
+SmallVector<int64_t> getWrapperResultsInArguments(ModuleOp module);
+
+/// The run wrapper's call of the entry, or null.
+func::CallOp getWrapperCall(ModuleOp module);
 
 /// The entry that the run wrapper of `module` calls, or null.
 func::FuncOp getWrappedEntry(ModuleOp module);

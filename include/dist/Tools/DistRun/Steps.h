@@ -39,11 +39,6 @@ struct StepOptions {
   bool perturbedRun = false;
 };
 
-/// The layout of a boundary value of a partitioned function with attributes
-/// `attrs` (its `dist.partitioned_as`), or replicated; `rank` is the tensor's.
-meshmath::Layout getBoundaryLayout(ModuleOp module, DictionaryAttr attrs,
-                                   size_t rank);
-
 /// The mesh shape a program runs on: its first mesh's, or one axis of
 /// `ranks` devices.
 meshmath::Shape getRunMeshShape(ModuleOp module, int64_t ranks);

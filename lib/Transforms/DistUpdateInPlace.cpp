@@ -1,0 +1,273 @@
+//===- DistUpdateInPlace.cpp - Next values in their arguments' buffers ----===//
+//
+// Two passes around one-shot bufferization that let a step function update
+// its parameters and optimizer state in place: dist-update-in-place (on
+// tensors) returns each next value through a materialization into its
+// argument, and dist-update-in-place-buffers (on buffers) removes the results
+// that became the argument's own buffer, so that neither the deallocation
+// pipeline nor the caller copies them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dist/Dialect/Dist/IR/StepState.h"
+#include "dist/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/BitVector.h"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTUPDATEINPLACE
+#define GEN_PASS_DEF_DISTUPDATEINPLACEBUFFERS
+#include "dist/Transforms/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+struct DistUpdateInPlacePass
+    : public dist::impl::DistUpdateInPlaceBase<DistUpdateInPlacePass> {
+  void runOnOperation() override;
+};
+
+struct DistUpdateInPlaceBuffersPass
+    : public dist::impl::DistUpdateInPlaceBuffersBase<
+          DistUpdateInPlaceBuffersPass> {
+  void runOnOperation() override;
+};
+} // namespace
+
+/// The only `func.return` of `func`, or null when it has several blocks that
+/// return.
+static func::ReturnOp getUniqueReturn(func::FuncOp func) {
+  func::ReturnOp unique;
+  for (Block &block : func.getBody()) {
+    auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
+    if (!ret)
+      continue;
+    if (unique)
+      return nullptr;
+    unique = ret;
+  }
+  return unique;
+}
+
+/// Lets the op that makes `value` write it into `destination` (a function
+/// argument of its type): the op's empty init becomes the argument, when
+/// the op is in the function's body and reads of the argument's old value
+/// all come before it (the op itself may read it, element by element, as
+/// an update does). Otherwise bufferization makes the value in a buffer of
+/// its own and copies it into the argument at the end.
+static void makeInDestination(Value value, BlockArgument destination) {
+  auto result = dyn_cast<OpResult>(value);
+  auto producer =
+      result ? dyn_cast<DestinationStyleOpInterface>(result.getOwner())
+             : DestinationStyleOpInterface();
+  if (!producer || producer->getBlock() != destination.getOwner())
+    return;
+  OpOperand *init = producer.getTiedOpOperand(result);
+  auto empty = init ? init->get().getDefiningOp<tensor::EmptyOp>()
+                    : tensor::EmptyOp();
+  if (!empty || !empty->hasOneUse() || empty.getType() != destination.getType())
+    return;
+  for (OpOperand &use : destination.getUses()) {
+    Operation *user =
+        destination.getOwner()->findAncestorOpInBlock(*use.getOwner());
+    if (user != producer && !user->isBeforeInBlock(producer))
+      return;
+  }
+  init->set(destination);
+  empty->erase();
+}
+
+void DistUpdateInPlacePass::runOnOperation() {
+  getOperation().walk([](func::FuncOp func) {
+    if (func.isExternal())
+      return;
+    func::ReturnOp ret = getUniqueReturn(func);
+    if (!ret)
+      return;
+    OpBuilder builder(ret);
+    // The dialect verifies that a next value has its argument's type and that
+    // no two results update one argument.
+    for (OpOperand &operand : ret->getOpOperands()) {
+      std::optional<unsigned> arg =
+          getUpdatedArgument(func, operand.getOperandNumber());
+      if (!arg)
+        continue;
+      BlockArgument destination = func.getArgument(*arg);
+      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+      if (!type || destination.getType() != type)
+        continue;
+      // Returned unchanged: already the argument's buffer.
+      if (operand.get() == destination)
+        continue;
+      makeInDestination(operand.get(), destination);
+      auto materialize = bufferization::MaterializeInDestinationOp::create(
+          builder, ret.getLoc(), operand.get(), destination);
+      operand.set(materialize.getResult());
+    }
+  });
+}
+
+/// `value` without the `memref.cast`s in front of it.
+static Value stripCasts(Value value) {
+  while (auto cast = value.getDefiningOp<memref::CastOp>())
+    value = cast.getSource();
+  return value;
+}
+
+/// The buffer `value` is a view of (through view-like ops).
+static Value getRootBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>()) {
+    if (view.getViewSource() == value)
+      break;
+    value = view.getViewSource();
+  }
+  return value;
+}
+
+/// Whether `op` (or an op nested in it) uses `buffer` or a view of it.
+static bool usesBuffer(Operation *op, Value buffer) {
+  WalkResult walk = op->walk([&](Operation *nested) {
+    for (Value operand : nested->getOperands())
+      if (getRootBuffer(operand) == buffer)
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return walk.wasInterrupted();
+}
+
+/// Replaces each allocation in `func`'s body whose last use is a copy into
+/// an argument's buffer by that buffer, when nothing touches the argument
+/// from the allocation to the copy (so writing it earlier changes nothing
+/// that is read).
+static void forwardCopiesIntoArguments(func::FuncOp func) {
+  Block &body = func.getBody().front();
+  SmallVector<memref::CopyOp> copies;
+  for (auto copy : body.getOps<memref::CopyOp>())
+    if (isa<BlockArgument>(copy.getTarget()) &&
+        cast<BlockArgument>(copy.getTarget()).getOwner() == &body)
+      copies.push_back(copy);
+  for (memref::CopyOp copy : copies) {
+    Value argument = copy.getTarget();
+    auto alloc = copy.getSource().getDefiningOp<memref::AllocOp>();
+    if (!alloc || alloc->getBlock() != &body ||
+        alloc.getType() != argument.getType())
+      continue;
+    // Every other use of the buffer (views included) comes before the copy.
+    bool usedAfter = false;
+    SmallVector<Value> aliases = {alloc.getResult()};
+    while (!aliases.empty() && !usedAfter) {
+      Value alias = aliases.pop_back_val();
+      for (Operation *user : alias.getUsers()) {
+        Operation *inBody = body.findAncestorOpInBlock(*user);
+        if (user == copy)
+          continue;
+        if (!inBody || !inBody->isBeforeInBlock(copy)) {
+          usedAfter = true;
+          break;
+        }
+        if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+          if (view.getViewSource() == alias)
+            aliases.push_back(view->getResult(0));
+      }
+    }
+    if (usedAfter)
+      continue;
+    bool touched = false;
+    for (Operation *op = alloc->getNextNode(); op != copy && !touched;
+         op = op->getNextNode())
+      touched = usesBuffer(op, argument);
+    if (touched)
+      continue;
+    copy.erase();
+    alloc.getResult().replaceAllUsesWith(argument);
+    alloc.erase();
+  }
+}
+
+void DistUpdateInPlaceBuffersPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  module.walk([](func::FuncOp func) {
+    if (!func.isExternal() && getUniqueReturn(func))
+      forwardCopiesIntoArguments(func);
+  });
+  // Copies of a buffer onto itself: what materializing a value in place
+  // leaves behind (here and in callers, once their call results are
+  // replaced).
+  auto eraseSelfCopies = [&] {
+    module.walk([](memref::CopyOp copy) {
+      if (stripCasts(copy.getSource()) == stripCasts(copy.getTarget()))
+        copy.erase();
+    });
+  };
+  eraseSelfCopies();
+
+  llvm::DenseMap<Operation *, SmallVector<func::CallOp>> callers;
+  module.walk([&](func::CallOp call) {
+    if (auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee()))
+      callers[callee].push_back(call);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    func::ReturnOp ret = getUniqueReturn(func);
+    if (!ret)
+      continue;
+    // Result i -> the argument whose buffer it is.
+    llvm::DenseMap<unsigned, unsigned> inArgument;
+    llvm::BitVector dropped(func.getNumResults());
+    for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+      auto arg = dyn_cast<BlockArgument>(stripCasts(value));
+      if (!arg || arg.getOwner() != &func.getBody().front() ||
+          !isa<BaseMemRefType>(arg.getType()))
+        continue;
+      std::optional<unsigned> updated = getUpdatedArgument(func, i);
+      if (!updated || *updated != arg.getArgNumber())
+        continue;
+      inArgument[i] = *updated;
+      dropped.set(i);
+    }
+    if (dropped.none())
+      continue;
+    SmallVector<Value> kept;
+    for (auto [i, value] : llvm::enumerate(ret.getOperands()))
+      if (!dropped.test(i))
+        kept.push_back(value);
+    if (failed(func.eraseResults(dropped))) {
+      func.emitError() << "dist-update-in-place-buffers: cannot erase the "
+                          "results of @"
+                       << func.getSymName();
+      return signalPassFailure();
+    }
+    ret.getOperandsMutable().assign(kept);
+    for (func::CallOp call : callers.lookup(func)) {
+      rewriter.setInsertionPoint(call);
+      auto newCall = func::CallOp::create(rewriter, call.getLoc(), func,
+                                          call.getOperands());
+      newCall->setDiscardableAttrs(call->getDiscardableAttrDictionary());
+      SmallVector<Value> replacements;
+      unsigned next = 0;
+      for (unsigned i = 0, e = call.getNumResults(); i < e; ++i) {
+        auto it = inArgument.find(i);
+        if (it == inArgument.end()) {
+          replacements.push_back(newCall.getResult(next++));
+          continue;
+        }
+        Value operand = call.getOperand(it->second);
+        if (operand.getType() != call.getResult(i).getType())
+          operand = memref::CastOp::create(rewriter, call.getLoc(),
+                                           call.getResult(i).getType(),
+                                           operand);
+        replacements.push_back(operand);
+      }
+      rewriter.replaceOp(call, replacements);
+    }
+  }
+  eraseSelfCopies();
+}

@@ -1,0 +1,113 @@
+// RUN: dist-opt %s --split-input-file --dist-update-in-place | FileCheck %s
+// RUN: dist-opt %s --split-input-file --dist-lower-to-llvm=update-in-place=true --mlir-print-ir-after=dist-update-in-place-buffers -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUFFERS
+// RUN: dist-opt %s --split-input-file --dist-lower-to-llvm --mlir-print-ir-after=one-shot-bufferize -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
+
+#map = affine_map<(d0) -> (d0)>
+
+// An SGD step with momentum: the weight (by dist.updates) and the momentum
+// (by dist.name) are made in their arguments (the ops' empty inits become
+// the arguments, read before or by the op only) and returned through a
+// materialization into them; the third result is not a next value.
+func.func @sgd(%w: tensor<8xf32> {dist.name = "w"}, %m: tensor<8xf32> {dist.name = "m"},
+               %g: tensor<8xf32>)
+    -> (tensor<8xf32> {dist.updates = 0 : i64}, tensor<8xf32> {dist.name = "m"},
+        tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8xf32>
+  %m2 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+      ins(%m, %g : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %e2 = tensor.empty() : tensor<8xf32>
+  %w2 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+      ins(%w, %m2 : tensor<8xf32>, tensor<8xf32>) outs(%e2 : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.subf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %w2, %m2, %g : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+// CHECK-LABEL: func.func @sgd(%arg0: tensor<8xf32> {dist.name = "w"}, %arg1: tensor<8xf32> {dist.name = "m"}, %arg2: tensor<8xf32>)
+// CHECK-NOT: tensor.empty
+// CHECK: %[[M:.*]] = linalg.generic {{.*}} ins(%arg1, %arg2 : tensor<8xf32>, tensor<8xf32>) outs(%arg1 : tensor<8xf32>)
+// CHECK: %[[W:.*]] = linalg.generic {{.*}} ins(%arg0, %[[M]] : tensor<8xf32>, tensor<8xf32>) outs(%arg0 : tensor<8xf32>)
+// CHECK: %[[WI:.*]] = bufferization.materialize_in_destination %[[W]] in %arg0 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+// CHECK: %[[MI:.*]] = bufferization.materialize_in_destination %[[M]] in %arg1 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+// CHECK: return %[[WI]], %[[MI]], %arg2
+
+// Bufferized: both updates write their argument's buffer element by element
+// (no allocation for them), and the function returns only the third result.
+// BUFFERS-LABEL: func.func @sgd(%arg0: memref<8xf32> {dist.name = "w"}, %arg1: memref<8xf32> {dist.name = "m"}, %arg2: memref<8xf32>) -> memref<8xf32> {
+// BUFFERS-NOT: memref.alloc
+// BUFFERS: linalg.generic {{.*}} ins(%arg1, %arg2 : memref<8xf32>, memref<8xf32>) outs(%arg1 : memref<8xf32>)
+// BUFFERS: linalg.generic {{.*}} ins(%arg0, %arg1 : memref<8xf32>, memref<8xf32>) outs(%arg0 : memref<8xf32>)
+// BUFFERS-NOT: memref.copy
+// BUFFERS: return %{{.*}} : memref<8xf32>
+
+// Without the option, each next value has its own buffer and is returned.
+// OFF-LABEL: func.func @sgd
+// OFF-COUNT-2: memref.alloc
+// OFF: return %{{.*}}, %{{.*}}, %{{.*}} : memref<8xf32>, memref<8xf32>, memref<8xf32>
+
+// -----
+
+#map = affine_map<(d0) -> (d0)>
+
+// The old weight is read after the new one is made: the new value keeps its
+// empty init (making it in place would overwrite what that read needs), so
+// bufferization makes it in a buffer of its own and copies it into the
+// argument at the end (still no result).
+func.func @read_after(%w: tensor<8xf32>, %g: tensor<8xf32>)
+    -> (tensor<8xf32> {dist.updates = 0 : i64}, tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8xf32>
+  %w2 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+      ins(%w, %g : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.subf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %e2 = tensor.empty() : tensor<8xf32>
+  %d = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+      ins(%w, %w2 : tensor<8xf32>, tensor<8xf32>) outs(%e2 : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.subf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %w2, %d : tensor<8xf32>, tensor<8xf32>
+}
+// CHECK-LABEL: func.func @read_after
+// CHECK: %[[E:.*]] = tensor.empty
+// CHECK: %[[NEW:.*]] = linalg.generic {{.*}} outs(%[[E]] : tensor<8xf32>)
+// CHECK: bufferization.materialize_in_destination %[[NEW]] in %arg0
+// BUFFERS-LABEL: func.func @read_after(%arg0: memref<8xf32>, %arg1: memref<8xf32>) -> memref<8xf32> {
+// BUFFERS: %[[NEW:.*]] = memref.alloc
+// BUFFERS: linalg.generic {{.*}} outs(%[[NEW]] : memref<8xf32>)
+// BUFFERS: linalg.generic {{.*}} ins(%arg0, %[[NEW]] : memref<8xf32>, memref<8xf32>)
+// BUFFERS: memref.copy %[[NEW]], %arg0
+// BUFFERS: return %{{.*}} : memref<8xf32>
+
+// -----
+
+// Left alone: a scalar next value (passed by value, it has no buffer).
+func.func @left_alone(%v: tensor<4xf32>, %s: f32)
+    -> (tensor<4xf32>, f32 {dist.updates = 1 : i64}) {
+  %0 = arith.addf %v, %v : tensor<4xf32>
+  %1 = arith.addf %s, %s : f32
+  return %0, %1 : tensor<4xf32>, f32
+}
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: materialize_in_destination
+// CHECK: return
+
+// -----
+
+// A returned argument that updates itself is already in place: no
+// materialization, and bufferized, no result.
+func.func @unchanged(%w: tensor<8xf32>) -> (tensor<8xf32> {dist.updates = 0 : i64}) {
+  return %w : tensor<8xf32>
+}
+// CHECK-LABEL: func.func @unchanged
+// CHECK-NEXT: return %arg0 : tensor<8xf32>
+// BUFFERS-LABEL: func.func @unchanged(%arg0: memref<8xf32>) {
+// BUFFERS-NEXT: return{{$}}
