@@ -218,4 +218,77 @@ TEST_F(DistRunEngineTest, FeedResultsBack) {
   EXPECT_EQ(results[0].array.get(3), 8);
 }
 
+// Tests results kept in their arguments' buffers: a next value of its
+// argument's type (dist.updates) is written into the argument, which the
+// lowering updates in place; a scalar next value and a result that reads
+// the old value after the update is made keep their own buffers.
+TEST_F(DistRunEngineTest, KeepResultsInArguments) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+    func.func @f(%w: tensor<4xf32>, %x: tensor<4xf32>, %n: i64)
+        -> (tensor<4xf32> {dist.updates = 0 : i64}, i64 {dist.updates = 2 : i64},
+            tensor<4xf32>) {
+      %e = tensor.empty() : tensor<4xf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                           iterator_types = ["parallel"]}
+          ins(%w, %x : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+      ^bb0(%a: f32, %b: f32, %o: f32):
+        %m = arith.addf %a, %b : f32
+        linalg.yield %m : f32
+      } -> tensor<4xf32>
+      %old = arith.mulf %w, %w : tensor<4xf32>
+      %one = arith.constant 1 : i64
+      %m = arith.addi %n, %one : i64
+      return %r, %m, %old : tensor<4xf32>, i64, tensor<4xf32>
+    })mlir");
+  ASSERT_TRUE(module);
+  func::FuncOp entry = run::findEntry(*module, "");
+  ASSERT_TRUE(entry);
+  EXPECT_EQ(run::getResultsKeptInArguments(*module, entry),
+            SmallVector<int64_t>({0, -1, -1}));
+  run::addRunWrapper(*module, entry);
+  EXPECT_EQ(run::getWrappedEntry(*module), entry);
+  EXPECT_EQ(run::getWrapperResultsInArguments(*module),
+            SmallVector<int64_t>({0, -1, -1}));
+  std::string error;
+  auto program = run::CompiledProgram::compile(*module, {}, error);
+  ASSERT_TRUE(succeeded(program)) << error;
+  run::CompiledProgram &step = **program;
+
+  HostArray w(DType::F32, {4}), x(DType::F32, {4}), n(DType::I64, {});
+  for (int i = 0; i < 4; ++i) {
+    w.set(i, i);
+    x.set(i, 1);
+  }
+  std::vector<run::HostValue> args = {{w, false}, {x, false}, {n, true}};
+  std::vector<run::HostValue> results = {{HostArray(DType::F32, {4}), false},
+                                         {HostArray(DType::I64, {}), false},
+                                         {HostArray(DType::F32, {4}), false}};
+  ASSERT_TRUE(succeeded(step.bind(args, results, error))) << error;
+  for (auto [i, arg] : llvm::enumerate(args))
+    step.setArgument(i, arg);
+  for (int call = 1; call <= 3; ++call) {
+    step.invoke();
+    step.feedResultToArgument(0, 0);
+    step.feedResultToArgument(1, 2);
+  }
+  // w went i -> i + 3; the third call squared the w it read (i + 2).
+  for (auto [i, result] : llvm::enumerate(results))
+    step.getResult(i, result.array);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(results[0].array.get(i), i + 3);
+    EXPECT_EQ(results[2].array.get(i), (i + 2) * (i + 2));
+  }
+  EXPECT_EQ(results[1].array.getInt(0), 3);
+  // A kept result changed on the host is what the next call takes.
+  results[0].array.set(0, 100);
+  step.setResult(0, results[0].array);
+  step.feedResultToArgument(0, 0);
+  step.invoke();
+  step.getResult(0, results[0].array);
+  EXPECT_EQ(results[0].array.get(0), 101);
+  EXPECT_EQ(results[0].array.get(3), 7);
+}
+
 } // namespace

@@ -1267,10 +1267,22 @@ LogicalResult FunctionPartitioner::buildLocalForm(Operation *op) {
   if (auto dataFlow = dyn_cast<DataFlowShardingOpInterface>(op))
     return partitionDataFlow(dataFlow);
   if (auto annotate = dyn_cast<AnnotateOp>(op)) {
+    // The ops the reshard makes go before the insertion point.
+    Block *block = builder.getInsertionBlock();
+    Block::iterator end = builder.getInsertionPoint();
+    Operation *previous = end == block->begin() ? nullptr : &*std::prev(end);
     FailureOr<Value> local = reshard(annotate.getInput(), annotate.getSharding(),
                                      op, annotate.getComm().value_or(0));
     if (failed(local))
       return failure();
+    // A fetch keeps its collectives apart from other fetches of the value.
+    if (Attribute fetch =
+            annotate->getDiscardableAttr(DistDialect::getFetchAttrName()))
+      for (Operation &made : llvm::make_range(
+               previous ? std::next(previous->getIterator()) : block->begin(),
+               end))
+        if (isa<CollectiveOpInterface>(made))
+          made.setDiscardableAttr(DistDialect::getFetchAttrName(), fetch);
     locals.map(annotate.getResult(), *local);
     globals[annotate.getResult()].layout = annotate.getSharding();
     return success();

@@ -625,6 +625,21 @@ void DistShardingPass::packOwnedState(
     eraseStepArguments(func, erasedArgs, erasedResults);
 }
 
+/// Tags each fetch (the annotation that gathers or broadcasts a parameter
+/// for its uses) with its index in program order (`dist.fetch`).
+static void numberFetches(func::FuncOp func, ArrayRef<AnnotateOp> fetches) {
+  llvm::SmallPtrSet<Operation *, 16> isFetch;
+  for (AnnotateOp fetch : fetches)
+    isFetch.insert(fetch);
+  Builder builder(func.getContext());
+  int64_t next = 0;
+  func.walk<WalkOrder::PreOrder>([&](AnnotateOp annotate) {
+    if (isFetch.contains(annotate))
+      annotate->setDiscardableAttr(DistDialect::getFetchAttrName(),
+                                   builder.getI64IntegerAttr(next++));
+  });
+}
+
 LogicalResult
 DistShardingPass::placeGathers(func::FuncOp func,
                                ArrayRef<ShardedParameter> parameters,
@@ -661,6 +676,9 @@ DistShardingPass::placeGathers(func::FuncOp func,
     if (!entry.uses.empty())
       byParameter.push_back(std::move(entry));
   }
+  // Fetches are numbered (in program order, at the end) so that cleanup
+  // keeps them apart: each copy lives only through the uses it serves.
+  SmallVector<AnnotateOp> fetches;
   auto gather = [&](const ShardedParameter &p, Operation *before,
                     ArrayRef<Use> uses) {
     OpBuilder builder(before);
@@ -668,6 +686,7 @@ DistShardingPass::placeGathers(func::FuncOp func,
     auto annotate = AnnotateOp::create(builder, argument.getLoc(),
                                        argument.getType(), argument, p.layout,
                                        /*comm=*/IntegerAttr());
+    fetches.push_back(annotate);
     // The gather takes the role of the first use it serves.
     const Use *first = llvm::min_element(uses, [&](const Use &a, const Use &b) {
       return position.lookup(a.top) < position.lookup(b.top);
@@ -687,6 +706,7 @@ DistShardingPass::placeGathers(func::FuncOp func,
     for (const Uses &entry : byParameter)
       for (const Use &use : entry.uses)
         gather(*entry.parameter, use.operand->getOwner(), use);
+    numberFetches(func, fetches);
     return success();
   }
   // Segments, in the order parameters are first used.
@@ -730,6 +750,7 @@ DistShardingPass::placeGathers(func::FuncOp func,
     for (auto &[segment, uses] : usesBySegment)
       gather(*entry.parameter, segments[segment].start, uses);
   }
+  numberFetches(func, fetches);
   return success();
 }
 

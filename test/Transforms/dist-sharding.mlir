@@ -57,7 +57,7 @@ dist.mesh @mesh [dp = 2]
 // STAGE3-LABEL: func.func @momentum_step
 // STAGE3-SAME: %[[W:.*]]: tensor<4x6xf32> {dist.name = "w", dist.param, dist.sharding = #dist.sharding<@mesh, [{dp}, {}]>}
 // STAGE3-SAME: -> (tensor<4x6xf32> {dist.name = "w", dist.sharding = #dist.sharding<@mesh, [{dp}, {}]>}
-// STAGE3: %[[WG:.*]] = dist.annotate %[[W]] as <@mesh, [{}, {}]> {dist.role = #dist.role<forward>} : tensor<4x6xf32>
+// STAGE3: %[[WG:.*]] = dist.annotate %[[W]] as <@mesh, [{}, {}]> {dist.fetch = 0 : i64, dist.role = #dist.role<forward>} : tensor<4x6xf32>
 // STAGE3-NEXT: linalg.matmul {dist.role = #dist.role<forward>} ins(%{{.*}}, %[[WG]] :
 // STAGE3: %[[W2:.*]] = arith.subf %[[W]], %{{.*}} {dist.role = #dist.role<optimizer>}
 // STAGE3-NEXT: %[[W3:.*]] = dist.annotate %[[W2]] as <@mesh, [{dp}, {}]> {dist.role = #dist.role<optimizer>}
@@ -224,8 +224,8 @@ func.func @momentum_step(
 // w2 once for its two uses; an anchor at w2 starts a second segment at w2's
 // first use.
 // SEG-LABEL: func.func @two_layers
-// SEG: %[[W1:.*]] = dist.annotate %arg0 as <@mesh, [{}, {}]> {dist.role = #dist.role<forward>}
-// SEG-NEXT: %[[W2:.*]] = dist.annotate %arg1 as <@mesh, [{}, {}]> {dist.role = #dist.role<forward>}
+// SEG: %[[W1:.*]] = dist.annotate %arg0 as <@mesh, [{}, {}]> {dist.fetch = 0 : i64, dist.role = #dist.role<forward>}
+// SEG-NEXT: %[[W2:.*]] = dist.annotate %arg1 as <@mesh, [{}, {}]> {dist.fetch = 1 : i64, dist.role = #dist.role<forward>}
 // SEG-NEXT: linalg.matmul {dist.role = #dist.role<forward>} ins(%{{.*}}, %[[W1]] :
 // SEG: linalg.matmul {dist.role = #dist.role<forward>} ins(%{{.*}}, %[[W2]] :
 // SEG: linalg.matmul {dist.role = #dist.role<backward>} ins(%{{.*}}, %[[W2]] :
@@ -240,6 +240,15 @@ func.func @momentum_step(
 // ANCHOR-NOT: dist.annotate %arg1
 // USE-LABEL: func.func @two_layers
 // USE-COUNT-2: dist.annotate %arg1 as <@mesh, [{}, {}]>
+// Partitioned, w2's two fetches stay two gathers (their dist.fetch differs,
+// so cleanup does not merge them): the forward copy is dead before backward
+// gathers again.
+// PART3-LABEL: func.func @two_layers
+// PART3: dist.all_gather %arg0 on @mesh [dp] dim = 0 {dist.fetch = 0 : i64
+// PART3: dist.all_gather %arg1 on @mesh [dp] dim = 0 {dist.fetch = 1 : i64
+// PART3: linalg.matmul {dist.role = #dist.role<forward>}
+// PART3: dist.all_gather %arg1 on @mesh [dp] dim = 0 {dist.fetch = 2 : i64
+// PART3-NEXT: linalg.matmul {dist.role = #dist.role<backward>}
 // SEGPRINT: dist-sharding @two_layers: stage 3
 // SEGPRINT: segment 0: 64 B of parameters gathered at its start: w1
 // SEGPRINT-NEXT: segment 1: 64 B of parameters gathered at its start: w2

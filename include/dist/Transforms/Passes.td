@@ -1066,7 +1066,7 @@ def DistUpdateInPlace : Pass<"dist-update-in-place", "::mlir::ModuleOp"> {
     `dist-update-in-place-buffers` then drops these results from the
     bufferized function (and lets a buffer that is only copied into its
     argument be the argument): the caller finds the next value in the
-    argument's buffer (the ABI of `docs/Runtime.md`, "Results kept in arguments").
+    argument's buffer (`docs/Passes.md`, "dist-update-in-place-buffers").
 
     ```mlir
     func.func @step(%w: tensor<8xf32>, %g: tensor<8xf32>)

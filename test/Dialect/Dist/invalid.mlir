@@ -364,6 +364,16 @@ func.func private @f() attributes {dist.role = #dist.role<fwd>}
 
 // -----
 
+// Tests that dist.fetch is a non-negative i64.
+dist.mesh @mesh_2x4 [dp = 2, mp = 4]
+func.func @f(%x: tensor<8x16xf32>) {
+  // expected-error@+1 {{'dist.annotate' op 'dist.fetch' must be a non-negative i64 (the index of a parameter's fetch), got -1 : i64}}
+  %0 = dist.annotate %x as <@mesh_2x4, [{}, {}]> {dist.fetch = -1 : i64} : tensor<8x16xf32>
+  return
+}
+
+// -----
+
 // Tests that an op may carry no other dist attribute.
 dist.mesh @mesh_2x4 [dp = 2, mp = 4]
 func.func @f(%x: tensor<8x16xf32>) {

@@ -526,6 +526,16 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                                   "bytes)";
     return success();
   }
+  if (attr.getName() == getFetchAttrName()) {
+    auto index = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!index || !index.getType().isSignlessInteger(64) ||
+        index.getInt() < 0)
+      return op->emitOpError() << "'" << getFetchAttrName()
+                               << "' must be a non-negative i64 (the index "
+                                  "of a parameter's fetch), got "
+                               << attr.getValue();
+    return success();
+  }
   if (attr.getName() == getShardingAttrName())
     return op->emitOpError()
            << "'" << getShardingAttrName()

@@ -157,6 +157,15 @@ def Dist_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getBucketBufferAttrName() {
       return "dist.bucket_buffer";
     }
+    /// Name of the op attribute `<n> : i64` (n >= 0) on a `dist.annotate`
+    /// made by dist-sharding's stage 3 (the n-th fetch of a parameter in
+    /// the function), which the partitioner copies onto the collectives the
+    /// annotation becomes: fetches of one parameter for different uses or
+    /// segments stay apart (CSE does not merge them), so each fetched copy
+    /// is freed after the uses it serves.
+    static constexpr ::llvm::StringLiteral getFetchAttrName() {
+      return "dist.fetch";
+    }
     /// Name of the op attribute `<k> : i64` (k >= 1) on an op whose one
     /// result is an i1 that is true on one call of the function in every k
     /// (dist-gradient-merge's update condition): the `then` region of an
