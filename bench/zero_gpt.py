@@ -73,13 +73,18 @@ def tool(args, name):
     return os.path.join(args.bin, name)
 
 
-def generate(args, work):
-    step = os.path.join(work, "gpt.mlir")
-    subprocess.run([tool(args, "dist-gen"), "gpt", "--layers", str(args.layers),
+def generate_gpt(args, layers, step):
+    """dist-gen's GPT of the benchmark's shape with `layers` layers, into `step`."""
+    subprocess.run([tool(args, "dist-gen"), "gpt", "--layers", str(layers),
                     "--hidden", str(args.hidden), "--heads", str(args.heads),
                     "--seq", str(args.seq), "--vocab", str(args.vocab),
                     "--batch", str(args.batch * args.ranks), "--optimizer", "adam",
                     "--mesh", "dp=%d" % args.ranks, "-o", step], check=True)
+
+
+def generate(args, work):
+    step = os.path.join(work, "gpt.mlir")
+    generate_gpt(args, args.layers, step)
     programs = {}
     for name, (passes, _) in VARIANTS.items():
         program = os.path.join(work, name.replace(" ", "-") + ".mlir")
@@ -210,11 +215,7 @@ def main():
     memory_table(args, step, psi, n, work)
     if args.memory_layers and args.memory_layers != args.layers:
         deeper = os.path.join(work, "gpt-deeper.mlir")
-        subprocess.run([tool(args, "dist-gen"), "gpt", "--layers", str(args.memory_layers),
-                        "--hidden", str(args.hidden), "--heads", str(args.heads),
-                        "--seq", str(args.seq), "--vocab", str(args.vocab),
-                        "--batch", str(args.batch * args.ranks), "--optimizer", "adam",
-                        "--mesh", "dp=%d" % args.ranks, "-o", deeper], check=True)
+        generate_gpt(args, args.memory_layers, deeper)
         with open(deeper) as f:
             deeper_args, _ = parse_signature(f.read(), "train_step")
         deeper_psi = sum(torch.Size(v.shape).numel() for v in deeper_args if v.is_param)

@@ -38,6 +38,30 @@ protected:
     return parseSourceString<ModuleOp>(text, &context);
   }
 
+  /// The arguments of the training-loop tests: w = 0, 1, 2, 3, x = 1, 1,
+  /// 1, 1 and a counter n = 0.
+  static std::vector<run::HostValue> makeLoopArguments() {
+    HostArray w(DType::F32, {4}), x(DType::F32, {4}), n(DType::I64, {});
+    for (int i = 0; i < 4; ++i) {
+      w.set(i, i);
+      x.set(i, 1);
+    }
+    return {{w, false}, {x, false}, {n, true}};
+  }
+
+  /// Sets result 0 (w's next value) to 100 at index 0 on the host, feeds
+  /// it back and calls `step` again: the call must take the host's value.
+  static void expectHostChangeFedBack(run::CompiledProgram &step,
+                                      run::HostValue &next, double last) {
+    next.array.set(0, 100);
+    step.setResult(0, next.array);
+    step.feedResultToArgument(0, 0);
+    step.invoke();
+    step.getResult(0, next.array);
+    EXPECT_EQ(next.array.get(0), 101);
+    EXPECT_EQ(next.array.get(3), last);
+  }
+
   std::string print(Operation *op) {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -184,12 +208,7 @@ TEST_F(DistRunEngineTest, FeedResultsBack) {
   ASSERT_TRUE(succeeded(program)) << error;
   run::CompiledProgram &step = **program;
 
-  HostArray w(DType::F32, {4}), x(DType::F32, {4}), n(DType::I64, {});
-  for (int i = 0; i < 4; ++i) {
-    w.set(i, i);
-    x.set(i, 1);
-  }
-  std::vector<run::HostValue> args = {{w, false}, {x, false}, {n, true}};
+  std::vector<run::HostValue> args = makeLoopArguments();
   std::vector<run::HostValue> results = {{HostArray(DType::F32, {4}), false},
                                          {HostArray(DType::I64, {}), false}};
   ASSERT_TRUE(succeeded(step.bind(args, results, error))) << error;
@@ -209,13 +228,7 @@ TEST_F(DistRunEngineTest, FeedResultsBack) {
     EXPECT_EQ(results[0].array.get(i), i + 4);
   EXPECT_EQ(results[1].array.getInt(0), 4);
   // A result changed on the host is what the next call takes.
-  results[0].array.set(0, 100);
-  step.setResult(0, results[0].array);
-  step.feedResultToArgument(0, 0);
-  step.invoke();
-  step.getResult(0, results[0].array);
-  EXPECT_EQ(results[0].array.get(0), 101);
-  EXPECT_EQ(results[0].array.get(3), 8);
+  expectHostChangeFedBack(step, results[0], 8);
 }
 
 // Tests results kept in their arguments' buffers: a next value of its
@@ -256,12 +269,7 @@ TEST_F(DistRunEngineTest, KeepResultsInArguments) {
   ASSERT_TRUE(succeeded(program)) << error;
   run::CompiledProgram &step = **program;
 
-  HostArray w(DType::F32, {4}), x(DType::F32, {4}), n(DType::I64, {});
-  for (int i = 0; i < 4; ++i) {
-    w.set(i, i);
-    x.set(i, 1);
-  }
-  std::vector<run::HostValue> args = {{w, false}, {x, false}, {n, true}};
+  std::vector<run::HostValue> args = makeLoopArguments();
   std::vector<run::HostValue> results = {{HostArray(DType::F32, {4}), false},
                                          {HostArray(DType::I64, {}), false},
                                          {HostArray(DType::F32, {4}), false}};
@@ -282,13 +290,7 @@ TEST_F(DistRunEngineTest, KeepResultsInArguments) {
   }
   EXPECT_EQ(results[1].array.getInt(0), 3);
   // A kept result changed on the host is what the next call takes.
-  results[0].array.set(0, 100);
-  step.setResult(0, results[0].array);
-  step.feedResultToArgument(0, 0);
-  step.invoke();
-  step.getResult(0, results[0].array);
-  EXPECT_EQ(results[0].array.get(0), 101);
-  EXPECT_EQ(results[0].array.get(3), 7);
+  expectHostChangeFedBack(step, results[0], 7);
 }
 
 } // namespace

@@ -62,16 +62,6 @@ struct DistMemoryReportPass
 };
 } // namespace
 
-/// The buffer `value` is a view of (through view-like ops).
-static Value rootOf(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>()) {
-    if (view.getViewSource() == value)
-      break;
-    value = view.getViewSource();
-  }
-  return value;
-}
-
 static bool allocates(Operation *op, Value result) {
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   return effects && effects.getEffectOnValue<MemoryEffects::Allocate>(result);
@@ -94,7 +84,7 @@ static void reportFunction(func::FuncOp func, bool listPeak) {
   func.walk([&](func::ReturnOp ret) {
     for (auto [r, operand] : llvm::enumerate(ret.getOperands()))
       if (std::optional<unsigned> arg = getUpdatedArgument(func, r))
-        category.try_emplace(rootOf(operand),
+        category.try_emplace(getRootBuffer(operand),
                              categoryOfArgument(func, *arg));
   });
   // In program order: what backward writes into is a gradient; a
@@ -103,35 +93,35 @@ static void reportFunction(func::FuncOp func, bool listPeak) {
   // gradient block when it reads one, and is a communication buffer
   // otherwise.
   auto isGradient = [&](Value buffer) {
-    auto it = category.find(rootOf(buffer));
+    auto it = category.find(getRootBuffer(buffer));
     return it != category.end() && it->second == Gradients;
   };
   func.walk<WalkOrder::PreOrder>([&](Operation *op) {
     // A buffer copied into an argument's buffer is its next value (the
     // next state, written into its owner's row of packed state).
     if (auto copy = dyn_cast<memref::CopyOp>(op))
-      if (auto arg = dyn_cast<BlockArgument>(rootOf(copy.getTarget()));
+      if (auto arg = dyn_cast<BlockArgument>(getRootBuffer(copy.getTarget()));
           arg && arg.getOwner()->getParentOp() == func &&
           categoryOfArgument(func, arg.getArgNumber()) != Activations)
-        category.try_emplace(rootOf(copy.getSource()),
+        category.try_emplace(getRootBuffer(copy.getSource()),
                              categoryOfArgument(func, arg.getArgNumber()));
     if (op->hasAttr(DistDialect::getGradOfAttrName()))
       if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
         for (Value init : dps.getDpsInits())
-          category.try_emplace(rootOf(init), Gradients);
+          category.try_emplace(getRootBuffer(init), Gradients);
     if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
       if (collective.isInPlace())
         return;
       // The block gathered into a returned parameter (or state) is one too.
       for (Value output : collective.getCollectiveOutputs())
-        if (auto it = category.find(rootOf(output)); it != category.end())
+        if (auto it = category.find(getRootBuffer(output)); it != category.end())
           for (Value input : collective.getCollectiveInputs())
-            category.try_emplace(rootOf(input), it->second);
+            category.try_emplace(getRootBuffer(input), it->second);
       bool readsGradient =
           llvm::any_of(collective.getCollectiveInputs(), isGradient);
       for (Value output : collective.getCollectiveOutputs())
         if (isa<MemRefType>(output.getType()))
-          category.try_emplace(rootOf(output),
+          category.try_emplace(getRootBuffer(output),
                                readsGradient ? Gradients : Communication);
     }
   });
@@ -178,7 +168,7 @@ static void reportFunction(func::FuncOp func, bool listPeak) {
     for (Value operand : op->getOperands()) {
       if (!effects.getEffectOnValue<MemoryEffects::Free>(operand))
         continue;
-      auto it = alive.find(rootOf(operand));
+      auto it = alive.find(getRootBuffer(operand));
       if (it == alive.end())
         continue;
       live.bytes[it->second.first] -= it->second.second;

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringUtils.h"
 #include "dist/Dialect/Dist/IR/StepState.h"
 #include "dist/Transforms/Passes.h"
 
@@ -117,16 +118,6 @@ void DistUpdateInPlacePass::runOnOperation() {
 static Value stripCasts(Value value) {
   while (auto cast = value.getDefiningOp<memref::CastOp>())
     value = cast.getSource();
-  return value;
-}
-
-/// The buffer `value` is a view of (through view-like ops).
-static Value getRootBuffer(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>()) {
-    if (view.getViewSource() == value)
-      break;
-    value = view.getViewSource();
-  }
   return value;
 }
 

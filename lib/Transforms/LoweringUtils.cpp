@@ -2,6 +2,8 @@
 
 #include "LoweringUtils.h"
 
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -65,6 +67,15 @@ std::optional<int64_t> dist::getStaticBytes(Type type) {
       !shaped.getElementType().isIntOrIndexOrFloat())
     return std::nullopt;
   return shaped.getNumElements() * getElementBytes(shaped.getElementType());
+}
+
+Value dist::getRootBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>()) {
+    if (view.getViewSource() == value)
+      break;
+    value = view.getViewSource();
+  }
+  return value;
 }
 
 SmallVector<int64_t> dist::getBucketSlotOffsets(ValueRange members) {

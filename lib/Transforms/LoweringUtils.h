@@ -47,6 +47,9 @@ int64_t getElementBytes(Type type);
 /// elements; std::nullopt for anything else.
 std::optional<int64_t> getStaticBytes(Type type);
 
+/// The buffer `value` is a view of (through view-like ops), or `value`.
+Value getRootBuffer(Value value);
+
 /// The byte offset of each member's slot in a bucket of static buffers, in
 /// operand order, then the bucket's size.
 SmallVector<int64_t> getBucketSlotOffsets(ValueRange members);
