@@ -56,30 +56,76 @@ static func::ReturnOp getUniqueReturn(func::FuncOp func) {
   return unique;
 }
 
+/// The tensor values of `func` that may share `argument`'s buffer once
+/// bufferized (the argument, views of it, results of ops that may return an
+/// operand's buffer): a destination-passing op's result aliases its init
+/// only; an op with regions may return anything its operands or its regions'
+/// terminators carry; any other op on a tensor it reads may return it.
+static llvm::SmallPtrSet<Value, 16> getMayAliases(func::FuncOp func,
+                                                 Value argument) {
+  llvm::SmallPtrSet<Value, 16> aliases;
+  aliases.insert(argument);
+  auto isAlias = [&](Value value) { return aliases.contains(value); };
+  for (bool changed = true; changed;) {
+    changed = false;
+    auto add = [&](Value value) {
+      if (isa<TensorType>(value.getType()))
+        changed |= aliases.insert(value).second;
+    };
+    func.walk([&](Operation *op) {
+      if (auto dps = dyn_cast<DestinationStyleOpInterface>(op)) {
+        for (OpOperand &init : dps.getDpsInitsMutable())
+          if (isAlias(init.get()))
+            add(dps.getTiedOpResult(&init));
+        return;
+      }
+      bool reaches = llvm::any_of(op->getOperands(), isAlias);
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          if (block.mightHaveTerminator())
+            reaches |= llvm::any_of(block.getTerminator()->getOperands(),
+                                    isAlias);
+      if (!reaches)
+        return;
+      for (Value result : op->getResults())
+        add(result);
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument blockArgument : block.getArguments())
+            add(blockArgument);
+    });
+  }
+  return aliases;
+}
+
 /// Lets the op that makes `value` write it into `destination` (a function
 /// argument of its type): the op's empty init becomes the argument, when
-/// the op is in the function's body and reads of the argument's old value
-/// all come before it (the op itself may read it, element by element, as
-/// an update does). Otherwise bufferization makes the value in a buffer of
-/// its own and copies it into the argument at the end.
-static void makeInDestination(Value value, BlockArgument destination) {
+/// the op is in the function's body and every read of the argument's old
+/// value (or of a value that may share its buffer, `aliases`) comes before
+/// it (the op itself may read it, element by element, as an update does).
+/// Otherwise bufferization makes the value in a buffer of its own and
+/// copies it into the argument at the end.
+static void makeInDestination(Value value, BlockArgument destination,
+                              const llvm::SmallPtrSet<Value, 16> &aliases) {
   auto result = dyn_cast<OpResult>(value);
   auto producer =
       result ? dyn_cast<DestinationStyleOpInterface>(result.getOwner())
              : DestinationStyleOpInterface();
-  if (!producer || producer->getBlock() != destination.getOwner())
+  Block *body = destination.getOwner();
+  if (!producer || producer->getBlock() != body)
     return;
   OpOperand *init = producer.getTiedOpOperand(result);
   auto empty = init ? init->get().getDefiningOp<tensor::EmptyOp>()
                     : tensor::EmptyOp();
   if (!empty || !empty->hasOneUse() || empty.getType() != destination.getType())
     return;
-  for (OpOperand &use : destination.getUses()) {
-    Operation *user =
-        destination.getOwner()->findAncestorOpInBlock(*use.getOwner());
-    if (user != producer && !user->isBeforeInBlock(producer))
-      return;
-  }
+  for (Value alias : aliases)
+    for (Operation *user : alias.getUsers()) {
+      Operation *inBody = body->findAncestorOpInBlock(*user);
+      if (!inBody ||
+          (inBody != producer && !inBody->isBeforeInBlock(producer)))
+        return;
+    }
   init->set(destination);
   empty->erase();
 }
@@ -103,10 +149,16 @@ void DistUpdateInPlacePass::runOnOperation() {
       auto type = dyn_cast<RankedTensorType>(operand.get().getType());
       if (!type || destination.getType() != type)
         continue;
-      // Returned unchanged: already the argument's buffer.
-      if (operand.get() == destination)
+      // The materialization must write the argument in place, so nothing
+      // that may share the argument's buffer may be read after it: not the
+      // value itself (the argument returned unchanged, a view of it, a loop
+      // started from it), nor another result. Such a value is returned as it
+      // is (its caller copies it).
+      llvm::SmallPtrSet<Value, 16> aliases = getMayAliases(func, destination);
+      if (llvm::any_of(ret->getOperands(),
+                       [&](Value v) { return aliases.contains(v); }))
         continue;
-      makeInDestination(operand.get(), destination);
+      makeInDestination(operand.get(), destination, aliases);
       auto materialize = bufferization::MaterializeInDestinationOp::create(
           builder, ret.getLoc(), operand.get(), destination);
       operand.set(materialize.getResult());

@@ -274,8 +274,11 @@ class Func:
 
 
 class Generator:
-    def __init__(self, seed):
+    def __init__(self, seed, steps=False):
         self.seed = seed
+        # As a training step: results feed back into arguments of their type
+        # (dist.updates); the same program otherwise (no random draws).
+        self.steps = steps
         self.rng = Rng(seed)
         self.counter = 0
         rng = self.rng
@@ -405,6 +408,20 @@ class Generator:
             out.append(cands[-1] if cands else None)
         return [v for v in out if v is not None]
 
+    @staticmethod
+    def pick_updates(f, results):
+        """Result index -> the first argument of its type that no other result
+        updates (not an index argument: a fed-back value may leave its range)."""
+        updates, claimed = {}, set()
+        for i, v in enumerate(results):
+            for a, (arg, attrs) in enumerate(f.args):
+                if (a not in claimed and arg.type == v.type and
+                        not any("input_range" in attr for attr in attrs)):
+                    updates[i] = a
+                    claimed.add(a)
+                    break
+        return updates
+
     def finish(self, f, results, result_shardings):
         rng = self.rng
         args = []
@@ -413,13 +430,16 @@ class Generator:
                 args.append("%s: %s {%s}" % (v.name, v.type, ", ".join(attrs)))
             else:
                 args.append("%s: %s" % (v.name, v.type))
+        updates = self.pick_updates(f, results) if self.steps and f.public else {}
         rtypes = []
-        for v in results:
+        for i, v in enumerate(results):
+            attrs = []
             if result_shardings and rng.chance(0.6):
                 s = self.random_sharding(v.shape, v.elem, partial_p=0.25)
-                rtypes.append("%s {dist.sharding = #dist.sharding<%s>}" % (v.type, s))
-            else:
-                rtypes.append(v.type)
+                attrs.append("dist.sharding = #dist.sharding<%s>" % s)
+            if i in updates:
+                attrs.append("dist.updates = %d : i64" % updates[i])
+            rtypes.append("%s {%s}" % (v.type, ", ".join(attrs)) if attrs else v.type)
         vis = "" if f.public else "private "
         head = "func.func %s@%s(" % (vis, f.name)
         text = [head + ("\n    " if f.public else "") +
@@ -1737,8 +1757,8 @@ class Generator:
         return True
 
 
-def generate(seed):
-    g = Generator(seed)
+def generate(seed, steps=False):
+    g = Generator(seed, steps)
     text = g.generate()
     return text, g
 
@@ -1775,6 +1795,9 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("seed", type=int, nargs="?")
     p.add_argument("-o", "--output", help="write the program here (default: stdout)")
+    p.add_argument("--steps", action="store_true",
+                   help="mark results as next values of arguments of their type "
+                   "(dist.updates), for dist-run --steps")
     p.add_argument("--info", action="store_true",
                    help="print ranks=N (the mesh's devices), the mesh, the element "
                    "type and the features the program exercises")
@@ -1793,7 +1816,7 @@ def main(argv=None):
         return 0
     if args.seed is None:
         p.error("a seed is needed")
-    text, g = generate(args.seed)
+    text, g = generate(args.seed, args.steps)
     if args.info:
         print("ranks=%d mesh=%s elem=%s features=%s" % (
             prod(g.mesh), "x".join(map(str, g.mesh)), g.elem, ",".join(sorted(g.features))))

@@ -20,6 +20,7 @@ the same program again. The exit status is 0 only when every program passes.
   run_fuzz.py --start 5000 --count 1000         # 1,000 programs on new seeds
   run_fuzz.py --seeds 7 -- --corrupt-rank=1     # extra dist-run arguments
   run_fuzz.py --seeds 1-500 --compile-only      # partition and lower with dist-opt only
+  run_fuzz.py --seeds 1-100 --steps 3           # as training loops (results fed back)
 
 Run it alone on the machine: dist-run starts R MPI processes per program.
 """
@@ -110,7 +111,7 @@ def run(cmd, timeout):
 def check_one(seed, args, dist_opt, dist_run, workdir):
     """Returns (status, detail, program text, log, description)."""
     try:
-        text, g = gen_programs.generate(seed)
+        text, g = gen_programs.generate(seed, steps=args.steps > 1)
     except Exception:  # a generator bug: report it, go on with the next seed
         tb = traceback.format_exc()
         return ("ERROR", "the generator failed: " + tb.strip().splitlines()[-1], "", tb,
@@ -133,6 +134,8 @@ def check_one(seed, args, dist_opt, dist_run, workdir):
         return "PASS", "", text, log, desc
     cmd = [dist_run, path, "--ranks", str(ranks), "--seed", str(seed),
            "--timeout", str(args.timeout)] + args.dist_run_args
+    if args.steps > 1:
+        cmd += ["--steps", str(args.steps)]
     rc, out = run(cmd, 2 * args.timeout + 30)
     log = "$ " + " ".join(cmd) + "\n" + out
     if rc == 0 and "PASS:" in out:
@@ -159,6 +162,10 @@ def main(argv=None):
     p.add_argument("--dist-opt", help="dist-opt to use (default build/bin/dist-opt, then PATH)")
     p.add_argument("--timeout", type=int, default=120,
                    help="seconds for each of a program's runs (dist-run --timeout)")
+    p.add_argument("--steps", type=int, default=1,
+                   help="run each program as a training loop of this many steps: "
+                   "results marked as next values of arguments of their type "
+                   "(gen_programs.py --steps), fed back by dist-run --steps")
     p.add_argument("--compile-only", action="store_true",
                    help="only partition and lower (dist-opt --dist-auto-partition "
                    "--dist-lower-to-llvm); no MPI, no comparison")

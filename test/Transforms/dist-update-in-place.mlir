@@ -111,3 +111,35 @@ func.func @unchanged(%w: tensor<8xf32>) -> (tensor<8xf32> {dist.updates = 0 : i6
 // CHECK-NEXT: return %arg0 : tensor<8xf32>
 // BUFFERS-LABEL: func.func @unchanged(%arg0: memref<8xf32>) {
 // BUFFERS-NEXT: return{{$}}
+
+// -----
+
+// Values that may share the updated argument's buffer are returned as they
+// are: a loop started from the argument (its result may be the argument's
+// buffer), and a next value beside another result that is a view of the
+// argument (writing the argument in place would change that result).
+func.func @loop(%w: tensor<8xf32>, %g: tensor<8xf32>)
+    -> (tensor<8xf32> {dist.updates = 0 : i64}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %r = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %w) -> (tensor<8xf32>) {
+    %n = arith.subf %acc, %g : tensor<8xf32>
+    scf.yield %n : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+// CHECK-LABEL: func.func @loop
+// CHECK-NOT: materialize_in_destination
+// CHECK: return %{{.*}} : tensor<8xf32>
+
+func.func @view_returned(%w: tensor<8xf32>, %g: tensor<8xf32>)
+    -> (tensor<8xf32> {dist.updates = 0 : i64}, tensor<2x4xf32>) {
+  %next = arith.subf %w, %g : tensor<8xf32>
+  %view = tensor.expand_shape %w [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+  return %next, %view : tensor<8xf32>, tensor<2x4xf32>
+}
+// CHECK-LABEL: func.func @view_returned
+// CHECK-NOT: materialize_in_destination
+// CHECK: return
+// BUFFERS-LABEL: func.func @view_returned(%arg0: memref<8xf32>, %arg1: memref<8xf32>) -> (memref<8xf32> {dist.updates = 0 : i64}, memref<2x4xf32>)

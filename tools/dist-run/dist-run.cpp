@@ -162,6 +162,12 @@ static cl::opt<bool> approximateMath(
     cl::desc("Replace f32 exp, log, tanh and erf by polynomial "
              "approximations (dist-lower-to-llvm's approximate-math)"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> updateInPlace(
+    "update-in-place",
+    cl::desc("Update the arguments that results feed back into in place "
+             "(dist-lower-to-llvm's update-in-place; the run wrapper keeps "
+             "such results in the arguments' buffers)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool> vectorizableReductions(
     "vectorizable-reductions",
     cl::desc("Reorder and flag reductions so that LLVM vectorizes them "
@@ -331,6 +337,7 @@ static int runWorker(MLIRContext &context) {
   options.compile.fuseElementwise = fuseElementwise;
   options.compile.vectorizableReductions = vectorizableReductions;
   options.compile.approximateMath = approximateMath;
+  options.compile.updateInPlace = updateInPlace;
   options.compile.debugLines = debugLines;
   // The user's loads and stores are checked in the serial run.
   options.compile.runtimeVerification = run == run::kSerialRun;
@@ -536,6 +543,8 @@ static void appendWorkerOptions(SmallVectorImpl<std::string> &argv,
     argv.push_back("--approximate-math=false");
   if (!vectorizableReductions)
     argv.push_back("--vectorizable-reductions=false");
+  if (!updateInPlace)
+    argv.push_back("--update-in-place=false");
   if (device != "cpu")
     argv.push_back("--device=" + device);
 }

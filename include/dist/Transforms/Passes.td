@@ -1085,8 +1085,10 @@ def DistUpdateInPlace : Pass<"dist-update-in-place", "::mlir::ModuleOp"> {
       return %0 : tensor<8xf32>
     }
     ```
-    A result of another type than its argument (a per-rank block of
-    another layout, a scalar) is left alone and keeps its own buffer.
+    A scalar next value is left alone, and so is one that itself, or another
+    result, may share the argument's buffer (the argument returned
+    unchanged, a view of it, a loop that may yield it): the materialization
+    must write the argument in place.
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }

@@ -147,7 +147,18 @@ void run::addRunWrapper(ModuleOp module, func::FuncOp entry) {
   OpBuilder builder(module.getContext());
   builder.setInsertionPointToEnd(module.getBody());
   Location loc = entry.getLoc();
+  unsigned numArgs = entry.getNumArguments();
+  SmallVector<int64_t> inArguments = getResultsKeptInArguments(module, entry);
+  // An argument that keeps a result is passed as its buffer: the wrapper
+  // gives the entry a tensor of it (restrict: the only tensor of that
+  // buffer, so the entry may update it in place) and writes the result into
+  // it after the call.
   SmallVector<Type> argTypes(entry.getArgumentTypes());
+  for (int64_t arg : inArguments)
+    if (arg >= 0) {
+      auto type = cast<RankedTensorType>(argTypes[arg]);
+      argTypes[arg] = MemRefType::get(type.getShape(), type.getElementType());
+    }
   SmallVector<MemRefType> outTypes;
   for (Type type : entry.getResultTypes()) {
     auto tensor = dyn_cast<RankedTensorType>(type);
@@ -161,35 +172,24 @@ void run::addRunWrapper(ModuleOp module, func::FuncOp entry) {
   wrapper->setAttr("llvm.emit_c_interface", builder.getUnitAttr());
   Block *body = wrapper.addEntryBlock();
   builder.setInsertionPointToStart(body);
-  unsigned numArgs = entry.getNumArguments();
-  SmallVector<int64_t> inArguments = getResultsKeptInArguments(module, entry);
-  // A kept result is written into its argument's buffer, taken before the
-  // call reads the argument (so that the call may update it in place).
-  SmallVector<Value> argumentBuffers(inArguments.size());
-  for (auto [i, arg] : llvm::enumerate(inArguments)) {
-    if (arg < 0)
-      continue;
-    auto type = cast<RankedTensorType>(entry.getArgumentTypes()[arg]);
-    argumentBuffers[i] = bufferization::ToBufferOp::create(
-        builder, loc, MemRefType::get(type.getShape(), type.getElementType()),
-        body->getArgument(arg));
-  }
-  auto call = func::CallOp::create(builder, loc, entry,
-                                   body->getArguments().take_front(numArgs));
+  SmallVector<Value> operands(body->getArguments().take_front(numArgs));
+  for (auto [i, operand] : llvm::enumerate(operands))
+    if (isa<MemRefType>(operand.getType()))
+      operand = bufferization::ToTensorOp::create(
+          builder, loc, entry.getArgumentTypes()[i], operand,
+          /*restrict=*/true, /*writable=*/true);
+  auto call = func::CallOp::create(builder, loc, entry, operands);
   for (auto [i, value] : llvm::enumerate(call.getResults())) {
-    if (argumentBuffers[i]) {
-      auto copy = bufferization::MaterializeInDestinationOp::create(
-          builder, loc, value, argumentBuffers[i]);
-      copy.setWritable(true);
-      continue;
-    }
+    bool kept = inArguments[i] >= 0;
     Value tensor = value;
     if (!isa<RankedTensorType>(value.getType()))
       tensor = tensor::FromElementsOp::create(
           builder, loc, RankedTensorType::get({}, value.getType()), value);
     auto copy = bufferization::MaterializeInDestinationOp::create(
-        builder, loc, tensor, body->getArgument(numArgs + i));
-    copy.setRestrict(true);
+        builder, loc, tensor,
+        body->getArgument(kept ? inArguments[i] : numArgs + i));
+    // The kept argument's buffer is also the entry's operand: not restrict.
+    copy.setRestrict(!kept);
     copy.setWritable(true);
   }
   func::ReturnOp::create(builder, loc);
@@ -202,10 +202,7 @@ SmallVector<int64_t> run::getWrapperResultsInArguments(ModuleOp module) {
   SmallVector<int64_t> inArguments(entry.getNumResults(), -1);
   auto wrapper = module.lookupSymbol<func::FuncOp>(kWrapperName);
   wrapper.walk([&](bufferization::MaterializeInDestinationOp materialize) {
-    Value destination = materialize.getDest();
-    if (auto toBuffer = destination.getDefiningOp<bufferization::ToBufferOp>())
-      destination = toBuffer.getTensor();
-    auto dest = dyn_cast<BlockArgument>(destination);
+    auto dest = dyn_cast<BlockArgument>(materialize.getDest());
     auto result = dyn_cast<OpResult>(materialize.getSource());
     if (dest && result && isa<func::CallOp>(result.getOwner()) &&
         dest.getArgNumber() < entry.getNumArguments())

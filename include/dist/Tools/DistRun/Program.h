@@ -66,8 +66,10 @@ SmallVector<int64_t> getResultsKeptInArguments(ModuleOp module,
 /// `entry` on the arguments and copies every result into the buffer of the
 /// matching `out` argument (a memref of the result's type; a scalar result as
 /// a 0-d memref), or, for the results kept in arguments
-/// (getResultsKeptInArguments), into the buffer of that argument, which the
-/// lowering lets the entry update in place (the `out` argument is unused).
+/// (getResultsKeptInArguments), into the buffer of that argument: such an
+/// argument is a memref of the wrapper, given to the entry as a `restrict`
+/// tensor of it, so the lowering may let the entry update it in place (the
+/// result's `out` argument is then unused).
 /// The caller owns every buffer, so a run allocates and frees nothing across
 /// calls.
 void addRunWrapper(ModuleOp module, func::FuncOp entry);
