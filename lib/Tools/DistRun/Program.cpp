@@ -126,8 +126,8 @@ meshmath::Layout run::getBoundaryLayout(ModuleOp module, DictionaryAttr attrs,
 
 SmallVector<int64_t> run::getResultsKeptInArguments(ModuleOp module,
                                                     func::FuncOp entry) {
+  // The dialect verifies that no two results update one argument.
   SmallVector<int64_t> kept(entry.getNumResults(), -1);
-  llvm::SmallDenseSet<unsigned> claimed;
   for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {
     std::optional<unsigned> arg = getUpdatedArgument(entry, i);
     auto type = dyn_cast<RankedTensorType>(entry.getResultTypes()[i]);
@@ -135,8 +135,7 @@ SmallVector<int64_t> run::getResultsKeptInArguments(ModuleOp module,
         !(getBoundaryLayout(module, entry.getArgAttrDict(*arg),
                             type.getRank()) ==
           getBoundaryLayout(module, entry.getResultAttrDict(i),
-                            type.getRank())) ||
-        !claimed.insert(*arg).second)
+                            type.getRank())))
       continue;
     kept[i] = *arg;
   }

@@ -58,7 +58,7 @@ meshmath::Layout getBoundaryLayout(ModuleOp module, DictionaryAttr attrs,
 /// For each result of `entry`, the argument whose buffer holds it after a
 /// call through the run wrapper, or -1 (its own `out` buffer): a result that
 /// updates an argument (`dist.updates`) of its tensor type and layout, so
-/// that the next step finds it where it is (one result per argument).
+/// that the next step finds it where it is.
 SmallVector<int64_t> getResultsKeptInArguments(ModuleOp module,
                                                func::FuncOp entry);
 
