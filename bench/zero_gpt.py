@@ -11,7 +11,9 @@ parallel (dist-data-parallel), then:
   - dist ZeRO stage 2: dist-sharding (state and gradients split over dp);
   - dist stage 2 whole: dist-sharding ownership=whole (the seeds' style: each
     parameter's gradient reduced to its owner, the update broadcast);
-    both with async collectives scheduled by dist-schedule;
+  - dist stage 2 chunked: stage 2 with dist-chunk-collectives (gradients over
+    0.25 MB made and reduce-scattered in chunks);
+    all three with async collectives scheduled by dist-schedule;
   - PyTorch: DistributedDataParallel (gloo) with ZeroRedundancyOptimizer(Adam).
 For each: the median step time (slowest rank), the bytes each rank sends per
 step (dist-comm-report; analytical: 2 (N-1)/N of the f32 gradient bytes for
@@ -44,6 +46,8 @@ from ddp_gpt import (ONE_THREAD, Model, add_model_arguments, median_step_ms,  # 
                      median_torch_step_ms, model_options)
 from step_signature import parse_signature  # noqa: E402
 
+CHUNKS = "dist-chunk-collectives{max-mb=0.25}"
+
 VARIANTS = {
     "dist data parallel": ([], "dist-fuse-gradients,dist-make-async"),
     "dist ZeRO stage 2": (["--dist-sharding=stage=2"], "dist-make-async,dist-schedule"),
@@ -51,6 +55,9 @@ VARIANTS = {
     # broadcast the update).
     "dist stage 2 whole": (["--dist-sharding=stage=2 ownership=whole"],
                            "dist-make-async,dist-schedule"),
+    # Each gradient over 0.25 MB made and reduce-scattered in chunks.
+    "dist stage 2 chunked": (["--dist-sharding=stage=2"],
+                             CHUNKS + ",dist-make-async,dist-schedule"),
 }
 
 
@@ -58,14 +65,26 @@ VARIANTS = {
 # per-rank bytes of f32 parameters and Adam state (psi parameters, n ranks),
 # and ZeRO's model states per rank (the paper's (2 + 2 + K) psi formulas with
 # f32 parameters and gradients, 4 B each, and Adam's two f32 moments, K = 8).
+# Each: passes on the global step, passes on the per-rank program, formulas.
+def stage1(psi, n):
+    return (4 * psi, 8 * psi / n, (4 + 4) * psi + 8 * psi / n)
+
+
+def stage2(psi, n):
+    return (4 * psi, 8 * psi / n, 4 * psi + (4 + 8) * psi / n)
+
+
+def stage3(psi, n):
+    return (4 * psi / n, 8 * psi / n, (4 + 4 + 8) * psi / n)
+
+
 MEMORY_VARIANTS = {
-    "data parallel": ([], lambda psi, n: (4 * psi, 8 * psi, (4 + 4 + 8) * psi)),
-    "stage 1": (["--dist-sharding=stage=1"],
-                lambda psi, n: (4 * psi, 8 * psi / n, (4 + 4) * psi + 8 * psi / n)),
-    "stage 2": (["--dist-sharding=stage=2"],
-                lambda psi, n: (4 * psi, 8 * psi / n, 4 * psi + (4 + 8) * psi / n)),
-    "stage 3": (["--dist-sharding=stage=3"],
-                lambda psi, n: (4 * psi / n, 8 * psi / n, (4 + 4 + 8) * psi / n)),
+    "data parallel": ([], None, lambda psi, n: (4 * psi, 8 * psi, (4 + 4 + 8) * psi)),
+    "stage 1": (["--dist-sharding=stage=1"], None, stage1),
+    "stage 2": (["--dist-sharding=stage=2"], None, stage2),
+    "stage 2 chunked": (["--dist-sharding=stage=2"], CHUNKS, stage2),
+    "stage 3": (["--dist-sharding=stage=3"], None, stage3),
+    "stage 3 chunked": (["--dist-sharding=stage=3"], CHUNKS, stage3),
 }
 
 
@@ -94,10 +113,21 @@ def generate(args, work):
     return step, programs
 
 
-def bytes_sent(args, program):
+def partition(args, program, per_rank=None):
+    """The per-rank program of `program`, with the passes `per_rank` run on it."""
+    partitioned = subprocess.run([tool(args, "dist-opt"), program, "--dist-auto-partition"],
+                                 stdout=subprocess.PIPE, text=True, check=True).stdout
+    if not per_rank:
+        return partitioned
+    return subprocess.run([tool(args, "dist-opt"), "--pass-pipeline=builtin.module(%s)"
+                           % per_rank], input=partitioned, stdout=subprocess.PIPE, text=True,
+                          check=True).stdout
+
+
+def bytes_sent(args, program, per_rank=None):
     """Bytes each rank sends per step, from dist-comm-report."""
-    out = subprocess.run([tool(args, "dist-opt"), program, "--dist-auto-partition",
-                          "--dist-comm-report", "-o", os.devnull], stdout=subprocess.PIPE,
+    out = subprocess.run([tool(args, "dist-opt"), "--dist-comm-report", "-o", os.devnull],
+                         input=partition(args, program, per_rank), stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, check=True).stdout
     match = re.search(r"dist-comm-report: \d+ collectives; each rank sends (\d+) B", out)
     return int(match.group(1))
@@ -114,11 +144,10 @@ def state_bytes(args, step, passes):
     return per_rank if passes else per_rank * args.ranks
 
 
-def per_rank_state(args, program):
+def per_rank_state(args, program, per_rank=None):
     """Bytes of the optimizer-state arguments of the per-rank program (what
     each rank allocates for it), and dist-memory-report's peak and state."""
-    partitioned = subprocess.run([tool(args, "dist-opt"), program, "--dist-auto-partition"],
-                                 stdout=subprocess.PIPE, text=True, check=True).stdout
+    partitioned = partition(args, program, per_rank)
     arg_values, _ = parse_signature(partitioned, "train_step")
     element_bytes = {"f32": 4, "f64": 8, "bf16": 2, "f16": 2}
     def size(v):
@@ -137,16 +166,16 @@ def per_rank_state(args, program):
 
 
 def memory_table(args, step, psi, n, work):
-    for name, (passes, analytical) in MEMORY_VARIANTS.items():
+    for name, (passes, per_rank, analytical) in MEMORY_VARIANTS.items():
         program = os.path.join(work, "memory-" + name.replace(" ", "-") + ".mlir")
         subprocess.run([tool(args, "dist-opt"), step, "--dist-data-parallel"] + passes +
                        ["-o", program], check=True)
-        state, peak, peak_state, params, states = per_rank_state(args, program)
+        state, peak, peak_state, params, states = per_rank_state(args, program, per_rank)
         want_params, want_state, want_states = analytical(psi, n)
         print("  %-14s parameters %9d B (ratio %.3f), state %9d B (ratio %.3f); sends %d B; "
               "memory report peak %d B, model states %d B (ZeRO %d B, ratio %.3f)"
               % (name, params, params / want_params, state, state / want_state,
-                 bytes_sent(args, program), peak, states, want_states,
+                 bytes_sent(args, program, per_rank), peak, states, want_states,
                  states / want_states))
 
 
@@ -199,12 +228,13 @@ def main():
     gradient_bytes = 2 * (n - 1) * 4 * psi // n
     print("bytes each rank sends per step (analytical for the gradients: %d):" % gradient_bytes)
     for name, program in programs.items():
-        sent = bytes_sent(args, program)
+        sent = bytes_sent(args, program, CHUNKS if "chunked" in name else None)
         print("  %-20s %10d B (ratio to analytical %.3f)" % (name, sent, sent / gradient_bytes))
     print("optimizer state per rank (Adam: 8 B per parameter = %d B, / %d split):"
           % (8 * psi, n))
     for name, (passes, _) in VARIANTS.items():
-        allocated, peak, peak_state, _, _ = per_rank_state(args, programs[name])
+        allocated, peak, peak_state, _, _ = per_rank_state(args, programs[name], CHUNKS
+                                                           if "chunked" in name else None)
         print("  %-20s %10d B kept; state arguments per rank %d B; memory report: peak %d B, "
               "optimizer state at the peak %d B"
               % (name, state_bytes(args, step, passes), allocated, peak, peak_state))
@@ -241,11 +271,12 @@ def main():
     medians = {k: statistics.median(v) for k, v in times.items()}
     for k, v in medians.items():
         print("  %-20s %8.1f ms" % (k, v))
-    dp, zero, whole, peer = medians.values()
+    dp, peer = medians["dist data parallel"], medians["PyTorch ZeRO (gloo)"]
     print("  stage 2 / data parallel %.2f (goal <= 1.1); stage 2 / PyTorch ZeRO %.2f (goal < 1)"
-          % (zero / dp, zero / peer))
-    print("  stage 2 whole / data parallel %.2f; stage 2 whole / PyTorch ZeRO %.2f"
-          % (whole / dp, whole / peer))
+          % (medians["dist ZeRO stage 2"] / dp, medians["dist ZeRO stage 2"] / peer))
+    for name in ("dist stage 2 whole", "dist stage 2 chunked"):
+        print("  %s / data parallel %.2f; / PyTorch ZeRO %.2f"
+              % (name[5:], medians[name] / dp, medians[name] / peer))
     return 0
 
 

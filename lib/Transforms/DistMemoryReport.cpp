@@ -98,13 +98,18 @@ static void reportFunction(func::FuncOp func, bool listPeak) {
   };
   func.walk<WalkOrder::PreOrder>([&](Operation *op) {
     // A buffer copied into an argument's buffer is its next value (the
-    // next state, written into its owner's row of packed state).
-    if (auto copy = dyn_cast<memref::CopyOp>(op))
+    // next state, written into its owner's row of packed state); one a
+    // gradient is copied into is a gradient (the chunks of a reduce-scatter
+    // put together, dist-chunk-collectives).
+    if (auto copy = dyn_cast<memref::CopyOp>(op)) {
       if (auto arg = dyn_cast<BlockArgument>(getRootBuffer(copy.getTarget()));
           arg && arg.getOwner()->getParentOp() == func &&
           categoryOfArgument(func, arg.getArgNumber()) != Activations)
         category.try_emplace(getRootBuffer(copy.getSource()),
                              categoryOfArgument(func, arg.getArgNumber()));
+      if (isGradient(copy.getSource()))
+        category.try_emplace(getRootBuffer(copy.getTarget()), Gradients);
+    }
     if (op->hasAttr(DistDialect::getGradOfAttrName()))
       if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
         for (Value init : dps.getDpsInits())

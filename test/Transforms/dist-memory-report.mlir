@@ -3,6 +3,9 @@
 // RUN: dist-opt %S/dist-sharding.mlir --dist-data-parallel --dist-auto-partition --dist-lower-to-llvm="memory-report=true update-in-place=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DPIP
 // RUN: dist-opt %S/dist-sharding.mlir --dist-data-parallel --dist-sharding=stage=1 --dist-auto-partition --dist-lower-to-llvm="memory-report=true update-in-place=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAGE1
 // RUN: dist-opt %S/dist-sharding.mlir --dist-data-parallel --dist-sharding=stage=3 --dist-auto-partition --dist-lower-to-llvm="memory-report=true update-in-place=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAGE3
+// RUN: dist-opt %S/dist-sharding.mlir --dist-data-parallel --dist-sharding=stage=2 --dist-auto-partition --dist-lower-to-llvm="memory-report=true update-in-place=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAGE2
+// RUN: dist-opt %S/dist-sharding.mlir --dist-data-parallel --dist-sharding=stage=2 --dist-auto-partition --dist-chunk-collectives=max-mb=0.00003 --dist-lower-to-llvm="memory-report=true update-in-place=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAGE2C
+// RUN: dist-opt %S/dist-sharding.mlir --dist-data-parallel --dist-sharding=stage=3 --dist-auto-partition --dist-chunk-collectives=max-mb=0.00003 --dist-lower-to-llvm="memory-report=true update-in-place=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAGE3C
 // RUN: dist-opt %s --split-input-file --dist-memory-report=list-peak=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=LIST
 
 // A bufferized step, by hand. Arguments: a parameter (128 B), its state
@@ -80,3 +83,11 @@ func.func @loop(%x: memref<16xf32>) {
 // DPIP: remark: dist-memory-report: peak {{[0-9]+}} B live per rank: {{.*}}; model states at their peak 312 B: parameters 108 B, gradients 108 B, optimizer state 96 B{{$}}
 // STAGE1: remark: dist-memory-report: peak {{[0-9]+}} B live per rank: {{.*}}; model states at their peak 312 B: parameters 108 B, gradients 156 B, optimizer state 48 B{{$}}
 // STAGE3: remark: dist-memory-report: peak {{[0-9]+}} B live per rank: {{.*}}; model states at their peak 252 B: parameters 60 B, gradients 144 B, optimizer state 48 B{{$}}
+// Stages 2 and 3 reduce-scatter w's gradient: its full 96 B exist on each
+// rank beside its 48 B block while the collective runs (144 B). In chunks of
+// at most 31 B (dist-chunk-collectives: 6 column chunks of 16 B) the full
+// gradient never exists; at the peak are the chunks' blocks (48 B) being
+// put into w's block (48 B), and b's gradient (12 B).
+// STAGE2: remark: dist-memory-report: peak {{[0-9]+}} B live per rank: {{.*}}; model states at their peak 300 B: parameters 108 B, gradients 144 B, optimizer state 48 B{{$}}
+// STAGE2C: remark: dist-memory-report: peak {{[0-9]+}} B live per rank: {{.*}}; model states at their peak 264 B: parameters 108 B, gradients 108 B, optimizer state 48 B{{$}}
+// STAGE3C: remark: dist-memory-report: peak {{[0-9]+}} B live per rank: {{.*}}; model states at their peak 216 B: parameters 60 B, gradients 108 B, optimizer state 48 B{{$}}

@@ -925,6 +925,69 @@ def DistMemoryReport : Pass<"dist-memory-report", "::mlir::ModuleOp"> {
   ];
 }
 
+def DistChunkCollectives
+    : Pass<"dist-chunk-collectives", "::mlir::ModuleOp"> {
+  let summary = "Splits a large reduce-scatter, and the op that makes its "
+                "input, into chunks so that the full input never exists";
+  let description = [{
+    Under `dist-sharding{stage=2}` (and 3) every rank computes the full
+    gradient of a weight (its share of the batch) and reduce-scatters it at
+    once: the full-size gradient lives, on every rank, between the matmul
+    that makes it and the collective. ZeRO's formulas leave it out; ZeRO's
+    implementation bounds it by its reduce bucket. This pass bounds it by
+    `max-mb`: a collective on tensors of the per-rank program
+
+    * with one input, made by an op that implements `TilingInterface`
+      (a linalg op) whose one result has no other use,
+    * whose input is larger than `max-mb` MB and whose output is smaller than
+      its input (a reduce_scatter: chunking a collective whose output is full
+      size would save nothing),
+
+    becomes `k` chunks along a dimension that the collective does not cut
+    into blocks (`getInputBlockDim` / `getOutputBlockDim`), the largest such
+    dimension: each chunk is a tile of the producer (its zero-filled init
+    made per chunk too, through `TilingInterface`), the collective on that
+    tile, and the chunk's output inserted into the output before its first
+    use. `k` is the smallest divisor of the dimension that makes each chunk
+    at most `max-mb` MB (or every slice, when none does). The same elements
+    are reduced over the same ranks and the bytes sent are the same; there
+    are `k` collectives instead of one. Collectives that are async already,
+    and those whose producer cannot be tiled along a free dimension, are left
+    as they are.
+
+    Run it on the per-rank program, after partitioning and before
+    `dist-make-async` (`dist-run --per-rank-passes=dist-chunk-collectives,...`).
+
+    Before (`max-mb=0.5`, a 1 MB gradient):
+    ```mlir
+    %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+    %g = linalg.matmul ins(%xt, %dy : tensor<256x64xf32>, tensor<64x1024xf32>) outs(%z : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+    %s = dist.reduce_scatter %g on @mesh [dp] sum dim = 0 : tensor<256x1024xf32> -> tensor<64x1024xf32>
+    ```
+    After:
+    ```mlir
+    %dy0 = tensor.extract_slice %dy[0, 0] [64, 512] [1, 1]
+    %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<256x512xf32>)
+    %g0 = linalg.matmul ins(%xt, %dy0 : ...) outs(%z0 : tensor<256x512xf32>)
+    %s0 = dist.reduce_scatter %g0 on @mesh [dp] sum dim = 0 : tensor<256x512xf32> -> tensor<64x512xf32>
+    ... the same for columns 512..1023 ...
+    %o = tensor.empty() : tensor<64x1024xf32>
+    %o0 = tensor.insert_slice %s0 into %o[0, 0] [64, 512] [1, 1]
+    %s = tensor.insert_slice %s1 into %o0[0, 512] [64, 512] [1, 1]
+    ```
+  }];
+  let options = [
+    Option<"maxMB", "max-mb", "double", /*default=*/"4.0",
+           "Largest input of a collective, in MB, left whole">
+  ];
+  let statistics = [
+    Statistic<"numChunked", "chunked", "Collectives split into chunks">,
+    Statistic<"numChunks", "chunks", "Chunks made">
+  ];
+  let dependentDialects = ["::mlir::dist::DistDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def DistSchedule : Pass<"dist-schedule", "::mlir::ModuleOp"> {
   let summary = "Starts async collectives early and waits late, to overlap them with compute";
   let description = [{
