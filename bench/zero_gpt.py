@@ -61,30 +61,36 @@ VARIANTS = {
 }
 
 
-# Compiled for their bytes and memory only (not timed), with the analytical
-# per-rank bytes of f32 parameters and Adam state (psi parameters, n ranks),
-# and ZeRO's model states per rank (the paper's (2 + 2 + K) psi formulas with
-# f32 parameters and gradients, 4 B each, and Adam's two f32 moments, K = 8).
-# Each: passes on the global step, passes on the per-rank program, formulas.
-def stage1(psi, n):
-    return (4 * psi, 8 * psi / n, (4 + 4) * psi + 8 * psi / n)
+# Compiled for their bytes and memory only (not timed): per-rank bytes of
+# parameters and optimizer state, and ZeRO's model states per rank, the
+# paper's (P + G + K) psi formulas (psi parameters, n ranks; P and G bytes
+# per parameter and gradient, K bytes of optimizer state per parameter).
+def zero_formulas(stage, psi, n, p, g, k):
+    """(parameters, optimizer state, model states) per rank."""
+    return {0: (p * psi, k * psi, (p + g + k) * psi),
+            1: (p * psi, k * psi / n, (p + g) * psi + k * psi / n),
+            2: (p * psi, k * psi / n, p * psi + (g + k) * psi / n),
+            3: (p * psi / n, k * psi / n, (p + g + k) * psi / n)}[stage]
 
 
-def stage2(psi, n):
-    return (4 * psi, 8 * psi / n, 4 * psi + (4 + 8) * psi / n)
+# f32 parameters and gradients and Adam's two f32 moments (P = G = 4, K = 8),
+# and mixed precision with master weights (dist-gen --dtype bf16
+# --master-weights --round-gradient-partials: bf16 parameters and gradients,
+# f32 master copy and moments; the paper's P = G = 2, K = 12).
+PRECISIONS = {
+    "f32": ([], (4, 4, 8)),
+    "mixed": (["--dtype", "bf16", "--master-weights", "--round-gradient-partials"],
+              (2, 2, 12)),
+}
 
-
-def stage3(psi, n):
-    return (4 * psi / n, 8 * psi / n, (4 + 4 + 8) * psi / n)
-
-
+# Each: passes on the global step, passes on the per-rank program, stage.
 MEMORY_VARIANTS = {
-    "data parallel": ([], None, lambda psi, n: (4 * psi, 8 * psi, (4 + 4 + 8) * psi)),
-    "stage 1": (["--dist-sharding=stage=1"], None, stage1),
-    "stage 2": (["--dist-sharding=stage=2"], None, stage2),
-    "stage 2 chunked": (["--dist-sharding=stage=2"], CHUNKS, stage2),
-    "stage 3": (["--dist-sharding=stage=3"], None, stage3),
-    "stage 3 chunked": (["--dist-sharding=stage=3"], CHUNKS, stage3),
+    "data parallel": ([], None, 0),
+    "stage 1": (["--dist-sharding=stage=1"], None, 1),
+    "stage 2": (["--dist-sharding=stage=2"], None, 2),
+    "stage 2 chunked": (["--dist-sharding=stage=2"], CHUNKS, 2),
+    "stage 3": (["--dist-sharding=stage=3"], None, 3),
+    "stage 3 chunked": (["--dist-sharding=stage=3"], CHUNKS, 3),
 }
 
 
@@ -92,9 +98,9 @@ def tool(args, name):
     return os.path.join(args.bin, name)
 
 
-def generate_gpt(args, layers, step):
+def generate_gpt(args, layers, step, extra=()):
     """dist-gen's GPT of the benchmark's shape with `layers` layers, into `step`."""
-    subprocess.run([tool(args, "dist-gen"), "gpt", "--layers", str(layers),
+    subprocess.run([tool(args, "dist-gen"), "gpt", *extra, "--layers", str(layers),
                     "--hidden", str(args.hidden), "--heads", str(args.heads),
                     "--seq", str(args.seq), "--vocab", str(args.vocab),
                     "--batch", str(args.batch * args.ranks), "--optimizer", "adam",
@@ -165,13 +171,14 @@ def per_rank_state(args, program, per_rank=None):
             int(match.group(3)))
 
 
-def memory_table(args, step, psi, n, work):
-    for name, (passes, per_rank, analytical) in MEMORY_VARIANTS.items():
+def memory_table(args, step, psi, n, work, bytes_per_param):
+    for name, (passes, per_rank, stage) in MEMORY_VARIANTS.items():
         program = os.path.join(work, "memory-" + name.replace(" ", "-") + ".mlir")
         subprocess.run([tool(args, "dist-opt"), step, "--dist-data-parallel"] + passes +
                        ["-o", program], check=True)
         state, peak, peak_state, params, states = per_rank_state(args, program, per_rank)
-        want_params, want_state, want_states = analytical(psi, n)
+        want_params, want_state, want_states = zero_formulas(stage, psi, n,
+                                                             *bytes_per_param)
         print("  %-14s parameters %9d B (ratio %.3f), state %9d B (ratio %.3f); sends %d B; "
               "memory report peak %d B, model states %d B (ZeRO %d B, ratio %.3f)"
               % (name, params, params / want_params, state, state / want_state,
@@ -242,15 +249,16 @@ def main():
     print("per-rank parameters and Adam state allocated by the split stages (the per-rank "
           "program's arguments) vs the analytical bytes, bytes sent per step, and the memory "
           "report's model states at their peak vs ZeRO's formulas:")
-    memory_table(args, step, psi, n, work)
-    if args.memory_layers and args.memory_layers != args.layers:
-        deeper = os.path.join(work, "gpt-deeper.mlir")
-        generate_gpt(args, args.memory_layers, deeper)
-        with open(deeper) as f:
-            deeper_args, _ = parse_signature(f.read(), "train_step")
-        deeper_psi = sum(torch.Size(v.shape).numel() for v in deeper_args if v.is_param)
-        print("the same with %d layers (%d parameters):" % (args.memory_layers, deeper_psi))
-        memory_table(args, deeper, deeper_psi, n, work)
+    for precision, (extra, bytes_per_param) in PRECISIONS.items():
+        for layers in sorted({args.layers, args.memory_layers or args.layers}):
+            gpt = os.path.join(work, "gpt-%s-%d.mlir" % (precision, layers))
+            generate_gpt(args, layers, gpt, extra)
+            with open(gpt) as f:
+                gpt_args, _ = parse_signature(f.read(), "train_step")
+            gpt_psi = sum(torch.Size(v.shape).numel() for v in gpt_args if v.is_param)
+            print("%s, %d layers (%d parameters; P, G, K = %d, %d, %d):"
+                  % (precision, layers, gpt_psi, *bytes_per_param))
+            memory_table(args, gpt, gpt_psi, n, work, bytes_per_param)
 
     if args.memory_only:
         return 0

@@ -111,6 +111,16 @@ static PartialPolicy getPartialPolicy(linalg::LinalgOp op, unsigned numInputs,
   };
   if (isa<arith::AddFOp, arith::SubFOp>(def) && isSumOfInputs(yielded))
     return PartialPolicy::Additive;
+  // A float conversion of an input, where the op allows rounding partial
+  // sums (dist.round_partials): each rank converts its own.
+  if (isa<arith::TruncFOp, arith::ExtFOp>(def) &&
+      op->hasAttr(DistDialect::getRoundPartialsAttrName())) {
+    if (std::optional<unsigned> i = inputIndex(def->getOperand(0))) {
+      linearIn[*i] = true;
+      return PartialPolicy::Multilinear;
+    }
+    return PartialPolicy::None;
+  }
   if (isa<arith::NegFOp>(def)) {
     if (std::optional<unsigned> i = inputIndex(def->getOperand(0))) {
       linearIn[*i] = true;

@@ -461,6 +461,8 @@ void DistShardingPass::packOwnedState(
       if (Attribute normal = func.getArgAttr(
               m.argument, DistDialect::getInputNormalAttrName()))
         entry.append("normal", normal);
+      if (func.getArgAttr(m.argument, DistDialect::getInputFromParamAttrName()))
+        entry.append("from_param", UnitAttr::get(context));
       descriptions.push_back(entry.getDictionary(context));
     }
     NamedAttrList argAttrs;

@@ -60,6 +60,19 @@ def read_raw(path, dtype, shape):
     return torch.frombuffer(data, dtype=dtype).reshape(shape).clone()
 
 
+def copy_params_into_state(arg_values, inputs):
+    """Master weights (dist.input_from_param) start as their parameter; in
+    packed state, in their owner's row."""
+    by_name = {v.name: t for v, t in zip(arg_values, inputs) if v.is_param}
+    for i, value in enumerate(arg_values):
+        if value.input_from_param:
+            inputs[i] = inputs[value.state_of].to(value.dtype).reshape(value.shape)
+        for m in value.pool_members:
+            if m["from_param"]:
+                param = by_name[m["param"]].to(value.dtype).flatten()
+                inputs[i][m["owner"], m["offset"]:m["offset"] + param.numel()] = param
+
+
 def initial_value(value, generator):
     """Weights: small random values (layernorm gains near 1); state: zeros."""
     if value.input_range is not None:
@@ -218,6 +231,7 @@ def main():
 
     generator = torch.Generator().manual_seed(args.seed)
     inputs = [initial_value(v, generator) for v in arg_values]
+    copy_params_into_state(arg_values, inputs)
     run_dir = os.path.join(work, "run")
     shutil.rmtree(run_dir, ignore_errors=True)
     command = [os.path.join(args.bin, "dist-run"), step_file, "--steps", str(args.steps),
@@ -363,6 +377,8 @@ class Trainer:
     def state_of(self, param_name, state_name, shape):
         """The optimizer's state `state_name` ("<param>.<key>") of a parameter."""
         key = state_name[len(param_name) + 1:]
+        if key == "master":  # the f32 copy of a bf16/fp16 parameter
+            return self.params[param_name].detach()
         state = self.optimizer.state[self.params[param_name]].get(STATE_KEYS[key])
         if state is None:  # every step so far was skipped
             state = torch.zeros(shape)

@@ -61,6 +61,8 @@ class Value:
         self.input_range = (int(m.group(1)), int(m.group(2))) if m else None
         m = re.search(r"dist\.input_fill = (0x[0-9A-Fa-f]+|[-+0-9.eE]+)", text)
         self.input_fill = parse_float(m.group(1)) if m else None
+        # Optimizer state that starts as its parameter (master weights).
+        self.input_from_param = re.search(r"dist\.input_from_param\b", text) is not None
         # Packed optimizer state (dist-sharding ownership=whole): per member
         # its name, parameter, owner row, offset in the row and shape.
         self.pool_members = []
@@ -76,6 +78,7 @@ class Value:
                     "owner": int(field("owner")),
                     "offset": int(field("offset")),
                     "shape": [int(d) for d in re.findall(r"-?\d+", shape[len("array<i64"):])],
+                    "from_param": re.search(r"\bfrom_param\b", member) is not None,
                 })
 
 

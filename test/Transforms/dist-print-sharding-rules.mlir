@@ -476,3 +476,35 @@ func.func @reshape_leading_unit(%x: tensor<1x8x16xf32>) -> tensor<1x8x16xf32> {
   %e = tensor.expand_shape %c [[0, 1], [2]] output_shape [1, 8, 16] : tensor<8x16xf32> into tensor<1x8x16xf32>
   return %e : tensor<1x8x16xf32>
 }
+
+// -----
+
+// Tests a float conversion: partial sums do not flow through it (a sum of
+// rounded shares is not the rounded sum) unless the op allows rounding them
+// (dist.round_partials: mixed precision's bf16 gradient reduction).
+#id = affine_map<(i, j) -> (i, j)>
+func.func @conversions(%x: tensor<8x16xf32>, %h: tensor<8x16xbf16>) -> (tensor<8x16xbf16>, tensor<8x16xbf16>, tensor<8x16xf32>) {
+  // expected-remark@+1 {{sharding rule: () -> ([i, j]) {i=8, j=16}}}
+  %e = tensor.empty() : tensor<8x16xbf16>
+  // expected-remark@+1 {{sharding rule: ([i, j], [i, j]) -> ([i, j]) {i=8, j=16} init-only operands [1]}}
+  %exact = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<8x16xbf16>
+  // expected-remark@+1 {{sharding rule: ([i, j], [i, j]) -> ([i, j]) {i=8, j=16} init-only operands [1] partial: multilinear in 0}}
+  %rounded = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xbf16>) attrs = {dist.round_partials} {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<8x16xbf16>
+  // expected-remark@+1 {{sharding rule: () -> ([i, j]) {i=8, j=16}}}
+  %f = tensor.empty() : tensor<8x16xf32>
+  // expected-remark@+1 {{sharding rule: ([i, j], [i, j]) -> ([i, j]) {i=8, j=16} init-only operands [1] partial: multilinear in 0}}
+  %widened = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%h : tensor<8x16xbf16>) outs(%f : tensor<8x16xf32>) attrs = {dist.round_partials} {
+  ^bb0(%in: bf16, %out: f32):
+    %t = arith.extf %in : bf16 to f32
+    linalg.yield %t : f32
+  } -> tensor<8x16xf32>
+  return %exact, %rounded, %widened : tensor<8x16xbf16>, tensor<8x16xbf16>, tensor<8x16xf32>
+}

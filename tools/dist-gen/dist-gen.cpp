@@ -60,6 +60,18 @@ static cl::opt<std::string> optimizer("optimizer", cl::desc("sgd, momentum or ad
 static cl::opt<std::string> dtype("dtype",
                                   cl::desc("f32, f64, bf16 (f32 master weights) or fp16 (f32 master weights, dynamic loss scaling)"),
                                   cl::init("f32"), cl::cat(genCategory));
+static cl::opt<bool> masterWeights(
+    "master-weights",
+    cl::desc("bf16/fp16: bf16/fp16 parameters with f32 master copies in the "
+             "optimizer state, gradients reduced in bf16/fp16 (DeepSpeed's "
+             "mixed precision) instead of f32 parameters cast at use"),
+    cl::init(false), cl::cat(genCategory));
+static cl::opt<bool> roundGradientPartials(
+    "round-gradient-partials",
+    cl::desc("With --master-weights: each rank rounds its share of a gradient "
+             "to bf16/fp16, so gradients are reduced in bf16/fp16 (half the "
+             "bytes; not bit-for-bit the serial step) instead of in f32"),
+    cl::init(false), cl::cat(genCategory));
 static cl::opt<double> learningRate("lr",
                                     cl::desc("Learning rate (default 1e-3 for adam, 0.01 otherwise)"),
                                     cl::init(0), cl::cat(genCategory));
@@ -144,6 +156,13 @@ int main(int argc, char **argv) {
       options.precision != Precision::FP16)
     return fail("--loss-scale and --loss-scale-growth-interval apply to "
                 "--dtype fp16 only");
+  if (masterWeights && options.precision != Precision::BF16 &&
+      options.precision != Precision::FP16)
+    return fail("--master-weights applies to --dtype bf16 and fp16 only");
+  options.masterWeights = masterWeights;
+  if (roundGradientPartials && !masterWeights)
+    return fail("--round-gradient-partials applies with --master-weights only");
+  options.roundGradientPartials = roundGradientPartials;
   options.initialLossScale = lossScale;
   options.lossScaleGrowthInterval = lossScaleGrowthInterval;
   options.learningRate = learningRate;

@@ -455,6 +455,77 @@ static LogicalResult generateInput(func::FuncOp entry, unsigned i, Type type,
   return success();
 }
 
+/// Writes parameter `param`'s input, converted, into `count` elements of
+/// `state` from `begin` (the two must hold as many elements).
+static LogicalResult copyParam(func::FuncOp entry, unsigned param,
+                               const HostArray &values, HostArray &state,
+                               int64_t begin, int64_t count, unsigned i) {
+  if (values.numElements() != count) {
+    emitError(entry.getLoc())
+        << "argument " << i << " starts as a copy of parameter argument "
+        << param << " ('" << DistDialect::getInputFromParamAttrName()
+        << "'), but holds " << count << " elements for its "
+        << values.numElements();
+    return failure();
+  }
+  for (int64_t e = 0; e < count; ++e)
+    state.set(begin + e, values.get(e));
+  return success();
+}
+
+/// State that starts as a copy of its parameter (master weights), once every
+/// parameter has its input; state given by --input is left as given.
+static LogicalResult
+copyParamsIntoState(func::FuncOp entry,
+                    const llvm::DenseMap<unsigned, std::string> &files,
+                    std::vector<std::vector<HostArray>> &inputs) {
+  auto paramNamed = [&](StringAttr name) -> std::optional<unsigned> {
+    for (unsigned a = 0, e = entry.getNumArguments(); a < e; ++a)
+      if (entry.getArgAttr(a, DistDialect::getParamAttrName()) &&
+          entry.getArgAttr(a, DistDialect::getNameAttrName()) == name)
+        return a;
+    return std::nullopt;
+  };
+  for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i) {
+    if (files.count(i))
+      continue;
+    HostArray &state = inputs[i].front();
+    if (entry.getArgAttr(i, DistDialect::getInputFromParamAttrName())) {
+      auto param = entry.getArgAttrOfType<IntegerAttr>(
+          i, DistDialect::getStateOfAttrName());
+      unsigned p = param.getInt();
+      if (failed(copyParam(entry, p, inputs[p].front(), state, 0,
+                           state.numElements(), i)))
+        return failure();
+    }
+    auto pool = entry.getArgAttrOfType<ArrayAttr>(
+        i, DistDialect::getStatePoolAttrName());
+    for (Attribute entryAttr : pool ? pool.getValue() : ArrayRef<Attribute>()) {
+      auto member = cast<DictionaryAttr>(entryAttr);
+      if (!member.get("from_param"))
+        continue;
+      std::optional<unsigned> p = paramNamed(member.getAs<StringAttr>("param"));
+      if (!p) {
+        emitError(entry.getLoc())
+            << "argument " << i << " packs " << member.get("name")
+            << " as a copy of parameter " << member.get("param")
+            << ", but no parameter argument has that name";
+        return failure();
+      }
+      int64_t columns = state.shape().back();
+      int64_t begin = member.getAs<IntegerAttr>("owner").getInt() * columns +
+                      member.getAs<IntegerAttr>("offset").getInt();
+      int64_t count = 1;
+      for (int64_t size : member.getAs<DenseI64ArrayAttr>("shape").asArrayRef())
+        count *= size;
+      if (failed(copyParam(entry, *p, inputs[*p].front(), state, begin, count,
+                           i)))
+        return failure();
+    }
+  }
+  return success();
+}
+
 /// Every argument's input: one value, or one per step (read from a file
 /// holding several).
 static LogicalResult generateInputs(func::FuncOp entry,
@@ -476,7 +547,7 @@ static LogicalResult generateInputs(func::FuncOp entry,
     if (failed(generateInput(entry, i, type, files.lookup(i),
                              inputs.emplace_back())))
       return failure();
-  return success();
+  return copyParamsIntoState(entry, files, inputs);
 }
 
 /// Inputs of the arguments that per-rank passes added to the partitioned

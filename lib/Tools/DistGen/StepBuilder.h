@@ -135,6 +135,11 @@ public:
 
   Type getComputeType() const { return computeType; }
   Type getMasterType() const { return masterType; }
+  /// The parameters' element type: the compute type with master weights,
+  /// else the master type.
+  Type parameterType() const {
+    return options.masterWeights ? computeType : masterType;
+  }
 
   /// How a parameter's initial value is drawn (dist.input_normal or
   /// dist.input_fill on its argument).

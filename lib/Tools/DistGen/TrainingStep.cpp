@@ -2,6 +2,8 @@
 
 #include "StepBuilder.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
 #include "dist/Dialect/Dist/IR/DistOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -55,15 +57,20 @@ unsigned TrainingStep::addInput(StringRef name, ArrayRef<int64_t> shape,
 }
 
 SmallVector<std::string> TrainingStep::stateNames() const {
+  SmallVector<std::string> names;
+  if (options.masterWeights)
+    names.push_back("master");
   switch (options.optimizer) {
   case OptimizerKind::SGD:
-    return {};
+    break;
   case OptimizerKind::Momentum:
-    return {"momentum_buffer"};
+    names.push_back("momentum_buffer");
+    break;
   case OptimizerKind::Adam:
-    return {"exp_avg", "exp_avg_sq"};
+    names.append({"exp_avg", "exp_avg_sq"});
+    break;
   }
-  llvm_unreachable("unknown optimizer");
+  return names;
 }
 
 Attribute TrainingStep::shardingOf(ArrayRef<int64_t> shape,
@@ -103,7 +110,7 @@ void TrainingStep::begin() {
   SmallVector<Type> argTypes, resultTypes;
   for (Param &param : params) {
     param.argument = argTypes.size();
-    argTypes.push_back(tensorOf(param.shape, masterType));
+    argTypes.push_back(tensorOf(param.shape, parameterType()));
   }
   SmallVector<std::string> states = stateNames();
   for (Param &param : params)
@@ -163,9 +170,14 @@ void TrainingStep::begin() {
       setBoth(argument, DistDialect::getStateOfAttrName(),
               builder.getI64IntegerAttr(param.argument));
       // Optimizer state starts at zero (random test inputs would give Adam
-      // a negative second moment).
-      function.setArgAttr(argument, DistDialect::getInputFillAttrName(),
-                          builder.getF64FloatAttr(0.0));
+      // a negative second moment); master weights as their parameter.
+      if (state == "master")
+        function.setArgAttr(argument,
+                            DistDialect::getInputFromParamAttrName(),
+                            UnitAttr::get(context));
+      else
+        function.setArgAttr(argument, DistDialect::getInputFillAttrName(),
+                            builder.getF64FloatAttr(0.0));
       if (Attribute sharding =
               shardingOf(param.shape, param.modelSplitDim, /*batch=*/false))
         setBoth(argument, shardingAttr, sharding);
@@ -236,6 +248,14 @@ Value TrainingStep::input(unsigned handle) {
 
 void TrainingStep::addGradient(unsigned handle, Value gradient) {
   Param &param = params[handle];
+  // Each rank may round its share of the gradient to the compute type, so
+  // that the shares are reduced in it (as the ZeRO paper reduces fp16).
+  if (auto round = gradient.getDefiningOp<linalg::GenericOp>();
+      options.roundGradientPartials && round && round.getNumDpsInputs() == 1 &&
+      getElementTypeOrSelf(round.getDpsInputs()[0].getType()) !=
+          getElementTypeOrSelf(gradient.getType()))
+    round->setAttr(DistDialect::getRoundPartialsAttrName(),
+                   UnitAttr::get(module.getContext()));
   param.gradient =
       param.gradient ? ops().add(param.gradient, gradient) : gradient;
 }
@@ -353,6 +373,15 @@ void TrainingStep::finish(Value loss) {
         },
         Combine::None, masterType);
   SmallVector<Value> gradients(params.size());
+  // Master weights: the gradients are marked (and reduced) in the compute
+  // type and become f32 in the optimizer.
+  if (options.masterWeights) {
+    for (unsigned h : order)
+      params[h].gradient.getDefiningOp()->setAttr(
+          DistDialect::getGradOfAttrName(),
+          builder.getI64IntegerAttr(params[h].argument));
+    b.setRole(Role::optimizer);
+  }
   for (unsigned h : order) {
     Param &param = params[h];
     assert(param.gradient && "every parameter gets a gradient");
@@ -366,9 +395,10 @@ void TrainingStep::finish(Value loss) {
     } else {
       gradient = b.convertElements(param.gradient, masterType);
     }
-    gradient.getDefiningOp()->setAttr(
-        DistDialect::getGradOfAttrName(),
-        builder.getI64IntegerAttr(param.argument));
+    if (!options.masterWeights)
+      gradient.getDefiningOp()->setAttr(
+          DistDialect::getGradOfAttrName(),
+          builder.getI64IntegerAttr(param.argument));
     gradients[h] = gradient;
   }
 
@@ -422,9 +452,17 @@ void TrainingStep::finish(Value loss) {
 
   SmallVector<Value> newParams(params.size());
   SmallVector<SmallVector<Value>> newStates(params.size());
+  // With master weights the optimizer updates the f32 copy (the first
+  // state); the others follow it.
+  unsigned firstState = options.masterWeights ? 1 : 0;
+  auto weightOf = [&](const Param &param) {
+    return function.getArgument(options.masterWeights
+                                    ? param.stateArguments.front()
+                                    : param.argument);
+  };
   for (unsigned h : order) {
     Param &param = params[h];
-    Value weight = function.getArgument(param.argument);
+    Value weight = weightOf(param);
     Value gradient = gradients[h];
     std::string l = lettersOf(weight);
     std::string two = l + "," + l + "->" + l;
@@ -438,7 +476,7 @@ void TrainingStep::finish(Value loss) {
           Combine::None, masterType);
       break;
     case OptimizerKind::Momentum: {
-      Value buffer = function.getArgument(param.stateArguments[0]);
+      Value buffer = function.getArgument(param.stateArguments[firstState]);
       double momentum = options.momentum;
       Value next = b.einsum(
           two, {buffer, gradient},
@@ -456,8 +494,8 @@ void TrainingStep::finish(Value loss) {
       break;
     }
     case OptimizerKind::Adam: {
-      Value avg = function.getArgument(param.stateArguments[0]);
-      Value avgSq = function.getArgument(param.stateArguments[1]);
+      Value avg = function.getArgument(param.stateArguments[firstState]);
+      Value avgSq = function.getArgument(param.stateArguments[firstState + 1]);
       Value nextAvg = b.einsum(
           two, {avg, gradient},
           [&](Scalar &s, ValueRange x) {
@@ -492,10 +530,10 @@ void TrainingStep::finish(Value loss) {
   if (skip) {
     for (unsigned h : order) {
       Param &param = params[h];
-      newParams[h] = unlessSkipped(skip, function.getArgument(param.argument),
-                                   newParams[h]);
+      newParams[h] = unlessSkipped(skip, weightOf(param), newParams[h]);
       for (auto [state, argument] :
-           llvm::zip(newStates[h], param.stateArguments))
+           llvm::zip(newStates[h],
+                     ArrayRef(param.stateArguments).drop_front(firstState)))
         state = unlessSkipped(skip, function.getArgument(argument), state);
     }
     if (nextStep)
@@ -528,6 +566,12 @@ void TrainingStep::finish(Value loss) {
         Combine::None, i64);
   }
 
+  // The updated master weights are state; the parameters are them rounded.
+  if (options.masterWeights)
+    for (unsigned h : order) {
+      newStates[h].insert(newStates[h].begin(), newParams[h]);
+      newParams[h] = b.convertElements(newParams[h], computeType);
+    }
   SmallVector<Value> results;
   results.append(newParams);
   for (SmallVector<Value> &states : newStates)

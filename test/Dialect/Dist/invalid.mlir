@@ -1577,3 +1577,23 @@ func.func private @f(tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x4,
 dist.mesh @mesh_2x4 [dp = 2, mp = 4]
 // expected-error@+1 {{'func.func' op argument 0: local dim 0 of 'tensor<3x16xf32>' is too small for its halo: a block needs at least 2 rows besides 4}}
 func.func private @f(tensor<3x16xf32> {dist.partitioned_as = #dist.sharding<@mesh_2x4, [{dp} halo [2, 2], {}]>})
+
+// -----
+
+// Tests that dist.input_from_param belongs on optimizer state.
+// expected-error@+1 {{'func.func' op argument 1: 'dist.input_from_param' must be a unit attribute on a float argument that is optimizer state ('dist.state_of'), got unit on 'tensor<8xf32>'}}
+func.func private @f(tensor<8xbf16> {dist.param}, tensor<8xf32> {dist.input_from_param})
+
+// -----
+
+// Tests that dist.round_partials is a unit attribute.
+func.func @f(%x: tensor<8xf32>) -> tensor<8xbf16> {
+  %e = tensor.empty() : tensor<8xbf16>
+  // expected-error@+1 {{'linalg.generic' op 'dist.round_partials' must be a unit attribute, got true}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%x : tensor<8xf32>) outs(%e : tensor<8xbf16>) attrs = {dist.round_partials = true} {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<8xbf16>
+  return %r : tensor<8xbf16>
+}

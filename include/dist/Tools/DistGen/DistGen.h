@@ -57,6 +57,23 @@ struct StepOptions {
   /// Annotations: the batch split over `dataAxis` and/or Megatron tensor
   /// parallelism over `modelAxis` (empty: not used).
   std::string dataAxis, modelAxis;
+  /// bf16/fp16 with master weights (DeepSpeed's and Apex O2's mixed
+  /// precision, ZeRO's accounting: 2 + 2 + K bytes per parameter): the
+  /// parameters are bf16/fp16 arguments and each has an f32 copy,
+  /// "<param>.master", as its first optimizer state (starting as a copy of
+  /// the parameter, `dist.input_from_param`); the gradients are marked in
+  /// bf16/fp16 (what data parallelism and sharding reduce), the optimizer
+  /// updates the master copy in f32 and the parameter is the update rounded.
+  /// The numbers are those of the default (f32 parameters cast at use).
+  bool masterWeights = false;
+  /// With master weights: each rank rounds its share of a gradient to the
+  /// compute type before the shares are reduced (`dist.round_partials` on
+  /// the rounding), so data parallelism and sharding reduce bf16/fp16 (half
+  /// the bytes, the ZeRO paper's fp16 reduction). Not bit-for-bit the
+  /// serial step: a sum of rounded shares differs from the rounded sum, and
+  /// Adam's first update turns a near-zero gradient's sign into a full step.
+  /// Off: the shares are reduced in f32 and rounded once (exact).
+  bool roundGradientPartials = false;
   /// Also return every gradient (after clipping), named "grad.<param>".
   bool returnGradients = false;
   /// The seed dist-run draws the initial weights and the batch with

@@ -357,6 +357,19 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
              << attr.getValue() << " on " << type;
     return success();
   }
+  if (attr.getName() == getInputFromParamAttrName()) {
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    if (!isa<UnitAttr>(attr.getValue()) || !func ||
+        !func.getArgAttr(argIndex, getStateOfAttrName()) ||
+        !isa<FloatType>(getElementTypeOrSelf(type)))
+      return op->emitOpError()
+             << "argument " << argIndex << ": '" << getInputFromParamAttrName()
+             << "' must be a unit attribute on a float argument that is "
+                "optimizer state ('"
+             << getStateOfAttrName() << "'), got " << attr.getValue()
+             << " on " << type;
+    return success();
+  }
   if (attr.getName() == getInputFillAttrName()) {
     if (!isa<FloatAttr>(attr.getValue()) ||
         !isa<FloatType>(getElementTypeOrSelf(type)))
@@ -474,6 +487,13 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                                   "this op has "
                                << op->getNumResults();
     return verifyTrainingMarking(op, attr, "its result");
+  }
+  if (attr.getName() == getRoundPartialsAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError() << "'" << getRoundPartialsAttrName()
+                               << "' must be a unit attribute, got "
+                               << attr.getValue();
+    return success();
   }
   if (attr.getName() == getInputSeedAttrName()) {
     auto seed = dyn_cast<IntegerAttr>(attr.getValue());

@@ -97,6 +97,15 @@ def Dist_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getInputNormalAttrName() {
       return "dist.input_normal";
     }
+    /// Name of the unit argument attribute on optimizer state
+    /// (`dist.state_of`): when test inputs are generated (dist-run, the
+    /// PyTorch checks), it starts as a copy of its parameter, converted to
+    /// its element type (the f32 master weights of a bf16 or fp16
+    /// parameter). Packed state (`dist.state_pool`) marks such members
+    /// `from_param`.
+    static constexpr ::llvm::StringLiteral getInputFromParamAttrName() {
+      return "dist.input_from_param";
+    }
     /// Name of the module attribute `<seed> : i64`: the seed dist-run draws
     /// test inputs with when its --seed is not given (dist-gen --seed).
     static constexpr ::llvm::StringLiteral getInputSeedAttrName() {
@@ -132,6 +141,15 @@ def Dist_Dialect : Dialect {
     /// (the seeds' op_role_var).
     static constexpr ::llvm::StringLiteral getGradOfAttrName() {
       return "dist.grad_of";
+    }
+    /// Name of the unit op attribute on a linalg op that converts a float
+    /// input to another float type (its body yields `arith.truncf` or
+    /// `arith.extf` of the input): partial sums flow through it, each rank
+    /// converting its own partial sum, so the reduction happens in the
+    /// result type (mixed precision's bf16/fp16 gradient reduction; without
+    /// it the partial sums are reduced before the conversion, exactly).
+    static constexpr ::llvm::StringLiteral getRoundPartialsAttrName() {
+      return "dist.round_partials";
     }
     /// Name of the argument attribute of a 2-D tensor argument that packs
     /// the optimizer state of parameters owned whole by single ranks
