@@ -52,8 +52,11 @@ void dist::buildAutoPartitionPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
-  // Phase 4 (optional): overlap. After cleanup, so that the waits sit before
-  // the first uses that remain.
+  // Phase 4 (optional): large reduce-scatters in chunks, then overlap. After
+  // cleanup, so that the waits sit before the first uses that remain.
+  if (options.chunkMB != 0) // a negative size is the pass's error to report
+    pm.addPass(createDistChunkCollectives(
+        DistChunkCollectivesOptions{static_cast<double>(options.chunkMB)}));
   if (options.asyncCollectives)
     pm.addPass(createDistMakeAsync());
   pm.addPass(createDistVerify(DistVerifyOptions{"partitioned", false}));

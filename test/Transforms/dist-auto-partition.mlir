@@ -1,5 +1,6 @@
 // RUN: dist-opt %s --dist-auto-partition -split-input-file | FileCheck %s
 // RUN: dist-opt %s --pass-pipeline='builtin.module(dist-auto-partition{import-shard=true cleanup=false})' -split-input-file | FileCheck %s --check-prefix=NOCLEAN
+// RUN: dist-opt %s --dist-auto-partition="chunk-mb=0.004 async-collectives=true" -split-input-file | FileCheck %s --check-prefix=CHUNKED
 
 // Tests the pipeline on a Megatron MLP written with upstream's shard dialect
 // (annotations of arguments in the body, as upstream's tests write them):
@@ -59,4 +60,33 @@ func.func @hybrid(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh_2x2
   %g0 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<32x4xf32>) -> tensor<32x4xf32>
   %dw2 = linalg.matmul ins(%ht, %dy : tensor<32x8xf32>, tensor<8x4xf32>) outs(%g0 : tensor<32x4xf32>) -> tensor<32x4xf32>
   return %o, %dw2 : tensor<8x4xf32>, tensor<32x4xf32>
+}
+
+// -----
+
+// Tests the optional steps after cleanup: a weight gradient's reduce-scatter
+// (an 8 KB input) in chunks of at most 4 KB (chunk-mb), each chunk started
+// async where its matmul is and waited for where the chunks are put
+// together (async-collectives). The default pipeline makes one blocking
+// reduce-scatter.
+// CHECK-LABEL: func.func @weight_gradient
+// CHECK-COUNT-1: dist.reduce_scatter %{{.*}} : tensor<64x32xf32> -> tensor<16x32xf32>
+// CHECK-NOT: dist.reduce_scatter
+// CHUNKED-LABEL: func.func @weight_gradient
+// CHUNKED: linalg.matmul {{.*}} outs(%{{.*}} : tensor<64x16xf32>)
+// CHUNKED-NEXT: %[[R0:.*]], %[[T0:.*]] = dist.reduce_scatter async {{.*}} : tensor<64x16xf32> -> tensor<16x16xf32>
+// CHUNKED: linalg.matmul {{.*}} outs(%{{.*}} : tensor<64x16xf32>)
+// CHUNKED-NEXT: %[[R1:.*]], %[[T1:.*]] = dist.reduce_scatter async {{.*}} : tensor<64x16xf32> -> tensor<16x16xf32>
+// CHUNKED: dist.wait %[[T0]], %[[R0]]
+// CHUNKED: dist.wait %[[T1]], %[[R1]]
+dist.mesh @mesh [dp = 4]
+func.func @weight_gradient(%x: tensor<16x64xf32> {dist.sharding = #dist.sharding<@mesh, [{dp}, {}]>}, %dy: tensor<16x32xf32> {dist.sharding = #dist.sharding<@mesh, [{dp}, {}]>}) -> (tensor<64x32xf32> {dist.sharding = #dist.sharding<@mesh, [{dp}, {}]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x16xf32>
+  %xt = linalg.transpose ins(%x : tensor<16x64xf32>) outs(%e : tensor<64x16xf32>) permutation = [1, 0]
+  %e1 = tensor.empty() : tensor<64x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %g = linalg.matmul ins(%xt, %dy : tensor<64x16xf32>, tensor<16x32xf32>) outs(%z : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %s = dist.annotate %g as <@mesh, [{dp}, {}]> : tensor<64x32xf32>
+  return %s : tensor<64x32xf32>
 }

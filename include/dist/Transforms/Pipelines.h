@@ -18,6 +18,11 @@ struct AutoPartitionOptions : public PassPipelineOptions<AutoPartitionOptions> {
       *this, "cleanup",
       llvm::cl::desc("Canonicalize and CSE the partitioned program"),
       llvm::cl::init(true)};
+  PassOptions::Option<double> chunkMB{
+      *this, "chunk-mb",
+      llvm::cl::desc("Make and reduce-scatter inputs larger than this many MB "
+                     "in chunks (dist-chunk-collectives{max-mb}); 0: off"),
+      llvm::cl::init(0.0)};
   PassOptions::Option<bool> asyncCollectives{
       *this, "async-collectives",
       llvm::cl::desc("Start every collective async and wait at the first use "
@@ -26,8 +31,8 @@ struct AutoPartitionOptions : public PassPipelineOptions<AutoPartitionOptions> {
 };
 
 /// import (upstream shard -> dist), verify the global program, propagate,
-/// partition, cleanup, make collectives async (optional), verify the per-rank
-/// program.
+/// partition, cleanup, chunk large reduce-scatters (optional), make
+/// collectives async (optional), verify the per-rank program.
 void buildAutoPartitionPipeline(OpPassManager &pm,
                                 const AutoPartitionOptions &options);
 
