@@ -988,6 +988,43 @@ def DistChunkCollectives
                            "::mlir::tensor::TensorDialect"];
 }
 
+def DistHoistUpdates : Pass<"dist-hoist-updates", "::mlir::ModuleOp"> {
+  let summary = "Moves each optimizer update up to where its gradient is "
+                "ready, so that the gradient dies there";
+  let description = [{
+    A training step runs forward, backward, then the optimizer: every
+    gradient lives from the op that makes it to the end of the step. This
+    pass moves the optimizer's ops (`dist.role` optimizer and lr_sched, and
+    unmarked ops free of memory effects such as the owners' rank tests; a
+    collective among them moves too, alike on every rank) each to just after
+    the last op it needs: the ops that define the values it uses (also inside
+    its regions) and every earlier op that reads a function argument it
+    reads, so that an update still follows the other reads of the parameter
+    and state it updates and can be made in place. Forward and backward ops
+    stay where they are. Each parameter's update then runs as soon as its
+    gradient (reduced, reduce-scattered or reduced to its owner) and the
+    other reads of the parameter are done, and its gradient is freed there:
+    PyTorch's optimizer in backward (post-accumulate-grad hooks), as a
+    reordering. What needs every gradient (global-norm clipping, fp16's
+    found-inf check) still waits for all of them. Only the order of ops
+    changes, so the step computes what it did.
+
+    The cost: an update needs its reduced gradient, so with
+    `dist-make-async` the wait of its collective comes right away instead of
+    at the end of backward. Run it on the per-rank program, before
+    `dist-make-async`.
+
+    Before (w's update after an unrelated backward op):
+    ```mlir
+    %g = dist.all_reduce %gw on @mesh [dp] sum {dist.role = #dist.role<backward>} : tensor<8xf32>
+    %dx = arith.mulf %y, %y {dist.role = #dist.role<backward>} : tensor<8xf32>
+    %w2 = arith.subf %w, %g {dist.role = #dist.role<optimizer>} : tensor<8xf32>
+    ```
+    After: `%w2` right after `%g`, before `%dx`.
+  }];
+  let dependentDialects = ["::mlir::dist::DistDialect"];
+}
+
 def DistSchedule : Pass<"dist-schedule", "::mlir::ModuleOp"> {
   let summary = "Starts async collectives early and waits late, to overlap them with compute";
   let description = [{
