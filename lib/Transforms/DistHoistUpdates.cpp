@@ -46,8 +46,10 @@ static bool isMovable(Operation *op) {
   if (role && !optimizer)
     return false;
   WalkResult walk = op->walk([&](Operation *nested) {
-    if (isa<CollectiveOpInterface>(nested))
-      return optimizer ? WalkResult::advance() : WalkResult::interrupt();
+    // A collective on buffers reads and writes memory: it stays.
+    if (auto collective = dyn_cast<CollectiveOpInterface>(nested))
+      return optimizer && !collective.isBufferForm() ? WalkResult::advance()
+                                                     : WalkResult::interrupt();
     // Ops with regions report their nested ops' effects through the walk.
     if (isMemoryEffectFree(nested) ||
         nested->hasTrait<OpTrait::IsTerminator>() ||

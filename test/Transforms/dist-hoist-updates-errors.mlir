@@ -16,3 +16,17 @@ func.func @effects(%w: tensor<8xf32> {dist.param}, %x: tensor<8xf32>, %m: memref
   %n = arith.subf %w, %dx {dist.role = #dist.role<optimizer>} : tensor<8xf32>
   return %n, %dx : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// Tests that an optimizer collective on buffers (after bufferization) stays:
+// it reads and writes memory.
+// CHECK-LABEL: func.func @buffers
+// CHECK: arith.mulf
+// CHECK-NEXT: dist.buffer.all_reduce
+dist.mesh @mesh_2 [dp = 2]
+func.func @buffers(%x: tensor<8xf32>, %b: memref<8xf32>) -> tensor<8xf32> {
+  %dx = arith.mulf %x, %x {dist.role = #dist.role<backward>} : tensor<8xf32>
+  dist.buffer.all_reduce %b on @mesh_2 [dp] sum {dist.role = #dist.role<optimizer>} : memref<8xf32>
+  return %dx : tensor<8xf32>
+}
