@@ -162,19 +162,6 @@ static LogicalResult fuseInitProducers(OpBuilder &b, Operation *tiled,
   return success();
 }
 
-/// The op of `op`'s block before which its result is first used, else the
-/// terminator.
-static Operation *findFirstUser(Operation *op) {
-  Block *block = op->getBlock();
-  Operation *first = nullptr;
-  for (Operation *user : op->getUsers()) {
-    Operation *ancestor = block->findAncestorOpInBlock(*user);
-    if (ancestor && (!first || ancestor->isBeforeInBlock(first)))
-      first = ancestor;
-  }
-  return first ? first : block->getTerminator();
-}
-
 /// Tiles of `candidate`'s producer along `dim` and the collective of each;
 /// null values when the producer cannot be tiled so (nothing is left made).
 static SmallVector<Value> makeChunks(const Candidate &candidate, int64_t dim,
@@ -249,7 +236,9 @@ void DistChunkCollectivesPass::runOnOperation() {
         continue;
       // The chunks' outputs come together where the output is first used,
       // so that each chunk's wait (dist-make-async) can go there too.
-      rewriter.setInsertionPoint(findFirstUser(op));
+      Operation *firstUser = findFirstUserInBlock(op);
+      rewriter.setInsertionPoint(firstUser ? firstUser
+                                           : op->getBlock()->getTerminator());
       auto outType = cast<RankedTensorType>(op->getResult(0).getType());
       Value whole = tensor::EmptyOp::create(rewriter, op->getLoc(),
                                             outType.getShape(),
@@ -268,26 +257,14 @@ void DistChunkCollectivesPass::runOnOperation() {
                                               whole, offsets, sizes, strides);
       }
       rewriter.replaceOp(op, whole);
-      // The producer and the inits made per chunk are dead now.
-      SmallVector<Operation *> dead{candidate.producer};
-      while (!dead.empty()) {
-        Operation *next = dead.pop_back_val();
-        if (!isOpTriviallyDead(next))
-          continue;
-        SmallVector<Operation *> operandOps;
-        for (Value operand : next->getOperands())
-          if (Operation *def = operand.getDefiningOp())
-            operandOps.push_back(def);
-        rewriter.eraseOp(next);
-        llvm::append_range(dead, operandOps);
-      }
       ++numChunked;
       numChunks += chunks;
       break;
     }
   }
 
-  // Slices of empty tensors (the per-chunk inits) become smaller empties.
+  // Slices of empty tensors (the per-chunk inits) become smaller empties;
+  // the whole producers and inits, now dead, go.
   RewritePatternSet patterns(&getContext());
   tensor::populateFoldTensorEmptyPatterns(patterns);
   if (failed(applyPatternsGreedily(module, std::move(patterns))))

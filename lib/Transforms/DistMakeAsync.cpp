@@ -2,6 +2,7 @@
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Transforms/Passes.h"
+#include "LoweringUtils.h"
 
 #include "mlir/IR/PatternMatch.h"
 
@@ -35,15 +36,8 @@ struct DistMakeAsyncPass
 /// The op of `op`'s block before which its wait goes: the first op that uses
 /// a result (directly or inside its regions), else the terminator.
 static Operation *findFirstUse(Operation *op) {
-  Block *block = op->getBlock();
-  Operation *first = nullptr;
-  for (Value result : op->getResults())
-    for (Operation *user : result.getUsers()) {
-      Operation *ancestor = block->findAncestorOpInBlock(*user);
-      if (ancestor && (!first || ancestor->isBeforeInBlock(first)))
-        first = ancestor;
-    }
-  return first ? first : block->getTerminator();
+  Operation *first = findFirstUserInBlock(op);
+  return first ? first : op->getBlock()->getTerminator();
 }
 
 /// `op` again, with a `!dist.token` result.

@@ -10,6 +10,7 @@
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Transforms/Passes.h"
+#include "LoweringUtils.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -75,14 +76,8 @@ static bool isBarrier(Operation *op) {
 /// The op of `block` before which `wait` goes: the first op that uses one
 /// of its results (directly or in its regions), else the terminator.
 static Operation *firstUseOf(WaitOp wait) {
-  Block *block = wait->getBlock();
-  Operation *first = nullptr;
-  for (Value result : wait->getResults())
-    for (Operation *user : result.getUsers())
-      if (Operation *ancestor = block->findAncestorOpInBlock(*user))
-        if (!first || ancestor->isBeforeInBlock(first))
-          first = ancestor;
-  return first ? first : block->getTerminator();
+  Operation *first = findFirstUserInBlock(wait);
+  return first ? first : wait->getBlock()->getTerminator();
 }
 
 void DistSchedulePass::scheduleBlock(Block &block) {

@@ -142,17 +142,6 @@ static SmallVector<AnnotateOp> pinsOf(Value gradient) {
   }
 }
 
-/// The first op of `op`'s block that uses (or holds a use of) its result.
-static Operation *firstUserInBlock(Operation *op) {
-  Block *block = op->getBlock();
-  Operation *first = nullptr;
-  for (Operation *user : op->getResult(0).getUsers())
-    if (Operation *top = block->findAncestorOpInBlock(*user);
-        top && (!first || top->isBeforeInBlock(first)))
-      first = top;
-  return first;
-}
-
 /// Whether `type` is a tensor of the shape of tensor type `like`.
 static bool isShapedLike(Type type, Type like) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -324,7 +313,7 @@ LogicalResult DistShardingPass::runOnStep(func::FuncOp func, MeshOp mesh) {
     for (AnnotateOp pin : pins)
       pin.setShardingAttr(p.sharded);
     if (stage == 1 && !pins.empty())
-      if (Operation *first = firstUserInBlock(pins.back()))
+      if (Operation *first = findFirstUserInBlock(pins.back()))
         for (AnnotateOp pin : pins)
           pin->moveBefore(first);
     // The update runs on this rank's block only: its value is pinned split

@@ -123,3 +123,13 @@ dist::getBucketPlacement(CollectiveOpInterface op) {
     return std::nullopt;
   return placement;
 }
+
+Operation *dist::findFirstUserInBlock(Operation *op) {
+  Block *block = op->getBlock();
+  Operation *first = nullptr;
+  for (Operation *user : op->getUsers())
+    if (Operation *top = block->findAncestorOpInBlock(*user);
+        top && (!first || top->isBeforeInBlock(first)))
+      first = top;
+  return first;
+}

@@ -50,6 +50,10 @@ std::optional<int64_t> getStaticBytes(Type type);
 /// The buffer `value` is a view of (through view-like ops), or `value`.
 Value getRootBuffer(Value value);
 
+/// The first op of `op`'s block that uses one of its results, directly or
+/// inside its regions; null when none does.
+Operation *findFirstUserInBlock(Operation *op);
+
 /// The byte offset of each member's slot in a bucket of static buffers, in
 /// operand order, then the bucket's size.
 SmallVector<int64_t> getBucketSlotOffsets(ValueRange members);

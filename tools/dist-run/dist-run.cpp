@@ -365,6 +365,18 @@ static int runWorker(MLIRContext &context) {
 // Driver
 //===----------------------------------------------------------------------===//
 
+/// The first element and the element count of a packed-state member
+/// (`dist.state_pool`) in its row-major pool of `columns` columns.
+static std::pair<int64_t, int64_t> getPoolMemberExtent(DictionaryAttr member,
+                                                       int64_t columns) {
+  int64_t begin = member.getAs<IntegerAttr>("owner").getInt() * columns +
+                  member.getAs<IntegerAttr>("offset").getInt();
+  int64_t count = 1;
+  for (int64_t size : member.getAs<DenseI64ArrayAttr>("shape").asArrayRef())
+    count *= size;
+  return {begin, count};
+}
+
 /// The input of argument `i` of `entry`, of global type `type`: from
 /// `file` (one value, or one per step), `dist.input_fill`, or seeded random
 /// values (in `dist.input_range` for integers).
@@ -402,11 +414,7 @@ static LogicalResult generateInput(func::FuncOp entry, unsigned i, Type type,
       tensor.set(e, 0.0);
     for (Attribute entry : pool) {
       auto member = cast<DictionaryAttr>(entry);
-      int64_t begin = member.getAs<IntegerAttr>("owner").getInt() * columns +
-                      member.getAs<IntegerAttr>("offset").getInt();
-      int64_t count = 1;
-      for (int64_t size : member.getAs<DenseI64ArrayAttr>("shape").asArrayRef())
-        count *= size;
+      auto [begin, count] = getPoolMemberExtent(member, columns);
       auto fill = member.getAs<FloatAttr>("fill");
       auto normal = member.getAs<FloatAttr>("normal");
       std::normal_distribution<double> drawNormal(
@@ -513,11 +521,7 @@ copyParamsIntoState(func::FuncOp entry,
         return failure();
       }
       int64_t columns = state.shape().back();
-      int64_t begin = member.getAs<IntegerAttr>("owner").getInt() * columns +
-                      member.getAs<IntegerAttr>("offset").getInt();
-      int64_t count = 1;
-      for (int64_t size : member.getAs<DenseI64ArrayAttr>("shape").asArrayRef())
-        count *= size;
+      auto [begin, count] = getPoolMemberExtent(member, columns);
       if (failed(copyParam(entry, *p, inputs[*p].front(), state, begin, count,
                            i)))
         return failure();
