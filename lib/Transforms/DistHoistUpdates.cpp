@@ -46,10 +46,8 @@ static bool isMovable(Operation *op) {
   if (role && !optimizer)
     return false;
   WalkResult walk = op->walk([&](Operation *nested) {
-    // A collective on buffers reads and writes memory: it stays.
-    if (auto collective = dyn_cast<CollectiveOpInterface>(nested))
-      return optimizer && !collective.isBufferForm() ? WalkResult::advance()
-                                                     : WalkResult::interrupt();
+    if (isa<CollectiveOpInterface>(nested))
+      return optimizer ? WalkResult::advance() : WalkResult::interrupt();
     // Ops with regions report their nested ops' effects through the walk.
     if (isMemoryEffectFree(nested) ||
         nested->hasTrait<OpTrait::IsTerminator>() ||
@@ -151,6 +149,16 @@ static void hoistIn(Block &block) {
 }
 
 void DistHoistUpdatesPass::runOnOperation() {
+  // On buffers, moving an op would reorder reads and writes of memory.
+  WalkResult onBuffers = getOperation().walk([&](CollectiveOpInterface op) {
+    if (!op.isBufferForm())
+      return WalkResult::advance();
+    op.emitOpError() << "is a collective on buffers; dist-hoist-updates works "
+                        "on tensors (run it before bufferization)";
+    return WalkResult::interrupt();
+  });
+  if (onBuffers.wasInterrupted())
+    return signalPassFailure();
   getOperation().walk([&](func::FuncOp func) {
     if (!func.isExternal())
       hoistIn(func.getBody().front());
