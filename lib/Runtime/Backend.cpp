@@ -71,3 +71,50 @@ void Backend::run(const Collective &c) {
                     c.dtype, c.what);
   }
 }
+
+//===----------------------------------------------------------------------===//
+// Staged reductions
+//===----------------------------------------------------------------------===//
+
+bool distrt::isReducing(CollectiveKind kind) {
+  return kind == CollectiveKind::AllReduce || kind == CollectiveKind::Reduce ||
+         kind == CollectiveKind::ReduceScatter;
+}
+
+Collective distrt::stage(const Collective &user, Staging &staging) {
+  Collective sent = user;
+  staging.divide = staging.narrowBack = false;
+  if (!isReducing(user.kind))
+    return sent;
+  if (user.reduction == DIST_AVG) {
+    staging.divide = true;
+    sent.reduction = DIST_SUM;
+  }
+  if (!needsWidening(user.dtype, user.reduction))
+    return sent;
+  staging.narrowBack = true;
+  sent.dtype = widenedType(user.dtype);
+  int64_t wideSize = elementSize(sent.dtype);
+  staging.wideOut.resize(user.count * wideSize);
+  sent.output = staging.wideOut.data();
+  if (user.kind == CollectiveKind::ReduceScatter) {
+    int64_t total = user.count * user.comm->size();
+    staging.wideIn.resize(total * wideSize);
+    widen(user.input, staging.wideIn.data(), total, user.dtype);
+    sent.input = staging.wideIn.data();
+  } else {
+    widen(user.output, staging.wideOut.data(), user.count, user.dtype);
+    sent.input = sent.output;
+  }
+  return sent;
+}
+
+void distrt::finish(const Collective &user, const Collective &sent,
+                    const Staging &staging) {
+  if (user.kind == CollectiveKind::Reduce && user.comm->rank() != user.root)
+    return; // the other ranks keep their input
+  if (staging.divide)
+    divideBy(sent.output, sent.count, sent.dtype, user.comm->size());
+  if (staging.narrowBack)
+    narrow(sent.output, user.output, user.count, user.dtype);
+}

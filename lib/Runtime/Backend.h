@@ -85,6 +85,7 @@ public:
   virtual const char *name() const = 0;
   virtual void init(int *argc, char ***argv) = 0;
   virtual void finalize() = 0;
+  /// The rank in the world; -1 until `init` knows it (errors on the way).
   virtual int worldRank() const = 0;
   virtual int worldSize() const = 0;
   /// Ends every process of the job (after an error was reported).
@@ -97,6 +98,10 @@ public:
   virtual std::unique_ptr<Communicator> split(int64_t color, int64_t key) = 0;
   /// Whether the collectives take streams (a CPU backend takes only null).
   virtual bool usesStreams() const { return false; }
+  /// Whether the buffers are device memory the core must not touch (a GPU
+  /// backend): the backend then gets every collective as called (averages,
+  /// 16-bit floats, a send_recv to itself) and stages what it must itself.
+  virtual bool buffersOnDevice() const { return false; }
 
   // Blocking collectives without a stream: the fast path of the C calls, one
   // virtual call each. Counts are elements (of one block, for the collectives
@@ -133,6 +138,28 @@ public:
   /// Starts `c` and returns its work, or null when it completed in the call.
   virtual std::unique_ptr<Work> start(const Collective &c) = 0;
 };
+
+bool isReducing(CollectiveKind kind);
+
+/// Reductions a CPU backend gets staged: averages and widened reductions.
+inline bool needsStaging(dist_dtype_t dtype, dist_reduction_t reduction) {
+  return reduction == DIST_AVG || needsWidening(dtype, reduction);
+}
+
+/// A reduction the backend runs on other buffers than the caller's (a wide
+/// copy), or whose result is finished afterwards (an average's division).
+struct Staging {
+  std::vector<char> wideIn, wideOut;
+  bool divide = false, narrowBack = false;
+};
+
+/// What a backend runs for `user` (on host buffers): averages become sums,
+/// widened reductions run on copies in `staging`.
+Collective stage(const Collective &user, Staging &staging);
+
+/// Divides and narrows the result of `sent` into the caller's buffer.
+void finish(const Collective &user, const Collective &sent,
+            const Staging &staging);
 
 /// Creates a backend: registered with its name and priority.
 using BackendFactory = std::unique_ptr<Backend> (*)();

@@ -3,19 +3,16 @@
 // dist-lower-to-nvvm's host code calls the `mgpu*` functions of MLIR's GPU
 // lowering (module load, kernel launch, memory, streams, events). Debian
 // ships no MLIR CUDA runtime library, so dist provides them over the CUDA
-// driver API. The driver (libcuda.so.1) is opened on first use, never linked:
-// the library loads on machines without a driver, and a GPU program run
-// there stops with a message instead of failing to load.
-//
-// Each rank uses one device: DIST_CUDA_DEVICE if set, else its local rank
-// (OMPI_COMM_WORLD_LOCAL_RANK) modulo the devices present, else device 0.
-// A failing driver call prints the call, the driver's error and the rank,
-// and exits.
+// driver API (CudaDriver.h: opened on first use, never linked, so the library
+// loads on machines without a driver, and a GPU program run there stops with
+// a message instead of failing to load; one device per rank). A failing
+// driver call prints the call, the driver's error and the rank, and exits.
 //
 //===----------------------------------------------------------------------===//
 
+#include "CudaDriver.h"
+
 #include <cublas_v2.h>
-#include <cuda.h>
 
 #include <dlfcn.h>
 
@@ -23,30 +20,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 
 #define DIST_STRINGIFY(x) #x
 #define DIST_SYMBOL(x) DIST_STRINGIFY(x)
 
 namespace {
-
-/// The driver entry points, resolved by their versioned names (cuda.h maps
-/// cuMemAlloc to cuMemAlloc_v2, and so on).
-struct Driver {
-#define DIST_DRIVER_FUNCTION(name) decltype(&::name) name = nullptr;
-#define DIST_DRIVER_FUNCTIONS(X)                                               \
-  X(cuInit) X(cuGetErrorName) X(cuDeviceGetCount) X(cuDeviceGet)               \
-  X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuModuleLoadData)          \
-  X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)                   \
-  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                  \
-  X(cuStreamWaitEvent) X(cuEventCreate) X(cuEventDestroy)                      \
-  X(cuEventSynchronize) X(cuEventRecord) X(cuMemAlloc) X(cuMemAllocManaged)    \
-  X(cuMemFree) X(cuMemcpyAsync) X(cuMemsetD32Async) X(cuMemsetD16Async)      \
-  X(cuCtxSynchronize)
-  DIST_DRIVER_FUNCTIONS(DIST_DRIVER_FUNCTION)
-#undef DIST_DRIVER_FUNCTION
-  CUcontext context = nullptr;
-  int device = -1;
-};
 
 const char *rankText() {
   const char *rank = std::getenv("OMPI_COMM_WORLD_RANK");
@@ -62,60 +41,20 @@ const char *rankText() {
 
 int defaultDevice = -1;
 
-Driver &driver();
+/// The driver (CudaDriver.h), the calling thread in the device's context.
+distcuda::Driver &driver() {
+  std::string error;
+  distcuda::Driver *loaded = distcuda::loadDriver(defaultDevice, error);
+  if (!loaded)
+    fail(error.c_str(), nullptr);
+  return *loaded;
+}
 
 /// Checks the result of driver call `call`.
 void check(CUresult result, const char *call) {
   if (result == CUDA_SUCCESS)
     return;
-  const char *name = nullptr;
-  if (driver().cuGetErrorName)
-    driver().cuGetErrorName(result, &name);
-  char text[256];
-  std::snprintf(text, sizeof(text), "%s failed: %s (device %d)", call,
-                name ? name : "unknown error", driver().device);
-  fail(text, nullptr);
-}
-
-Driver &driver() {
-  static Driver instance;
-  static std::once_flag loaded;
-  std::call_once(loaded, [] {
-    void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
-    if (!library)
-      fail("cannot load the CUDA driver (GPU programs need an NVIDIA driver "
-           "and a GPU): ",
-           dlerror());
-#define DIST_RESOLVE(name)                                                     \
-  instance.name = reinterpret_cast<decltype(instance.name)>(                   \
-      dlsym(library, DIST_SYMBOL(name)));                                      \
-  if (!instance.name)                                                          \
-    fail("the CUDA driver lacks ", DIST_SYMBOL(name));
-    DIST_DRIVER_FUNCTIONS(DIST_RESOLVE)
-#undef DIST_RESOLVE
-    check(instance.cuInit(0), "cuInit");
-    int count = 0;
-    check(instance.cuDeviceGetCount(&count), "cuDeviceGetCount");
-    if (count == 0)
-      fail("no CUDA device is present", nullptr);
-    int device = defaultDevice;
-    if (device < 0) {
-      if (const char *chosen = std::getenv("DIST_CUDA_DEVICE"))
-        device = std::atoi(chosen);
-      else if (const char *local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK"))
-        device = std::atoi(local) % count;
-      else
-        device = 0;
-    }
-    instance.device = device;
-    CUdevice handle;
-    check(instance.cuDeviceGet(&handle, device), "cuDeviceGet");
-    check(instance.cuDevicePrimaryCtxRetain(&instance.context, handle),
-          "cuDevicePrimaryCtxRetain");
-  });
-  // The calling thread works in the device's primary context.
-  check(instance.cuCtxSetCurrent(instance.context), "cuCtxSetCurrent");
-  return instance;
+  fail(distcuda::describeFailure(driver(), result, call).c_str(), nullptr);
 }
 
 CUstream asStream(void *stream) { return reinterpret_cast<CUstream>(stream); }

@@ -370,7 +370,7 @@ private:
 
   static constexpr int kNumUserOps = 12;
   Watchdog watchdog;
-  int rank = 0, size = 1;
+  int rank = -1, size = 1; // -1 until MPI_Init (errors before it)
   bool ownsMPI = false;
   MPI_Op ops[kNumDtypes][kNumReductions];
   MPI_Op createdOps[kNumUserOps];

@@ -343,7 +343,8 @@ namespace {
 class CoreFatalHandler : public FatalHandler {
 public:
   int rank() override {
-    return backendInstance && initialized ? backendInstance->worldRank() : -1;
+    // A backend knows its rank once its start-up got that far (-1 before).
+    return backendInstance ? backendInstance->worldRank() : -1;
   }
   const char *backendName() override {
     return backendInstance ? backendInstance->name() : "no";
@@ -481,16 +482,6 @@ inline void checkPartners(const Communicator &comm, int64_t target,
            (long long)source);
 }
 
-/// Reductions that need the core: averages and widened reductions.
-inline bool needsStaging(dist_dtype_t dtype, dist_reduction_t reduction) {
-  return reduction == DIST_AVG || needsWidening(dtype, reduction);
-}
-
-bool isReducing(CollectiveKind kind) {
-  return kind == CollectiveKind::AllReduce || kind == CollectiveKind::Reduce ||
-         kind == CollectiveKind::ReduceScatter;
-}
-
 /// The checks the fast path does not make: streams and i1 averages.
 void checkRare(const Collective &c) {
   if (c.stream && !backendInstance->usesStreams())
@@ -523,59 +514,23 @@ void checkAll(const Collective &c) {
 
 namespace {
 
-/// A reduction the backend runs on other buffers than the caller's (a wide
-/// copy), or whose result the core finishes (an average's division).
-struct Staging {
-  std::vector<char> wideIn, wideOut;
-  bool divide = false, narrowBack = false;
-};
-
-/// What the backend runs for `user`: averages become sums, widened
-/// reductions run on copies in `staging`.
-Collective stage(const Collective &user, Staging &staging) {
-  Collective sent = user;
-  staging.divide = staging.narrowBack = false;
-  if (!isReducing(user.kind))
-    return sent;
-  if (user.reduction == DIST_AVG) {
-    staging.divide = true;
-    sent.reduction = DIST_SUM;
-  }
-  if (!needsWidening(user.dtype, user.reduction))
-    return sent;
-  staging.narrowBack = true;
-  sent.dtype = widenedType(user.dtype);
-  int64_t wideSize = elementSize(sent.dtype);
-  staging.wideOut.resize(user.count * wideSize);
-  sent.output = staging.wideOut.data();
-  if (user.kind == CollectiveKind::ReduceScatter) {
-    int64_t total = user.count * user.comm->size();
-    staging.wideIn.resize(total * wideSize);
-    widen(user.input, staging.wideIn.data(), total, user.dtype);
-    sent.input = staging.wideIn.data();
-  } else {
-    widen(user.output, staging.wideOut.data(), user.count, user.dtype);
-    sent.input = sent.output;
-  }
-  return sent;
-}
-
-/// Divides and narrows the result of `sent` into the caller's buffer.
-void finish(const Collective &user, const Collective &sent,
-            const Staging &staging) {
-  if (user.kind == CollectiveKind::Reduce && user.comm->rank() != user.root)
-    return; // the other ranks keep their input
-  if (staging.divide)
-    divideBy(sent.output, sent.count, sent.dtype, user.comm->size());
-  if (staging.narrowBack)
-    narrow(sent.output, user.output, user.count, user.dtype);
-}
-
 /// A send_recv with the caller itself as its partners is a local copy
 /// (input and output may alias, which the backends' calls forbid).
+/// (A backend on device buffers copies those itself: the core touches no
+/// device memory.)
 bool isSelfExchange(const Collective &c) {
   return c.kind == CollectiveKind::SendRecv && c.root >= 0 &&
-         c.root == c.comm->rank();
+         c.root == c.comm->rank() && !backendInstance->buffersOnDevice();
+}
+
+/// What the backend runs for `user`: the staged reduction, unless the
+/// backend's buffers are on a device (it then stages what it must itself).
+Collective prepare(const Collective &user, Staging &staging) {
+  if (backendInstance->buffersOnDevice()) {
+    staging.divide = staging.narrowBack = false;
+    return user;
+  }
+  return stage(user, staging);
 }
 
 TraceEvent eventFor(TraceEvent::Kind kind, const Collective &c, int64_t begin) {
@@ -652,7 +607,7 @@ dist_request_t *startCollective(const Collective &user) {
   }
   request->id = ++lastRequestId;
   request->user = user;
-  request->sent = stage(user, request->staging);
+  request->sent = prepare(user, request->staging);
   if (isSelfExchange(user))
     std::memmove(user.output, user.input, user.count * elementSize(user.dtype));
   else
@@ -885,7 +840,7 @@ int64_t dist_dtype_size(dist_dtype_t dtype) {
     std::memmove(user.output, user.input, user.count * elementSize(user.dtype));
   } else if (isReducing(user.kind) && needsStaging(user.dtype, user.reduction)) {
     Staging staging;
-    Collective sent = stage(user, staging);
+    Collective sent = prepare(user, staging);
     backendInstance->run(sent);
     finish(user, sent, staging);
   } else {

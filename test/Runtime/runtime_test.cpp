@@ -23,10 +23,17 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
+
+#ifdef DIST_TEST_HAVE_CUDA
+// libdist_cuda_runtime.so: managed memory (the driver is opened on first use).
+extern "C" void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared);
+extern "C" void mgpuMemFree(void *pointer, void *stream);
+#endif
 
 namespace {
 
@@ -84,13 +91,41 @@ bool isInt(dist_dtype_t d) {
          d == DIST_I1;
 }
 
+/// DIST_TEST_DEVICE_MEMORY=1: every buffer the runtime sees is CUDA managed
+/// memory (for a backend on device buffers: nccl), which the test reads and
+/// writes from the host while no collective uses it.
+bool deviceMemory = false;
+
+char *allocate(size_t bytes) {
+#ifdef DIST_TEST_HAVE_CUDA
+  if (deviceMemory)
+    return static_cast<char *>(mgpuMemAlloc(bytes, nullptr, /*shared=*/true));
+#endif
+  return static_cast<char *>(std::calloc(bytes ? bytes : 1, 1));
+}
+
+void release(char *pointer) {
+#ifdef DIST_TEST_HAVE_CUDA
+  if (deviceMemory)
+    return mgpuMemFree(pointer, nullptr);
+#endif
+  std::free(pointer);
+}
+
 struct Buffer {
   dist_dtype_t dtype;
-  std::vector<char> bytes;
+  size_t size;
+  char *bytes;
   Buffer(dist_dtype_t dtype, int64_t count)
-      : dtype(dtype), bytes(count * dist_dtype_size(dtype)) {}
+      : dtype(dtype), size(count * dist_dtype_size(dtype)),
+        bytes(allocate(size)) {
+    std::memset(bytes, 0, size);
+  }
+  ~Buffer() { release(bytes); }
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
   void set(int64_t i, double v) {
-    char *p = bytes.data();
+    char *p = bytes;
     switch (dtype) {
     case DIST_F32: ((float *)p)[i] = (float)v; break;
     case DIST_F64: ((double *)p)[i] = v; break;
@@ -104,7 +139,7 @@ struct Buffer {
     }
   }
   double get(int64_t i) const {
-    const char *p = bytes.data();
+    const char *p = bytes;
     switch (dtype) {
     case DIST_F32: return ((const float *)p)[i];
     case DIST_F64: return ((const double *)p)[i];
@@ -118,7 +153,7 @@ struct Buffer {
     }
     return 0;
   }
-  void *data() { return bytes.data(); }
+  void *data() { return bytes; }
 };
 
 /// Rank `rank`'s input element `i`: distinct for every rank (11 * rank mod
@@ -562,8 +597,12 @@ void runForTrace(const meshmath::Shape &mesh) {
   dist_group_t *g1 = dist_get_group(mesh.data(), (int32_t)mesh.size(), axes, 1, 1);
   int64_t g = dist_group_size(g0), me = dist_group_index(g0);
   const int64_t n = 16;
-  std::vector<float> a(g * n, 1.0f), b(g * n, 0.0f), c(g * n, 1.0f),
-      d(g * n, 0.0f);
+  Buffer a(DIST_F32, g * n), b(DIST_F32, g * n), c(DIST_F32, g * n),
+      d(DIST_F32, g * n);
+  for (int64_t i = 0; i < g * n; ++i) {
+    a.set(i, 1.0);
+    c.set(i, 1.0);
+  }
   for (int started = 0; started < 2; ++started) {
     dist_group_t *grp = started ? g1 : g0;
     std::vector<std::function<dist_request_t *()>> calls = {
@@ -608,6 +647,15 @@ void runForTrace(const meshmath::Shape &mesh) {
 } // namespace
 
 int main(int argc, char **argv) {
+  if (const char *device = std::getenv("DIST_TEST_DEVICE_MEMORY"))
+    deviceMemory = std::strcmp(device, "1") == 0;
+#ifndef DIST_TEST_HAVE_CUDA
+  if (deviceMemory) {
+    std::fprintf(stderr, "DIST_TEST_DEVICE_MEMORY=1 needs a build with the "
+                         "CUDA toolkit\n");
+    return 2;
+  }
+#endif
   dist_init(&argc, &argv);
   worldRank = dist_world_rank();
   int size = dist_world_size();

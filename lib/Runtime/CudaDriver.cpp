@@ -1,0 +1,90 @@
+//===- CudaDriver.cpp - The CUDA driver, opened at run time ---------------===//
+
+#include "CudaDriver.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+
+#define DIST_STRINGIFY(x) #x
+#define DIST_SYMBOL(x) DIST_STRINGIFY(x)
+
+using namespace distcuda;
+
+namespace {
+
+/// Opens and initializes the driver; returns the error, empty on success.
+std::string initialize(Driver &driver, int preferredDevice) {
+  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+  if (!library)
+    return std::string("cannot load the CUDA driver (GPU programs need an "
+                       "NVIDIA driver and a GPU): ") +
+           dlerror();
+#define DIST_RESOLVE(name)                                                     \
+  driver.name =                                                                \
+      reinterpret_cast<decltype(driver.name)>(dlsym(library, DIST_SYMBOL(name))); \
+  if (!driver.name)                                                            \
+    return "the CUDA driver lacks " DIST_SYMBOL(name);
+  DIST_CUDA_DRIVER_FUNCTIONS(DIST_RESOLVE)
+#undef DIST_RESOLVE
+  CUresult result = driver.cuInit(0);
+  if (result != CUDA_SUCCESS)
+    return describeFailure(driver, result, "cuInit");
+  int count = 0;
+  result = driver.cuDeviceGetCount(&count);
+  if (result != CUDA_SUCCESS)
+    return describeFailure(driver, result, "cuDeviceGetCount");
+  if (count == 0)
+    return "no CUDA device is present";
+  int device = preferredDevice;
+  if (device < 0) {
+    if (const char *chosen = std::getenv("DIST_CUDA_DEVICE"))
+      device = std::atoi(chosen);
+    else if (const char *local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK"))
+      device = std::atoi(local) % count;
+    else
+      device = 0;
+  }
+  if (device < 0 || device >= count)
+    return "DIST_CUDA_DEVICE=" + std::to_string(device) +
+           " names no device (there are " + std::to_string(count) + ")";
+  driver.device = device;
+  CUdevice handle;
+  result = driver.cuDeviceGet(&handle, device);
+  if (result != CUDA_SUCCESS)
+    return describeFailure(driver, result, "cuDeviceGet");
+  result = driver.cuDevicePrimaryCtxRetain(&driver.context, handle);
+  if (result != CUDA_SUCCESS)
+    return describeFailure(driver, result, "cuDevicePrimaryCtxRetain");
+  return "";
+}
+
+} // namespace
+
+Driver *distcuda::loadDriver(int preferredDevice, std::string &error) {
+  static Driver instance;
+  static std::string loadError;
+  static std::once_flag loaded;
+  std::call_once(loaded, [&] { loadError = initialize(instance, preferredDevice); });
+  if (!loadError.empty()) {
+    error = loadError;
+    return nullptr;
+  }
+  // The calling thread works in the device's primary context.
+  CUresult result = instance.cuCtxSetCurrent(instance.context);
+  if (result != CUDA_SUCCESS) {
+    error = describeFailure(instance, result, "cuCtxSetCurrent");
+    return nullptr;
+  }
+  return &instance;
+}
+
+std::string distcuda::describeFailure(const Driver &driver, CUresult result,
+                                      const char *call) {
+  const char *name = nullptr;
+  if (driver.cuGetErrorName)
+    driver.cuGetErrorName(result, &name);
+  return std::string(call) + " failed: " + (name ? name : "unknown error") +
+         " (device " + std::to_string(driver.device) + ")";
+}

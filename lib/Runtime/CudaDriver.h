@@ -1,0 +1,55 @@
+//===- CudaDriver.h - The CUDA driver, opened at run time -------*- C++ -*-===//
+//
+// What the CUDA runtime library (CudaRuntime.cpp) and the NCCL backend share:
+// the driver (libcuda.so.1) is opened on first use, never linked, so both
+// libraries load on machines without a driver; the device each rank uses is
+// chosen once per process, so the program's kernels and its collectives run
+// on the same device, in its primary context.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_LIB_RUNTIME_CUDADRIVER_H
+#define DIST_LIB_RUNTIME_CUDADRIVER_H
+
+#include <cuda.h>
+
+#include <string>
+
+namespace distcuda {
+
+/// The driver entry points dist calls, resolved by their versioned names
+/// (cuda.h maps cuMemAlloc to cuMemAlloc_v2, and so on).
+#define DIST_CUDA_DRIVER_FUNCTIONS(X)                                          \
+  X(cuInit) X(cuGetErrorName) X(cuDeviceGetCount) X(cuDeviceGet)               \
+  X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuModuleLoadData)          \
+  X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)                   \
+  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                  \
+  X(cuStreamQuery) X(cuStreamWaitEvent) X(cuEventCreate) X(cuEventDestroy)     \
+  X(cuEventSynchronize) X(cuEventRecord) X(cuEventQuery) X(cuMemAlloc)         \
+  X(cuMemAllocManaged) X(cuMemFree) X(cuMemcpy) X(cuMemcpyAsync)              \
+  X(cuMemsetD32Async) X(cuMemsetD16Async) X(cuCtxSynchronize)
+
+struct Driver {
+#define DIST_CUDA_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
+  DIST_CUDA_DRIVER_FUNCTIONS(DIST_CUDA_DRIVER_MEMBER)
+#undef DIST_CUDA_DRIVER_MEMBER
+  CUcontext context = nullptr;
+  int device = -1;
+};
+
+/// The driver, loaded and initialized by the first call in the process, with
+/// the calling thread in the chosen device's primary context. The device is
+/// `preferredDevice` when the first call passes one (>= 0), else
+/// DIST_CUDA_DEVICE, else the local rank (OMPI_COMM_WORLD_LOCAL_RANK) modulo
+/// the devices present, else 0. Returns null with `error` set when there is
+/// no driver or no device (every later call returns the same error).
+__attribute__((visibility("default"))) Driver *
+loadDriver(int preferredDevice, std::string &error);
+
+/// "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (device 0)".
+__attribute__((visibility("default"))) std::string
+describeFailure(const Driver &driver, CUresult result, const char *call);
+
+} // namespace distcuda
+
+#endif // DIST_LIB_RUNTIME_CUDADRIVER_H

@@ -1,0 +1,525 @@
+//===- NCCLBackend.cpp - The dist runtime over NCCL -----------------------===//
+//
+// libdist_backend_nccl.so, loaded when DIST_BACKEND=nccl. Collectives run on
+// device buffers, on one NCCL communicator per group, each with its own
+// communication stream. A host backend (mpi when the runtime has it, else
+// self: one process) starts the job, checks that the ranks agree on every
+// group, and carries each communicator's NCCL unique id from the group's
+// index 0 to the others. NCCL (libnccl.so.2, or DIST_NCCL_LIBRARY) and the
+// CUDA driver are opened at dist_init, never linked: the library loads
+// anywhere and fails there with a message.
+//
+// Streams. A collective given a stream `s` runs after the work already on
+// `s`, on the communicator's stream (an event recorded on `s` is waited for
+// there); `s` waits for its completion event where the result is used: at
+// once for the blocking form, at dist_wait for the started one. The host
+// never blocks. With a null stream the host is synchronous: the context is
+// synchronized first (every kernel that may write the inputs has finished)
+// and the call, or dist_wait, returns once the collective completed.
+//
+// Never a hang: completion is polled, together with NCCL's asynchronous
+// error, until the timeout (DIST_TIMEOUT_SECONDS); a collective still running
+// then is reported with its call, rank and group, and its communicator is
+// aborted before the job ends. The calls that may block inside NCCL
+// (communicator creation, the first collective connecting peers) run under
+// the watchdog.
+//
+// What NCCL cannot reduce (i16; i1 sums, which are xor; integer averages,
+// whose sums would overflow) is reduced on the host: copied out, run by the
+// host backend with the CPU staging, and copied back.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Backend.h"
+#include "CudaDriver.h"
+
+#include <nccl.h>
+
+#include <dlfcn.h>
+#include <sched.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#define DIST_STRINGIFY(x) #x
+#define DIST_SYMBOL(x) DIST_STRINGIFY(x)
+
+using namespace distrt;
+
+namespace {
+
+/// The NCCL entry points, resolved from the library opened at dist_init.
+#define DIST_NCCL_FUNCTIONS(X)                                                 \
+  X(ncclGetVersion) X(ncclGetUniqueId) X(ncclCommInitRank)                     \
+  X(ncclCommDestroy) X(ncclCommAbort) X(ncclCommGetAsyncError)                 \
+  X(ncclGetErrorString) X(ncclGetLastError) X(ncclAllReduce) X(ncclReduce)     \
+  X(ncclBroadcast) X(ncclAllGather) X(ncclReduceScatter) X(ncclSend)           \
+  X(ncclRecv) X(ncclGroupStart) X(ncclGroupEnd)
+
+struct Nccl {
+#define DIST_NCCL_MEMBER(name) decltype(&::name) name = nullptr;
+  DIST_NCCL_FUNCTIONS(DIST_NCCL_MEMBER)
+#undef DIST_NCCL_MEMBER
+  std::string path;
+  int version = 0;
+};
+
+/// bf16 and ncclCommGetAsyncError's polling need 2.10; ncclAvg 2.10 too.
+constexpr int kOldestVersion = 21000;
+
+std::string loadNccl(Nccl &nccl) {
+  const char *chosen = std::getenv("DIST_NCCL_LIBRARY");
+  nccl.path = chosen && *chosen ? chosen : "libnccl.so.2";
+  void *library = dlopen(nccl.path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (!library)
+    return "cannot load NCCL (" + nccl.path +
+           "; DIST_NCCL_LIBRARY names another): " + dlerror();
+#define DIST_RESOLVE(name)                                                     \
+  nccl.name =                                                                  \
+      reinterpret_cast<decltype(nccl.name)>(dlsym(library, DIST_SYMBOL(name))); \
+  if (!nccl.name)                                                              \
+    return nccl.path + " lacks " DIST_SYMBOL(name);
+  DIST_NCCL_FUNCTIONS(DIST_RESOLVE)
+#undef DIST_RESOLVE
+  nccl.ncclGetVersion(&nccl.version);
+  if (nccl.version < kOldestVersion)
+    return nccl.path + " is NCCL " + std::to_string(nccl.version) +
+           "; the nccl backend needs 2.10 or newer";
+  return "";
+}
+
+class NCCLCommunicator : public Communicator {
+public:
+  NCCLCommunicator(std::unique_ptr<Communicator> host, const Nccl &nccl,
+                   const distcuda::Driver &driver)
+      : Communicator(host->size(), host->rank()), host(std::move(host)),
+        nccl(nccl), driver(driver) {}
+  ~NCCLCommunicator() override {
+    if (comm && !aborted)
+      nccl.ncclCommDestroy(comm);
+    if (stream)
+      driver.cuStreamDestroy(stream);
+  }
+
+  /// The same ranks on the host backend (set-up and host reductions).
+  std::unique_ptr<Communicator> host;
+  ncclComm_t comm = nullptr;
+  CUstream stream = nullptr; // where this communicator's collectives run
+  bool aborted = false;
+
+private:
+  const Nccl &nccl;
+  const distcuda::Driver &driver;
+};
+
+NCCLCommunicator &get(Communicator &comm) {
+  return static_cast<NCCLCommunicator &>(comm);
+}
+
+bool isInteger(dist_dtype_t dtype) {
+  return dtype == DIST_I32 || dtype == DIST_I64 || dtype == DIST_I8 ||
+         dtype == DIST_I16 || dtype == DIST_I1;
+}
+
+/// Reductions NCCL has no operation or type for.
+bool reducesOnHost(const Collective &c) {
+  if (!isReducing(c.kind))
+    return false;
+  return c.dtype == DIST_I16 || (c.dtype == DIST_I1 && c.reduction == DIST_SUM) ||
+         (isInteger(c.dtype) && c.reduction == DIST_AVG);
+}
+
+/// NCCL's type for a reduction (the others move bytes). By dist_dtype_t:
+/// f32, f64, f16, bf16, i32, i64, i8, i16 (on the host), i1 (a byte of 0 or 1).
+ncclDataType_t ncclType(dist_dtype_t dtype) {
+  static const ncclDataType_t types[kNumDtypes] = {
+      ncclFloat32, ncclFloat64, ncclFloat16, ncclBfloat16, ncclInt32,
+      ncclInt64,   ncclInt8,    ncclInt8,    ncclUint8};
+  return types[dtype];
+}
+
+/// i1's product is an and: the minimum of bytes holding 0 or 1.
+ncclRedOp_t ncclOp(dist_dtype_t dtype, dist_reduction_t reduction) {
+  switch (reduction) {
+  case DIST_SUM: return ncclSum;
+  case DIST_MAX: return ncclMax;
+  case DIST_MIN: return ncclMin;
+  case DIST_PROD: return dtype == DIST_I1 ? ncclMin : ncclProd;
+  case DIST_AVG: return ncclAvg;
+  }
+  return ncclSum;
+}
+
+class NCCLBackend;
+
+/// A started collective: its completion event on the communicator's stream.
+class NCCLWork : public Work {
+public:
+  NCCLWork(NCCLBackend &backend, const Collective &c, const char *call,
+           CUevent done)
+      : backend(backend), comm(get(*c.comm)), what(c.what), call(call),
+        stream(static_cast<CUstream>(c.stream)), done(done) {}
+  ~NCCLWork() override;
+  bool test() override;
+  void wait() override;
+
+private:
+  NCCLBackend &backend;
+  NCCLCommunicator &comm;
+  const char *what, *call;
+  CUstream stream; // the caller's, or null
+  CUevent done;
+};
+
+class NCCLBackend : public Backend {
+public:
+  NCCLBackend() {
+    host = createBackend("mpi");
+    if (!host)
+      host = createBackend("self");
+  }
+
+  const char *name() const override { return "nccl"; }
+  bool usesStreams() const override { return true; }
+  bool buffersOnDevice() const override { return true; }
+
+  void init(int *argc, char ***argv) override {
+    host->init(argc, argv);
+    std::string error = loadNccl(nccl);
+    if (!error.empty())
+      fail(error);
+    driver = distcuda::loadDriver(-1, error);
+    if (!driver)
+      fail(error);
+    watchdog.start(host->worldRank(), "nccl");
+  }
+
+  void finalize() override { host->finalize(); }
+  int worldRank() const override { return host->worldRank(); }
+  int worldSize() const override { return host->worldSize(); }
+  [[noreturn]] void abortJob(int code) override { host->abortJob(code); }
+  void checkAgreement(int64_t key, const char *what) override {
+    host->checkAgreement(key, what);
+  }
+
+  std::unique_ptr<Communicator> split(int64_t color, int64_t key) override {
+    auto comm = std::make_unique<NCCLCommunicator>(host->split(color, key),
+                                                   nccl, *driver);
+    ncclUniqueId id;
+    if (comm->rank() == 0)
+      checkNccl(nccl.ncclGetUniqueId(&id), "ncclGetUniqueId", "dist_get_group",
+                "new group", nullptr);
+    host->broadcast(*comm->host, &id, sizeof(id), DIST_I8, 0,
+                    "dist_get_group");
+    watchdog.arm("ncclCommInitRank", "dist_get_group", "new group");
+    ncclResult_t result = nccl.ncclCommInitRank(&comm->comm, (int)comm->size(),
+                                                id, (int)comm->rank());
+    watchdog.disarm();
+    checkNccl(result, "ncclCommInitRank", "dist_get_group", "new group",
+              nullptr);
+    checkCuda(driver->cuStreamCreate(&comm->stream, CU_STREAM_NON_BLOCKING),
+              "cuStreamCreate", "dist_get_group", "new group");
+    return comm;
+  }
+
+  // The blocking calls without a stream: the host waits.
+  void allReduce(Communicator &comm, void *buffer, int64_t count,
+                 dist_dtype_t dtype, dist_reduction_t reduction,
+                 const char *what) override {
+    run({CollectiveKind::AllReduce, &comm, buffer, buffer, count, dtype,
+         reduction, 0, 0, nullptr, what});
+  }
+  void reduce(Communicator &comm, void *buffer, int64_t count,
+              dist_dtype_t dtype, dist_reduction_t reduction, int64_t root,
+              const char *what) override {
+    run({CollectiveKind::Reduce, &comm, buffer, buffer, count, dtype,
+         reduction, root, 0, nullptr, what});
+  }
+  void broadcast(Communicator &comm, void *buffer, int64_t count,
+                 dist_dtype_t dtype, int64_t root, const char *what) override {
+    run({CollectiveKind::Broadcast, &comm, buffer, buffer, count, dtype,
+         DIST_SUM, root, 0, nullptr, what});
+  }
+  void allGather(Communicator &comm, const void *input, void *output,
+                 int64_t count, dist_dtype_t dtype, const char *what) override {
+    run({CollectiveKind::AllGather, &comm, input, output, count, dtype,
+         DIST_SUM, 0, 0, nullptr, what});
+  }
+  void reduceScatter(Communicator &comm, const void *input, void *output,
+                     int64_t count, dist_dtype_t dtype,
+                     dist_reduction_t reduction, const char *what) override {
+    run({CollectiveKind::ReduceScatter, &comm, input, output, count, dtype,
+         reduction, 0, 0, nullptr, what});
+  }
+  void allToAll(Communicator &comm, const void *input, void *output,
+                int64_t count, dist_dtype_t dtype, const char *what) override {
+    run({CollectiveKind::AllToAll, &comm, input, output, count, dtype,
+         DIST_SUM, 0, 0, nullptr, what});
+  }
+  void sendRecv(Communicator &comm, const void *input, int64_t target,
+                void *output, int64_t source, int64_t count,
+                dist_dtype_t dtype, const char *what) override {
+    run({CollectiveKind::SendRecv, &comm, input, output, count, dtype,
+         DIST_SUM, target, source, nullptr, what});
+  }
+
+  void run(const Collective &c) override {
+    if (reducesOnHost(c))
+      return reduceOnHost(c);
+    const char *call = nullptr;
+    CUevent done = enqueue(c, call);
+    if (c.stream) {
+      checkCuda(driver->cuStreamWaitEvent(static_cast<CUstream>(c.stream), done,
+                                          0),
+                "cuStreamWaitEvent", c.what, c.comm->label());
+    } else {
+      awaitEvent(done, get(*c.comm), c.what, call);
+    }
+    driver->cuEventDestroy(done);
+  }
+
+  std::unique_ptr<Work> start(const Collective &c) override {
+    if (reducesOnHost(c)) {
+      reduceOnHost(c);
+      return nullptr;
+    }
+    const char *call = nullptr;
+    CUevent done = enqueue(c, call);
+    return std::make_unique<NCCLWork>(*this, c, call, done);
+  }
+
+  /// Polls `done` until it completed, NCCL reported an error, or the
+  /// timeout passed.
+  void awaitEvent(CUevent done, NCCLCommunicator &comm, const char *what,
+                  const char *call) {
+    auto begin = std::chrono::steady_clock::now();
+    double limit = getTimeoutSeconds();
+    for (unsigned spins = 0;; ++spins) {
+      if (eventDone(done, comm, what, call))
+        return;
+      if ((spins & 255) == 0 &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+                  .count() > limit) {
+        nccl.ncclCommAbort(comm.comm);
+        comm.aborted = true;
+        failf("%s (%s) in group %s did not complete within %g s: a peer rank "
+              "died or issued a different collective (DIST_TIMEOUT_SECONDS "
+              "sets the limit)",
+              what, call, comm.label(), limit);
+      }
+      sched_yield();
+    }
+  }
+
+  /// Whether `done` completed; fails on a CUDA or an asynchronous NCCL error.
+  bool eventDone(CUevent done, NCCLCommunicator &comm, const char *what,
+                 const char *call) {
+    CUresult result = driver->cuEventQuery(done);
+    if (result == CUDA_SUCCESS)
+      return true;
+    if (result != CUDA_ERROR_NOT_READY)
+      checkCuda(result, "cuEventQuery", what, comm.label());
+    ncclResult_t asyncError = ncclSuccess;
+    nccl.ncclCommGetAsyncError(comm.comm, &asyncError);
+    if (asyncError != ncclSuccess && asyncError != ncclInProgress) {
+      std::string message = describeNccl(asyncError, comm.comm);
+      nccl.ncclCommAbort(comm.comm);
+      comm.aborted = true;
+      failf("%s (%s) in group %s failed: %s", what, call, comm.label(),
+            message.c_str());
+    }
+    return false;
+  }
+
+  void checkCuda(CUresult result, const char *call, const char *what,
+                 const char *group) {
+    if (result != CUDA_SUCCESS) [[unlikely]]
+      failf("%s in group %s: %s", what, group,
+            distcuda::describeFailure(*driver, result, call).c_str());
+  }
+
+  const distcuda::Driver &cuda() const { return *driver; }
+
+private:
+  std::string describeNccl(ncclResult_t result, ncclComm_t comm) {
+    std::string text = nccl.ncclGetErrorString(result);
+    const char *last = nccl.ncclGetLastError(comm);
+    if (last && *last)
+      text += std::string(" (") + last + ")";
+    return text;
+  }
+
+  void checkNccl(ncclResult_t result, const char *call, const char *what,
+                 const char *group, ncclComm_t comm) {
+    if (result != ncclSuccess && result != ncclInProgress) [[unlikely]]
+      failf("%s failed in %s in group %s: %s", call, what, group,
+            describeNccl(result, comm).c_str());
+  }
+
+  /// Issues `c` on its communicator's stream, after the work its inputs
+  /// come from; returns the event recorded after it and names the NCCL call.
+  CUevent enqueue(const Collective &c, const char *&call) {
+    NCCLCommunicator &comm = get(*c.comm);
+    const char *group = comm.label();
+    if (c.stream) {
+      CUevent ready = newEvent(c.what, group);
+      checkCuda(driver->cuEventRecord(ready, static_cast<CUstream>(c.stream)),
+                "cuEventRecord", c.what, group);
+      checkCuda(driver->cuStreamWaitEvent(comm.stream, ready, 0),
+                "cuStreamWaitEvent", c.what, group);
+      driver->cuEventDestroy(ready); // released once the wait is done
+    } else {
+      checkCuda(driver->cuCtxSynchronize(), "cuCtxSynchronize", c.what, group);
+    }
+    size_t count = (size_t)c.count;
+    size_t bytes = count * (size_t)elementSize(c.dtype);
+    ncclDataType_t type = ncclType(c.dtype);
+    ncclRedOp_t op = ncclOp(c.dtype, c.reduction);
+    ncclComm_t nc = comm.comm;
+    CUstream s = comm.stream;
+    auto *in = static_cast<const char *>(c.input);
+    auto *out = static_cast<char *>(c.output);
+    ncclResult_t result = ncclSuccess;
+    watchdog.arm("NCCL enqueue", c.what, group);
+    switch (c.kind) {
+    case CollectiveKind::AllReduce:
+      call = "ncclAllReduce";
+      result = nccl.ncclAllReduce(out, out, count, type, op, nc, s);
+      break;
+    case CollectiveKind::Reduce:
+      call = "ncclReduce";
+      result = nccl.ncclReduce(out, out, count, type, op, (int)c.root, nc, s);
+      break;
+    case CollectiveKind::Broadcast:
+      call = "ncclBroadcast";
+      result = nccl.ncclBroadcast(out, out, bytes, ncclUint8, (int)c.root, nc,
+                                  s);
+      break;
+    case CollectiveKind::AllGather:
+      call = "ncclAllGather";
+      result = nccl.ncclAllGather(in, out, bytes, ncclUint8, nc, s);
+      break;
+    case CollectiveKind::ReduceScatter:
+      call = "ncclReduceScatter";
+      result = nccl.ncclReduceScatter(in, out, count, type, op, nc, s);
+      break;
+    case CollectiveKind::AllToAll: {
+      // Block j to index j; the own block is a copy.
+      call = "ncclSend/ncclRecv (all_to_all)";
+      int64_t me = comm.rank();
+      checkCuda(driver->cuMemcpyAsync((CUdeviceptr)(out + me * bytes),
+                                      (CUdeviceptr)(in + me * bytes), bytes, s),
+                "cuMemcpyAsync", c.what, group);
+      result = nccl.ncclGroupStart();
+      for (int64_t j = 0; j < comm.size() && result == ncclSuccess; ++j) {
+        if (j == me)
+          continue;
+        result = nccl.ncclSend(in + j * bytes, bytes, ncclUint8, (int)j, nc, s);
+        if (result == ncclSuccess)
+          result =
+              nccl.ncclRecv(out + j * bytes, bytes, ncclUint8, (int)j, nc, s);
+      }
+      ncclResult_t ended = nccl.ncclGroupEnd();
+      if (result == ncclSuccess)
+        result = ended;
+      break;
+    }
+    case CollectiveKind::SendRecv:
+      call = "ncclSend/ncclRecv (send_recv)";
+      if (c.root >= 0 && c.root == comm.rank()) {
+        // To itself (the core checked that it receives from itself too).
+        if (out != in)
+          checkCuda(driver->cuMemcpyAsync((CUdeviceptr)out, (CUdeviceptr)in,
+                                          bytes, s),
+                    "cuMemcpyAsync", c.what, group);
+        break;
+      }
+      result = nccl.ncclGroupStart();
+      if (result == ncclSuccess && c.root >= 0)
+        result = nccl.ncclSend(in, bytes, ncclUint8, (int)c.root, nc, s);
+      if (result == ncclSuccess && c.source >= 0)
+        result = nccl.ncclRecv(out, bytes, ncclUint8, (int)c.source, nc, s);
+      {
+        ncclResult_t ended = nccl.ncclGroupEnd();
+        if (result == ncclSuccess)
+          result = ended;
+      }
+      break;
+    }
+    watchdog.disarm();
+    checkNccl(result, call, c.what, group, nc);
+    CUevent done = newEvent(c.what, group);
+    checkCuda(driver->cuEventRecord(done, s), "cuEventRecord", c.what, group);
+    return done;
+  }
+
+  CUevent newEvent(const char *what, const char *group) {
+    CUevent event = nullptr;
+    checkCuda(driver->cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
+              "cuEventCreate", what, group);
+    return event;
+  }
+
+  /// Runs a reduction NCCL lacks on host copies, through the host backend
+  /// (with the CPU's staging), and copies the result back.
+  void reduceOnHost(const Collective &c) {
+    NCCLCommunicator &comm = get(*c.comm);
+    const char *group = comm.label();
+    if (c.stream)
+      checkCuda(driver->cuStreamSynchronize(static_cast<CUstream>(c.stream)),
+                "cuStreamSynchronize", c.what, group);
+    else
+      checkCuda(driver->cuCtxSynchronize(), "cuCtxSynchronize", c.what, group);
+    comm.host->setLabel(group);
+    size_t bytes = (size_t)c.count * (size_t)elementSize(c.dtype);
+    std::vector<char> input, output(bytes);
+    Collective user = c;
+    user.comm = comm.host.get();
+    user.stream = nullptr;
+    user.output = output.data();
+    if (c.kind == CollectiveKind::ReduceScatter) {
+      input.resize(bytes * comm.size());
+      copy(input.data(), c.input, input.size(), c.what, group);
+      user.input = input.data();
+    } else {
+      copy(output.data(), c.output, bytes, c.what, group);
+      user.input = output.data();
+    }
+    Staging staging;
+    Collective sent = stage(user, staging);
+    host->run(sent);
+    finish(user, sent, staging);
+    copy(c.output, output.data(), bytes, c.what, group);
+  }
+
+  void copy(void *to, const void *from, size_t bytes, const char *what,
+            const char *group) {
+    checkCuda(driver->cuMemcpy((CUdeviceptr)to, (CUdeviceptr)from, bytes),
+              "cuMemcpy", what, group);
+  }
+
+  std::unique_ptr<Backend> host;
+  Nccl nccl;
+  distcuda::Driver *driver = nullptr;
+  Watchdog watchdog;
+};
+
+NCCLWork::~NCCLWork() { backend.cuda().cuEventDestroy(done); }
+
+bool NCCLWork::test() { return backend.eventDone(done, comm, what, call); }
+
+void NCCLWork::wait() {
+  if (stream)
+    backend.checkCuda(backend.cuda().cuStreamWaitEvent(stream, done, 0),
+                      "cuStreamWaitEvent", what, comm.label());
+  else
+    backend.awaitEvent(done, comm, what, call);
+}
+
+BackendRegistration registration("nccl", /*priority=*/-1, [] {
+  return std::unique_ptr<Backend>(new NCCLBackend());
+});
+
+} // namespace

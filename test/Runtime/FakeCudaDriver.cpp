@@ -1,0 +1,146 @@
+//===- FakeCudaDriver.cpp - A CUDA driver on the host, for tests ----------===//
+//
+// A libcuda.so.1 for machines without a GPU: "device" memory is host memory,
+// streams and events are handles, and work is done when it is issued. With
+// the fake NCCL (FakeNccl.cpp) it runs the nccl backend's code on the CPU:
+// groups, unique ids, streams and events, host reductions, errors and
+// timeouts. FAKE_CUDA_EVENTS_NEVER_COMPLETE=1 leaves every event pending
+// (a collective that never completes). Only the entry points dist calls.
+//
+//===----------------------------------------------------------------------===//
+
+#include <cuda.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+struct FakeEvent {
+  bool recorded = false;
+};
+
+bool eventsNeverComplete() {
+  const char *value = std::getenv("FAKE_CUDA_EVENTS_NEVER_COMPLETE");
+  return value && std::strcmp(value, "1") == 0;
+}
+
+int contextStorage, streamStorage;
+
+} // namespace
+
+#define FAKE_EXPORT __attribute__((visibility("default")))
+
+extern "C" {
+
+FAKE_EXPORT CUresult cuInit(unsigned int) { return CUDA_SUCCESS; }
+
+FAKE_EXPORT CUresult cuGetErrorName(CUresult error, const char **name) {
+  *name = error == CUDA_ERROR_NOT_SUPPORTED ? "CUDA_ERROR_NOT_SUPPORTED"
+                                            : "CUDA_ERROR_FAKE";
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuDeviceGetCount(int *count) {
+  *count = 1;
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal) {
+  *device = ordinal;
+  return ordinal == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+FAKE_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice) {
+  *context = reinterpret_cast<CUcontext>(&contextStorage);
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+FAKE_EXPORT CUresult cuCtxSynchronize() { return CUDA_SUCCESS; }
+
+// No kernels on this device.
+FAKE_EXPORT CUresult cuModuleLoadData(CUmodule *, const void *) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+FAKE_EXPORT CUresult cuModuleUnload(CUmodule) { return CUDA_ERROR_NOT_SUPPORTED; }
+FAKE_EXPORT CUresult cuModuleGetFunction(CUfunction *, CUmodule, const char *) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+FAKE_EXPORT CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned,
+                                    unsigned, unsigned, unsigned, unsigned,
+                                    CUstream, void **, void **) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+FAKE_EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned int) {
+  *stream = reinterpret_cast<CUstream>(&streamStorage);
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuStreamDestroy(CUstream) { return CUDA_SUCCESS; }
+FAKE_EXPORT CUresult cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
+FAKE_EXPORT CUresult cuStreamQuery(CUstream) { return CUDA_SUCCESS; }
+FAKE_EXPORT CUresult cuStreamWaitEvent(CUstream, CUevent event, unsigned int) {
+  return event ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+FAKE_EXPORT CUresult cuEventCreate(CUevent *event, unsigned int) {
+  *event = reinterpret_cast<CUevent>(new FakeEvent());
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuEventDestroy(CUevent event) {
+  delete reinterpret_cast<FakeEvent *>(event);
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuEventRecord(CUevent event, CUstream) {
+  reinterpret_cast<FakeEvent *>(event)->recorded = true;
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuEventQuery(CUevent event) {
+  if (!reinterpret_cast<FakeEvent *>(event)->recorded)
+    return CUDA_ERROR_INVALID_HANDLE;
+  return eventsNeverComplete() ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuEventSynchronize(CUevent event) {
+  return cuEventQuery(event) == CUDA_ERROR_INVALID_HANDLE
+             ? CUDA_ERROR_INVALID_HANDLE
+             : CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemAlloc(CUdeviceptr *pointer, size_t bytes) {
+  *pointer = reinterpret_cast<CUdeviceptr>(std::calloc(bytes, 1));
+  return *pointer ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+FAKE_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *pointer, size_t bytes,
+                                       unsigned int) {
+  return cuMemAlloc(pointer, bytes);
+}
+FAKE_EXPORT CUresult cuMemFree(CUdeviceptr pointer) {
+  std::free(reinterpret_cast<void *>(pointer));
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuMemcpy(CUdeviceptr to, CUdeviceptr from, size_t bytes) {
+  std::memmove(reinterpret_cast<void *>(to), reinterpret_cast<void *>(from),
+               bytes);
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuMemcpyAsync(CUdeviceptr to, CUdeviceptr from,
+                                   size_t bytes, CUstream) {
+  return cuMemcpy(to, from, bytes);
+}
+FAKE_EXPORT CUresult cuMemsetD32Async(CUdeviceptr to, unsigned int value,
+                                      size_t count, CUstream) {
+  auto *words = reinterpret_cast<unsigned int *>(to);
+  for (size_t i = 0; i < count; ++i)
+    words[i] = value;
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuMemsetD16Async(CUdeviceptr to, unsigned short value,
+                                      size_t count, CUstream) {
+  auto *words = reinterpret_cast<unsigned short *>(to);
+  for (size_t i = 0; i < count; ++i)
+    words[i] = value;
+  return CUDA_SUCCESS;
+}
+
+} // extern "C"
