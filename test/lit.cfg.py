@@ -62,3 +62,7 @@ if os.path.exists(torch_python) and subprocess.run(
     config.substitutions.append(("%torch_python", torch_python))
 if os.path.exists("/dev/nvidia0") or os.path.exists("/dev/nvidiactl"):
     config.available_features.add("cuda-gpu")
+# NCCL runs one rank per GPU: multi-rank GPU runs need as many devices.
+import glob
+if len(glob.glob("/dev/nvidia[0-9]*")) >= 2:
+    config.available_features.add("cuda-gpus-2")

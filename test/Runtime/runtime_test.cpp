@@ -33,6 +33,9 @@
 // libdist_cuda_runtime.so: managed memory (the driver is opened on first use).
 extern "C" void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared);
 extern "C" void mgpuMemFree(void *pointer, void *stream);
+extern "C" void *mgpuStreamCreate();
+extern "C" void mgpuStreamSynchronize(void *stream);
+extern "C" void mgpuStreamDestroy(void *stream);
 #endif
 
 namespace {
@@ -581,6 +584,52 @@ void testAverageLimits(const meshmath::Shape &mesh) {
   }
 }
 
+#ifdef DIST_TEST_HAVE_CUDA
+/// On a backend with streams (device memory): collectives ordered on a CUDA
+/// stream, blocking and started; their results are there once the stream
+/// is synchronized (a blocking call or a wait only orders the stream).
+void testStreams(const meshmath::Shape &mesh) {
+  int64_t axes[1] = {0};
+  dist_group_t *group =
+      dist_get_group(mesh.data(), (int32_t)mesh.size(), axes, 1, 0);
+  std::vector<int64_t> members =
+      meshmath::groupRanks(worldRank, mesh, {0});
+  int64_t g = dist_group_size(group), me = dist_group_index(group);
+  const int64_t n = 6;
+  void *stream = mgpuStreamCreate();
+  for (int started = 0; started < 2; ++started) {
+    std::string form = started ? " on a stream (start)" : " on a stream";
+    Buffer sum(DIST_F32, n), in(DIST_BF16, n), gathered(DIST_BF16, g * n);
+    for (int64_t i = 0; i < n; ++i) {
+      sum.set(i, value(worldRank, i, DIST_SUM, DIST_F32));
+      in.set(i, value(worldRank, i, DIST_SUM, DIST_BF16));
+    }
+    if (started) {
+      dist_request_t *first = dist_all_reduce_start(group, sum.data(), n,
+                                                    DIST_F32, DIST_SUM, stream);
+      dist_request_t *second = dist_all_gather_start(
+          group, in.data(), gathered.data(), n, DIST_BF16, stream);
+      dist_wait(second);
+      dist_wait(first);
+    } else {
+      dist_all_reduce(group, sum.data(), n, DIST_F32, DIST_SUM, stream);
+      dist_all_gather(group, in.data(), gathered.data(), n, DIST_BF16, stream);
+    }
+    mgpuStreamSynchronize(stream);
+    for (int64_t i = 0; i < n; ++i)
+      expect(close(sum.get(i), reduced(members, i, DIST_SUM, DIST_F32),
+                   DIST_F32),
+             "all_reduce" + form);
+    for (int64_t j = 0; j < g; ++j)
+      for (int64_t i = 0; i < n; ++i)
+        expect(gathered.get(j * n + i) ==
+                   value(members[j], i, DIST_SUM, DIST_BF16),
+               "all_gather" + form + " (index " + std::to_string(me) + ")");
+  }
+  mgpuStreamDestroy(stream);
+}
+#endif
+
 /// Spins for about `us` microseconds: compute between runtime calls.
 void compute(int us) {
   auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
@@ -682,6 +731,10 @@ int main(int argc, char **argv) {
   }
   testManyInFlight(inFlightGroups);
   testAverageLimits(mesh);
+#ifdef DIST_TEST_HAVE_CUDA
+  if (deviceMemory)
+    testStreams(mesh);
+#endif
   dist_finalize();
   if (worldRank == 0 || failures)
     std::printf("runtime test on %d ranks (%s backend), rank %d: %d checks, %d failed\n",

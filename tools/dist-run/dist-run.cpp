@@ -145,8 +145,9 @@ static cl::opt<std::string>
 static cl::opt<std::string> device(
     "device",
     cl::desc("Where the partitioned program runs: cpu, or gpu (one NVIDIA "
-             "GPU, one rank: compiled by dist-lower-to-nvvm and compared "
-             "with the CPU serial run)"),
+             "GPU per rank: compiled by dist-lower-to-nvvm, collectives "
+             "through the nccl backend on more than one rank, compared with "
+             "the CPU serial run)"),
     cl::init("cpu"), cl::cat(category));
 static cl::opt<bool> useBlas("blas",
                              cl::desc("Call a BLAS for matmuls when one was "
@@ -685,6 +686,12 @@ static LogicalResult launchRanks(StringRef self, StringRef dir, int ranks) {
     if (!StringRef(*entry).starts_with("TMPDIR="))
       environment.push_back(*entry);
   environment.push_back(("TMPDIR=" + dir).str());
+  // Device buffers travel through NCCL (the user may choose another backend).
+  if (device == "gpu" && ranks > 1 &&
+      !llvm::any_of(environment, [](StringRef entry) {
+        return entry.starts_with("DIST_BACKEND=");
+      }))
+    environment.push_back("DIST_BACKEND=nccl");
   // More ranks than cores: a rank waiting in MPI yields its core to the
   // ranks that compute on it instead of spinning (unless the user chose).
   if (ranks > (int)std::thread::hardware_concurrency() &&
@@ -790,13 +797,14 @@ static LogicalResult partition(ModuleOp module, int &ranks) {
                  << "; reshape it with --mesh\n";
     return failure();
   }
+#ifndef DIST_HAVE_NCCL_BACKEND
   if (device == "gpu" && ranks != 1) {
-    llvm::errs() << "dist-run: --device=gpu runs one rank on one GPU (the "
-                    "NCCL backend for more is not written yet); reshape the "
-                    "mesh to one device with --mesh, got "
-                 << ranks << " ranks\n";
+    llvm::errs() << "dist-run: --device=gpu on " << ranks
+                 << " ranks needs the nccl backend (dist built with NCCL's "
+                    "headers); reshape the mesh to one device with --mesh\n";
     return failure();
   }
+#endif
   return success();
 }
 
