@@ -202,6 +202,13 @@ struct Blas {
   decltype(&::cublasCreate) create = nullptr;
   decltype(&::cublasSgemm) sgemm = nullptr;
   decltype(&::cublasDgemm) dgemm = nullptr;
+  // The exported cublasGemmEx (C++ also sees an inline overload).
+  cublasStatus_t (*gemmEx)(cublasHandle_t, cublasOperation_t,
+                           cublasOperation_t, int, int, int, const void *,
+                           const void *, cudaDataType, int, const void *,
+                           cudaDataType, int, const void *, void *,
+                           cudaDataType, int, cublasComputeType_t,
+                           cublasGemmAlgo_t) = nullptr;
   cublasHandle_t handle = nullptr;
 };
 
@@ -223,6 +230,7 @@ Blas &blas() {
     DIST_RESOLVE_BLAS(create, cublasCreate)
     DIST_RESOLVE_BLAS(sgemm, cublasSgemm)
     DIST_RESOLVE_BLAS(dgemm, cublasDgemm)
+    DIST_RESOLVE_BLAS(gemmEx, cublasGemmEx)
 #undef DIST_RESOLVE_BLAS
     if (instance.create(&instance.handle) != CUBLAS_STATUS_SUCCESS)
       fail("cublasCreate failed", nullptr);
@@ -238,22 +246,16 @@ cublasOperation_t toCublas(int cblasTranspose) {
   return cblasTranspose == kCblasTrans ? CUBLAS_OP_T : CUBLAS_OP_N;
 }
 
-/// C = alpha op(A) op(B) + beta C, row-major, as cuBLAS's column-major
-/// C^T = alpha op(B)^T op(A)^T + beta C^T (a row-major matrix is its
-/// transpose in column-major, with the same leading dimension). The
-/// kernels before it run on their own streams: the context is synchronized
-/// before and after (correct, not yet overlapped).
-template <typename T, typename Gemm>
-void gemm(const char *name, Gemm function, int order, int transA, int transB,
-          int m, int n, int k, T alpha, const T *a, int lda, const T *b,
-          int ldb, T beta, T *c, int ldc) {
+/// Runs `call` (a cuBLAS product) between two synchronizations of the
+/// context: the kernels before it run on their own streams (correct, not yet
+/// overlapped).
+template <typename Call>
+void runBlas(const char *name, int order, Call &&call) {
   if (order != kCblasRowMajor)
     fail(name, ": only row-major products are supported");
-  Blas &library = blas();
+  blas();
   check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
-  cublasStatus_t status =
-      function(library.handle, toCublas(transB), toCublas(transA), n, m, k,
-               &alpha, b, ldb, a, lda, &beta, c, ldc);
+  cublasStatus_t status = call();
   if (status != CUBLAS_STATUS_SUCCESS) {
     char text[128];
     std::snprintf(text, sizeof(text), "%s failed: cuBLAS status %d", name,
@@ -261,6 +263,33 @@ void gemm(const char *name, Gemm function, int order, int transA, int transB,
     fail(text, nullptr);
   }
   check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+/// C = alpha op(A) op(B) + beta C, row-major, as cuBLAS's column-major
+/// C^T = alpha op(B)^T op(A)^T + beta C^T (a row-major matrix is its
+/// transpose in column-major, with the same leading dimension).
+template <typename T, typename Gemm>
+void gemm(const char *name, Gemm function, int order, int transA, int transB,
+          int m, int n, int k, T alpha, const T *a, int lda, const T *b,
+          int ldb, T beta, T *c, int ldc) {
+  runBlas(name, order, [&] {
+    return function(blas().handle, toCublas(transB), toCublas(transA), n, m, k,
+                    &alpha, b, ldb, a, lda, &beta, c, ldc);
+  });
+}
+
+/// cuBLAS's type for a dist_dtype_t of a mixed product (f32, f16, bf16).
+cudaDataType_t toCudaType(int dtype) {
+  switch (dtype) {
+  case 0: return CUDA_R_32F;
+  case 2: return CUDA_R_16F;
+  case 3: return CUDA_R_16BF;
+  }
+  char text[96];
+  std::snprintf(text, sizeof(text),
+                "dist_cublas_gemm_ex: element type %d is not f32, f16 or bf16",
+                dtype);
+  fail(text, nullptr);
 }
 
 } // namespace
@@ -279,4 +308,23 @@ DIST_EXPORT void dist_cublas_dgemm(int order, int transA, int transB, int m,
                                    double beta, double *c, int ldc) {
   gemm("cublasDgemm", blas().dgemm, order, transA, transB, m, n, k, alpha, a,
        lda, b, ldb, beta, c, ldc);
+}
+
+/// The CBLAS arguments with 16-bit float inputs and an f32 or 16-bit output
+/// (dist_dtype_t codes, what dist-matmul-to-blas{library=cublas} emits for
+/// mixed precision): cublasGemmEx accumulating in f32 (tensor cores), the
+/// output rounded once.
+DIST_EXPORT void dist_cublas_gemm_ex(int order, int transA, int transB, int m,
+                                     int n, int k, float alpha, const void *a,
+                                     int lda, const void *b, int ldb,
+                                     float beta, void *c, int ldc,
+                                     int inputType, int outputType) {
+  cudaDataType_t input = toCudaType(inputType), output = toCudaType(outputType);
+  if (input == CUDA_R_32F)
+    fail("dist_cublas_gemm_ex: f32 inputs go to dist_cublas_sgemm", nullptr);
+  runBlas("cublasGemmEx", order, [&] {
+    return blas().gemmEx(blas().handle, toCublas(transB), toCublas(transA), n,
+                         m, k, &alpha, b, input, ldb, a, input, lda, &beta, c,
+                         output, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  });
 }

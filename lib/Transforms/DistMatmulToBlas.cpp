@@ -64,6 +64,17 @@ static linalg::FillOp findZeroFillOf(Operation *op, Value c) {
   return nullptr;
 }
 
+// dist_dtype_t values (DistRuntime.h) of the mixed-precision call.
+constexpr int64_t kDistF32 = 0, kDistF16 = 2, kDistBF16 = 3;
+
+/// The element types of a product the library computes: all f32 or all f64
+/// (?gemm), or, with cuBLAS only, 16-bit float inputs with an f32 or
+/// equal output, accumulated in f32 (dist_cublas_gemm_ex).
+struct GemmTypes {
+  Type input, output;
+  bool isMixed() const { return input != output || input.getIntOrFloatBitWidth() == 16; }
+};
+
 /// The module the patterns declare cblas_?gemm in, and the one call they
 /// all make: C = alpha A B + beta C, row-major, with alpha = 1 and beta = 1
 /// (accumulate) or 0 (C's zero fill is erased).
@@ -78,24 +89,53 @@ struct GemmCallee {
   /// (the pass then fails; reported once).
   bool reportedError = false;
 
+  /// The types of a product of `a` and `b` into `c` (memrefs) this library
+  /// computes, or std::nullopt.
+  std::optional<GemmTypes> getTypes(Value a, Value b, Value c) const {
+    Type input = cast<MemRefType>(a.getType()).getElementType();
+    Type output = cast<MemRefType>(c.getType()).getElementType();
+    if (cast<MemRefType>(b.getType()).getElementType() != input)
+      return std::nullopt;
+    if (input == output && (input.isF32() || input.isF64()))
+      return GemmTypes{input, output};
+    if (library == "dist_cublas" && (input.isBF16() || input.isF16()) &&
+        (output.isF32() || output == input))
+      return GemmTypes{input, output};
+    return std::nullopt;
+  }
+
   /// Calls cblas_sgemm/cblas_dgemm (by `elementType`) with transposes,
   /// sizes, operand addresses and leading dimensions (all i32 but the
   /// addresses); fails after a name clash.
-  LogicalResult call(OpBuilder &builder, Location loc, Type elementType,
+  /// A mixed product (16-bit inputs) calls dist_cublas_gemm_ex, whose
+  /// scalars are f32 and whose last two arguments are the input and output
+  /// types as dist_dtype_t.
+  LogicalResult call(OpBuilder &builder, Location loc, GemmTypes types,
                      Value transA, Value transB, Value m, Value n, Value k,
                      Value a, Value lda, Value b, Value ldb, Value c,
                      Value ldc, bool accumulate) {
+    Type scalarType = types.isMixed() ? builder.getF32Type() : types.output;
     Value one = arith::ConstantOp::create(
-        builder, loc, builder.getFloatAttr(elementType, 1));
+        builder, loc, builder.getFloatAttr(scalarType, 1));
     Value beta = accumulate ? one
                             : arith::ConstantOp::create(
                                   builder, loc,
-                                  builder.getFloatAttr(elementType, 0));
+                                  builder.getFloatAttr(scalarType, 0));
     Value rowMajor = arith::ConstantIntOp::create(builder, loc, kCblasRowMajor, 32);
     SmallVector<Value> args = {rowMajor, transA, transB, m, n, k, one,
                                a,        lda,    b,      ldb, beta, c, ldc};
     std::string callee =
-        (library + (elementType.isF32() ? "_sgemm" : "_dgemm")).str();
+        (library + (types.output.isF64() ? "_dgemm" : "_sgemm")).str();
+    if (types.isMixed()) {
+      auto code = [](Type type) {
+        return type.isF32() ? kDistF32 : type.isBF16() ? kDistBF16 : kDistF16;
+      };
+      args.push_back(
+          arith::ConstantIntOp::create(builder, loc, code(types.input), 32));
+      args.push_back(
+          arith::ConstantIntOp::create(builder, loc, code(types.output), 32));
+      callee = (library + "_gemm_ex").str();
+    }
     if (failed(declareExternalFunction(builder, module, symbols, callee,
                                        ValueRange(args).getTypes(), {}))) {
       reportedError = true;
@@ -120,12 +160,11 @@ struct MatmulToBlas : public OpRewritePattern<linalg::MatmulOp> {
     Value a = op.getDpsInputOperand(0)->get();
     Value b = op.getDpsInputOperand(1)->get();
     Value c = op.getDpsInitOperand(0)->get();
-    Type elementType = cast<MemRefType>(c.getType()).getElementType();
-    if (!elementType.isF32() && !elementType.isF64())
+    std::optional<GemmTypes> types = gemm.getTypes(a, b, c);
+    if (!types)
       return failure();
     for (Value operand : {a, b, c})
-      if (cast<MemRefType>(operand.getType()).getElementType() != elementType ||
-          !fitsCblas(operand.getType()))
+      if (!fitsCblas(operand.getType()))
         return failure();
 
     linalg::FillOp zeroFill = findZeroFillOf(op, c);
@@ -145,15 +184,16 @@ struct MatmulToBlas : public OpRewritePattern<linalg::MatmulOp> {
     auto constI32 = [&](int64_t value) -> Value {
       return arith::ConstantIntOp::create(rewriter, loc, value, 32);
     };
-    int64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
+    int64_t inBytes = types->input.getIntOrFloatBitWidth() / 8;
+    int64_t outBytes = types->output.getIntOrFloatBitWidth() / 8;
     Value noTrans = constI32(kCblasNoTrans);
-    if (failed(gemm.call(rewriter, loc, elementType, noTrans, noTrans,
+    if (failed(gemm.call(rewriter, loc, *types, noTrans, noTrans,
                          dim(c, 0), dim(c, 1), dim(a, 1),
-                         buildBufferAddress(rewriter, loc, a, bytes),
+                         buildBufferAddress(rewriter, loc, a, inBytes),
                          leadingDim(a),
-                         buildBufferAddress(rewriter, loc, b, bytes),
+                         buildBufferAddress(rewriter, loc, b, inBytes),
                          leadingDim(b),
-                         buildBufferAddress(rewriter, loc, c, bytes),
+                         buildBufferAddress(rewriter, loc, c, outBytes),
                          leadingDim(c), /*accumulate=*/!zeroFill)))
       return failure();
     if (zeroFill)
@@ -221,8 +261,9 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
     Value operands[3] = {op.getDpsInputOperand(0)->get(),
                          op.getDpsInputOperand(1)->get(),
                          op.getDpsInitOperand(0)->get()};
-    Type elementType = cast<MemRefType>(operands[2].getType()).getElementType();
-    if (!elementType.isF32() && !elementType.isF64())
+    std::optional<GemmTypes> types =
+        gemm.getTypes(operands[0], operands[1], operands[2]);
+    if (!types)
       return failure();
     // Each operand's stride along each loop (0 where it does not index).
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -231,8 +272,7 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
       auto type = cast<MemRefType>(operand.getType());
       SmallVector<int64_t> strides;
       int64_t offset;
-      if (type.getElementType() != elementType ||
-          failed(type.getStridesAndOffset(strides, offset)) ||
+      if (failed(type.getStridesAndOffset(strides, offset)) ||
           llvm::any_of(strides, ShapedType::isDynamic) ||
           !map.isProjectedPermutation())
         return failure();
@@ -274,7 +314,6 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
     auto constI32 = [&](int64_t value) -> Value {
       return arith::ConstantIntOp::create(rewriter, loc, value, 32);
     };
-    int64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
     // One call per batch element, in nested loops over the batch dims.
     SmallVector<Value> ivs;
     for (unsigned batch : dims->batch) {
@@ -287,6 +326,8 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
     }
     // The operand's first element for this batch element.
     auto address = [&](Value memref, const StridedMatrix &x) {
+      int64_t bytes =
+          cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8;
       Value elements = arith::ConstantIndexOp::create(rewriter, loc, 0);
       for (auto [iv, stride] : llvm::zip(ivs, x.batchStrides))
         if (stride != 0)
@@ -300,7 +341,7 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
     auto trans = [&](bool transposed) {
       return constI32(transposed ? kCblasTrans : kCblasNoTrans);
     };
-    if (failed(gemm.call(rewriter, loc, elementType, trans(layoutA->first),
+    if (failed(gemm.call(rewriter, loc, *types, trans(layoutA->first),
                          trans(layoutB->first), constI32(rowsC),
                          constI32(colsC), constI32(ranges[k]),
                          address(aValue, a), constI32(layoutA->second),

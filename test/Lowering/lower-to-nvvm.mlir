@@ -13,6 +13,9 @@
 // RUN: dist-opt %S/../E2E/megatron_mlp.mlir --dist-auto-partition | dist-opt --dist-lower-to-nvvm | FileCheck %s --check-prefix=MATMUL
 // RUN: dist-gen gpt --layers 1 --hidden 16 --heads 2 --seq 4 --vocab 8 --batch 2 --optimizer adam --clip-grad-norm 0.5 --mesh mp=2 --parallel mp | dist-opt --dist-auto-partition | dist-opt --dist-lower-to-nvvm > %t.gpt.mlir
 // RUN: FileCheck %s --check-prefix=GPT < %t.gpt.mlir
+// In bf16 (master weights) every product is cuBLAS with f32 accumulation.
+// RUN: dist-gen gpt --layers 1 --hidden 16 --heads 2 --seq 4 --vocab 8 --batch 2 --optimizer adam --dtype bf16 --master-weights --mesh mp=2 --parallel mp | dist-opt --dist-auto-partition | dist-opt --dist-lower-to-nvvm > %t.bf16.mlir
+// RUN: FileCheck %s --check-prefix=BF16 < %t.bf16.mlir
 
 // The host programs link against dist's runtime and its CUDA runtime
 // library with every symbol resolved (the mgpu* ABI of LLVM 22).
@@ -22,6 +25,9 @@
 // RUN: mlir-translate --mlir-to-llvmir %t.gpt.mlir -o %t.gpt.ll
 // RUN: %clang -c -Wno-override-module %t.gpt.ll -o %t.gpt.o
 // RUN: %clang -shared %t.gpt.o -o %t.gpt.so -L%dist_lib_dir -ldist_runtime -ldist_cuda_runtime -lm -Wl,--no-undefined
+// RUN: mlir-translate --mlir-to-llvmir %t.bf16.mlir -o %t.bf16.ll
+// RUN: %clang -c -Wno-override-module %t.bf16.ll -o %t.bf16.o
+// RUN: %clang -shared %t.bf16.o -o %t.bf16.so -L%dist_lib_dir -ldist_runtime -ldist_cuda_runtime -lm -Wl,--no-undefined
 
 // CHECK: module attributes {gpu.container_module}
 // CHECK: llvm.func @layernorm(
@@ -46,6 +52,14 @@
 // The Megatron MLP's two matmuls are cuBLAS calls, not kernels.
 // MATMUL-COUNT-2: llvm.call @dist_cublas_sgemm
 // MATMUL-NOT: llvm.call @dist_cublas_sgemm
+
+// The 28 products of the bf16 step (forward, both backward products of each
+// matmul, attention's) are dist_cublas_gemm_ex calls with bf16 inputs (3);
+// none is left to a kernel.
+// BF16-COUNT-28: llvm.call @dist_cublas_gemm_ex({{.*}}) : (i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32, i32, i32) -> ()
+// BF16-NOT: llvm.call @dist_cublas_gemm_ex
+// BF16-NOT: llvm.call @dist_cublas_sgemm
+// BF16: gpu.binary @dist_kernels
 
 // GPT: llvm.call @dist_cublas_sgemm
 // GPT: gpu.binary @dist_kernels

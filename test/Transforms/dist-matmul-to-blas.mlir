@@ -9,6 +9,7 @@
 // CUBLAS: call @dist_cublas_dgemm
 // CUBLAS-NOT: @cblas_
 
+
 // Tests that an f32 matmul on buffers calls cblas_sgemm in row-major order
 // (101), without transposes (111), M = 64, N = 16, K = 32, alpha = beta = 1
 // (linalg.matmul accumulates into C), with each operand's row stride as its
@@ -138,6 +139,50 @@ func.func @fills_that_stay(%a: memref<8x4xf32>, %b: memref<4x8xf32>, %c: memref<
   linalg.fill ins(%zero : f32) outs(%c : memref<8x8xf32>)
   memref.copy %c, %view : memref<8x8xf32> to memref<8x8xf32>
   linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x8xf32>) outs(%c : memref<8x8xf32>)
+  return
+}
+
+
+// Mixed precision (cuBLAS only): 16-bit float inputs with an f32 (or equal)
+// output call dist_cublas_gemm_ex, whose scalars are f32 and whose last two
+// arguments are the input and output types as dist_dtype_t (bf16 3, f16 2,
+// f32 0); it accumulates in f32. Attention's bf16 product goes there too,
+// one call per batch element, and the CBLAS (first RUN) leaves them all.
+// CUBLAS-LABEL: func.func @mixed
+// CUBLAS: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CUBLAS: %[[BF16:.*]] = arith.constant 3 : i32
+// CUBLAS: %[[F32:.*]] = arith.constant 0 : i32
+// CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %[[ONE]], {{.*}}, %[[ONE]], {{.*}}, %[[BF16]], %[[F32]]) : (i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32, i32, i32) -> ()
+// CUBLAS: %[[F16:.*]] = arith.constant 2 : i32
+// CUBLAS: %[[F16B:.*]] = arith.constant 2 : i32
+// CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %[[F16]], %[[F16B]])
+// CUBLAS: scf.for
+// CUBLAS: scf.for
+// CUBLAS: call @dist_cublas_gemm_ex(%c101_i32{{[_0-9]*}}, %c111_i32{{[_0-9]*}}, %c112_i32{{[_0-9]*}}, %c16_i32{{[_0-9]*}}, %c16_i32{{[_0-9]*}}, %c8_i32{{[_0-9]*}}, {{.*}}, %c3_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}})
+// CUBLAS-NOT: linalg.matmul
+// CUBLAS-NOT: linalg.generic
+// CUBLAS: return
+// CHECK-LABEL: func.func @mixed
+// CHECK-COUNT-2: linalg.matmul
+// CHECK: linalg.generic
+// CHECK-NOT: call @
+func.func @mixed(%a: memref<8x4xbf16>, %b: memref<4x8xbf16>, %c: memref<8x8xf32>,
+                 %ha: memref<8x4xf16>, %hb: memref<4x8xf16>, %hc: memref<8x8xf16>,
+                 %q: memref<2x16x4x8xbf16>, %k: memref<2x16x4x8xbf16>, %s: memref<2x4x16x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x4xbf16>, memref<4x8xbf16>) outs(%c : memref<8x8xf32>)
+  linalg.matmul ins(%ha, %hb : memref<8x4xf16>, memref<4x8xf16>) outs(%hc : memref<8x8xf16>)
+  linalg.generic {indexing_maps = [affine_map<(b, a, i, j, d) -> (b, i, a, d)>,
+                                   affine_map<(b, a, i, j, d) -> (b, j, a, d)>,
+                                   affine_map<(b, a, i, j, d) -> (b, a, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x16x4x8xbf16>, memref<2x16x4x8xbf16>) outs(%s : memref<2x4x16x16xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
   return
 }
 

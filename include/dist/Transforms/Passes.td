@@ -451,7 +451,9 @@ def DistMatmulToBlas : Pass<"dist-matmul-to-blas", "::mlir::ModuleOp"> {
     With `library=cublas` (in `dist-lower-to-nvvm`) the calls go to
     `dist_cublas_sgemm`/`dist_cublas_dgemm` instead: the same CBLAS
     signature on device buffers, provided by `libdist_cuda_runtime.so` over
-    cuBLAS.
+    cuBLAS. Contractions of bf16 or f16 inputs into an f32 or equal output
+    then call `dist_cublas_gemm_ex` (f32 scalars, then the input and
+    output types as dist_dtype_t): cublasGemmEx accumulating in f32.
   }];
   let options = [
     Option<"library", "library", "std::string", /*default=*/"\"cblas\"",
