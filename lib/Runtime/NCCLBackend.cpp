@@ -2,7 +2,8 @@
 //
 // libdist_backend_nccl.so, loaded when DIST_BACKEND=nccl. Collectives run on
 // device buffers, on one NCCL communicator per group, each with its own
-// communication stream. A host backend (mpi when the runtime has it, else
+// communication stream. A host backend (the tcp store for jobs started with
+// RANK/WORLD_SIZE and no MPI launcher, else mpi when the runtime has it, else
 // self: one process) starts the job, checks that the ranks agree on every
 // group, and carries each communicator's NCCL unique id from the group's
 // index 0 to the others. NCCL (libnccl.so.2, or DIST_NCCL_LIBRARY) and the
@@ -175,8 +176,16 @@ private:
 
 class NCCLBackend : public Backend {
 public:
+  /// The host backend: the tcp store for a job started with PyTorch's
+  /// env:// variables and no MPI launcher (scripts/launch.py, torchrun),
+  /// else mpi, else self (one process).
   NCCLBackend() {
-    host = createBackend("mpi");
+    bool mpiLaunched = std::getenv("OMPI_COMM_WORLD_SIZE") ||
+                       std::getenv("PMI_SIZE") || std::getenv("PMIX_RANK");
+    if (std::getenv("WORLD_SIZE") && !mpiLaunched)
+      host = createBackend("tcp");
+    if (!host)
+      host = createBackend("mpi");
     if (!host)
       host = createBackend("self");
   }

@@ -35,7 +35,24 @@ struct FakeId {
   int32_t creator, serial;
 };
 
+/// MPI started by the host backend (mpi), or here when the job runs on
+/// another host backend (one process started by launch.py).
+void ensureMpi() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    MPI_Init(nullptr, nullptr);
+    std::atexit([] {
+      int finalized = 0;
+      MPI_Finalized(&finalized);
+      if (!finalized)
+        MPI_Finalize();
+    });
+  }
+}
+
 int worldRank() {
+  ensureMpi();
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   return rank;
@@ -182,6 +199,7 @@ FAKE_EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
 
 FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks,
                                           ncclUniqueId id, int rank) {
+  ensureMpi();
   FakeId fake;
   std::memcpy(&fake, id.internal, sizeof(fake));
   if (fake.magic != kMagic)
