@@ -48,10 +48,14 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <random>
 #include <thread>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 using namespace mlir;
@@ -149,6 +153,12 @@ static cl::opt<std::string> device(
              "through the nccl backend on more than one rank, compared with "
              "the CPU serial run)"),
     cl::init("cpu"), cl::cat(category));
+static cl::opt<std::string> launcher(
+    "launcher",
+    cl::desc("How the ranks start: mpirun, tcp (dist-run starts them and "
+             "they meet at the tcp backend's store: no MPI needed), or auto "
+             "(mpirun when it is found, else tcp)"),
+    cl::init("auto"), cl::cat(category));
 static cl::opt<bool> useBlas("blas",
                              cl::desc("Call a BLAS for matmuls when one was "
                                       "found at build time"),
@@ -661,22 +671,121 @@ static LogicalResult launchSerial(StringRef self, StringRef dir,
                   reference ? "the reference run" : "the serial run");
 }
 
-/// Runs this tool in worker mode on `ranks` MPI processes.
-static LogicalResult launchRanks(StringRef self, StringRef dir, int ranks) {
-  std::string mpirun = findMpirun();
-  if (mpirun.empty()) {
-    llvm::errs() << "dist-run: mpirun not found (install openmpi-bin)\n";
+/// A free TCP port of this machine for the tcp store (0 if none).
+static int findFreePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  int port = 0;
+  if (fd >= 0 &&
+      ::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof(address)) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr *>(&address), &length) == 0)
+    port = ntohs(address.sin_port);
+  if (fd >= 0)
+    ::close(fd);
+  return port;
+}
+
+/// Starts `ranks` workers itself with PyTorch's env:// variables; they meet
+/// at the tcp backend's store. Within --timeout; when one fails, the others
+/// are ended.
+static LogicalResult launchWithStore(ArrayRef<std::string> argv,
+                                     ArrayRef<std::string> environment,
+                                     int ranks) {
+  int port = findFreePort();
+  if (port == 0) {
+    llvm::errs() << "dist-run: no free TCP port for the tcp store\n";
     return failure();
   }
-  SmallVector<std::string> argv = {mpirun, "--oversubscribe", "-np",
-                                   std::to_string(ranks)};
-  if (getuid() == 0)
-    argv.push_back("--allow-run-as-root");
-  argv.push_back(self.str());
-  appendWorkerOptions(argv, dir);
+  SmallVector<StringRef> args(argv.begin(), argv.end());
+  std::vector<llvm::sys::ProcessInfo> children;
+  auto endAll = [&] {
+    for (llvm::sys::ProcessInfo &child : children)
+      if (child.Pid > 0)
+        ::kill(child.Pid, SIGKILL);
+    for (llvm::sys::ProcessInfo &child : children)
+      if (child.Pid > 0)
+        llvm::sys::Wait(child, std::nullopt);
+  };
+  for (int rank = 0; rank < ranks; ++rank) {
+    SmallVector<std::string> env(environment.begin(), environment.end());
+    env.append({"RANK=" + std::to_string(rank),
+                "LOCAL_RANK=" + std::to_string(rank),
+                "WORLD_SIZE=" + std::to_string(ranks),
+                "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + std::to_string(port)});
+    if (!llvm::any_of(env, [](StringRef entry) {
+          return entry.starts_with("DIST_BACKEND=");
+        }))
+      env.push_back("DIST_BACKEND=tcp");
+    SmallVector<StringRef> envRefs(env.begin(), env.end());
+    std::string message;
+    bool failedToStart = false;
+    children.push_back(llvm::sys::ExecuteNoWait(
+        args.front(), args, ArrayRef<StringRef>(envRefs), {}, 0, &message,
+        &failedToStart));
+    if (failedToStart) {
+      llvm::errs() << "dist-run: cannot start rank " << rank << ": " << message
+                   << "\n";
+      children.pop_back();
+      endAll();
+      return failure();
+    }
+  }
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::seconds(timeoutSeconds);
+  std::vector<bool> done(ranks, false);
+  for (int remaining = ranks; remaining > 0;) {
+    for (int rank = 0; rank < ranks; ++rank) {
+      if (done[rank])
+        continue;
+      std::string message;
+      llvm::sys::ProcessInfo state = llvm::sys::Wait(
+          children[rank], /*SecondsToWait=*/0, &message, nullptr,
+          /*Polling=*/true);
+      if (state.Pid == 0)
+        continue;
+      done[rank] = true;
+      --remaining;
+      children[rank].Pid = 0;
+      if (state.ReturnCode != 0) {
+        llvm::errs() << "dist-run: the " << ranks << "-rank run failed (rank "
+                     << rank << ": "
+                     << (message.empty()
+                             ? "exit status " + std::to_string(state.ReturnCode)
+                             : message)
+                     << ")\n";
+        endAll();
+        return failure();
+      }
+    }
+    if (timeoutSeconds > 0 && std::chrono::steady_clock::now() > deadline) {
+      llvm::errs() << "dist-run: the " << ranks << "-rank run failed (no "
+                   << "result after " << timeoutSeconds
+                   << " s; raise --timeout)\n";
+      endAll();
+      return failure();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return success();
+}
+
+/// Runs this tool in worker mode on `ranks` processes: through mpirun, or
+/// started here and meeting at the tcp store (--launcher).
+static LogicalResult launchRanks(StringRef self, StringRef dir, int ranks) {
+  std::string mpirun = launcher == "tcp" ? std::string() : findMpirun();
+  if (mpirun.empty() && launcher == "mpirun") {
+    llvm::errs() << "dist-run: mpirun not found (install openmpi-bin, or run "
+                    "with --launcher=tcp)\n";
+    return failure();
+  }
+  SmallVector<std::string> worker = {self.str()};
+  appendWorkerOptions(worker, dir);
   if (corruptRank >= 0) {
-    argv.push_back("--corrupt-rank=" + std::to_string(corruptRank));
-    argv.push_back("--corrupt-step=" + std::to_string(corruptStep));
+    worker.push_back("--corrupt-rank=" + std::to_string(corruptRank));
+    worker.push_back("--corrupt-step=" + std::to_string(corruptStep));
   }
   // OpenMPI 4 creates its session directory under $TMPDIR with a racy mkdir:
   // two launches sharing a TMPDIR (parallel lit workers) can fail with "File
@@ -692,6 +801,8 @@ static LogicalResult launchRanks(StringRef self, StringRef dir, int ranks) {
         return entry.starts_with("DIST_BACKEND=");
       }))
     environment.push_back("DIST_BACKEND=nccl");
+  if (mpirun.empty())
+    return launchWithStore(worker, environment, ranks);
   // More ranks than cores: a rank waiting in MPI yields its core to the
   // ranks that compute on it instead of spinning (unless the user chose).
   if (ranks > (int)std::thread::hardware_concurrency() &&
@@ -699,6 +810,11 @@ static LogicalResult launchRanks(StringRef self, StringRef dir, int ranks) {
         return entry.starts_with("OMPI_MCA_mpi_yield_when_idle=");
       }))
     environment.push_back("OMPI_MCA_mpi_yield_when_idle=1");
+  SmallVector<std::string> argv = {mpirun, "--oversubscribe", "-np",
+                                   std::to_string(ranks)};
+  if (getuid() == 0)
+    argv.push_back("--allow-run-as-root");
+  argv.append(worker.begin(), worker.end());
   SmallVector<StringRef> env(environment.begin(), environment.end());
   return runChild(argv, ArrayRef<StringRef>(env),
                   "the " + Twine(ranks) + "-rank run");
@@ -1098,6 +1214,11 @@ int main(int argc, char **argv) {
   if (device != "cpu" && device != "gpu") {
     llvm::errs() << "dist-run: --device must be cpu or gpu, got '" << device
                  << "'\n";
+    return 1;
+  }
+  if (launcher != "auto" && launcher != "mpirun" && launcher != "tcp") {
+    llvm::errs() << "dist-run: --launcher must be auto, mpirun or tcp, got '"
+                 << launcher << "'\n";
     return 1;
   }
 #ifndef DIST_CUDA_RUNTIME_LIBRARY
