@@ -43,6 +43,8 @@ std::string initialize(Driver &driver, int preferredDevice) {
       device = std::atoi(chosen);
     else if (const char *local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK"))
       device = std::atoi(local) % count;
+    else if (const char *local = std::getenv("MPI_LOCALRANKID")) // MPICH
+      device = std::atoi(local) % count;
     else if (const char *local = std::getenv("LOCAL_RANK")) // launch.py
       device = std::atoi(local) % count;
     else

@@ -40,8 +40,10 @@ struct Driver {
 /// The driver, loaded and initialized by the first call in the process, with
 /// the calling thread in the chosen device's primary context. The device is
 /// `preferredDevice` when the first call passes one (>= 0), else
-/// DIST_CUDA_DEVICE, else the local rank (OMPI_COMM_WORLD_LOCAL_RANK, or
-/// LOCAL_RANK) modulo the devices present, else 0. Returns null with `error` set when there is
+/// DIST_CUDA_DEVICE, else the local rank (OMPI_COMM_WORLD_LOCAL_RANK,
+/// MPI_LOCALRANKID or LOCAL_RANK) modulo the devices present, else 0. (The
+/// nccl backend loads the driver at dist_init: a program's later
+/// mgpuSetDefaultDevice does not move the rank to another device.) Returns null with `error` set when there is
 /// no driver or no device (every later call returns the same error).
 __attribute__((visibility("default"))) Driver *
 loadDriver(int preferredDevice, std::string &error);

@@ -322,6 +322,9 @@ DIST_EXPORT void dist_cublas_gemm_ex(int order, int transA, int transB, int m,
   cudaDataType_t input = toCudaType(inputType), output = toCudaType(outputType);
   if (input == CUDA_R_32F)
     fail("dist_cublas_gemm_ex: f32 inputs go to dist_cublas_sgemm", nullptr);
+  if (output != CUDA_R_32F && output != input)
+    fail("dist_cublas_gemm_ex: the output must be f32 or of the inputs' type",
+         nullptr);
   runBlas("cublasGemmEx", order, [&] {
     return blas().gemmEx(blas().handle, toCublas(transB), toCublas(transA), n,
                          m, k, &alpha, b, input, ldb, a, input, lda, &beta, c,

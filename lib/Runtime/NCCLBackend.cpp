@@ -67,8 +67,8 @@ struct Nccl {
   int version = 0;
 };
 
-/// bf16 and ncclCommGetAsyncError's polling need 2.10; ncclAvg 2.10 too.
-constexpr int kOldestVersion = 21000;
+/// ncclGetLastError is 2.13's (bf16, ncclAvg and asynchronous errors older).
+constexpr int kOldestVersion = 21300;
 
 std::string loadNccl(Nccl &nccl) {
   const char *chosen = std::getenv("DIST_NCCL_LIBRARY");
@@ -87,7 +87,7 @@ std::string loadNccl(Nccl &nccl) {
   nccl.ncclGetVersion(&nccl.version);
   if (nccl.version < kOldestVersion)
     return nccl.path + " is NCCL " + std::to_string(nccl.version) +
-           "; the nccl backend needs 2.10 or newer";
+           "; the nccl backend needs 2.13 or newer";
   return "";
 }
 
@@ -342,6 +342,17 @@ public:
     return false;
   }
 
+  /// A driver call that may block (it waits for device work, which may wait
+  /// for a peer), under the watchdog.
+  template <typename Call>
+  void blocking(const char *call, const char *what, const char *group,
+                Call &&run) {
+    watchdog.arm(call, what, group);
+    CUresult result = run();
+    watchdog.disarm();
+    checkCuda(result, call, what, group);
+  }
+
   void checkCuda(CUresult result, const char *call, const char *what,
                  const char *group) {
     if (result != CUDA_SUCCESS) [[unlikely]]
@@ -380,7 +391,8 @@ private:
                 "cuStreamWaitEvent", c.what, group);
       driver->cuEventDestroy(ready); // released once the wait is done
     } else {
-      checkCuda(driver->cuCtxSynchronize(), "cuCtxSynchronize", c.what, group);
+      blocking("cuCtxSynchronize", c.what, group,
+               [&] { return driver->cuCtxSynchronize(); });
     }
     size_t count = (size_t)c.count;
     size_t bytes = count * (size_t)elementSize(c.dtype);
@@ -477,10 +489,12 @@ private:
     NCCLCommunicator &comm = get(*c.comm);
     const char *group = comm.label();
     if (c.stream)
-      checkCuda(driver->cuStreamSynchronize(static_cast<CUstream>(c.stream)),
-                "cuStreamSynchronize", c.what, group);
+      blocking("cuStreamSynchronize", c.what, group, [&] {
+        return driver->cuStreamSynchronize(static_cast<CUstream>(c.stream));
+      });
     else
-      checkCuda(driver->cuCtxSynchronize(), "cuCtxSynchronize", c.what, group);
+      blocking("cuCtxSynchronize", c.what, group,
+               [&] { return driver->cuCtxSynchronize(); });
     comm.host->setLabel(group);
     size_t bytes = (size_t)c.count * (size_t)elementSize(c.dtype);
     std::vector<char> input, output(bytes);
@@ -501,12 +515,17 @@ private:
     host->run(sent);
     finish(user, sent, staging);
     copy(c.output, output.data(), bytes, c.what, group);
+    // A copy from pageable memory may return before it reached the device,
+    // and kernels on non-blocking streams are not ordered after it.
+    blocking("cuCtxSynchronize", c.what, group,
+             [&] { return driver->cuCtxSynchronize(); });
   }
 
   void copy(void *to, const void *from, size_t bytes, const char *what,
             const char *group) {
-    checkCuda(driver->cuMemcpy((CUdeviceptr)to, (CUdeviceptr)from, bytes),
-              "cuMemcpy", what, group);
+    blocking("cuMemcpy", what, group, [&] {
+      return driver->cuMemcpy((CUdeviceptr)to, (CUdeviceptr)from, bytes);
+    });
   }
 
   std::unique_ptr<Backend> host;

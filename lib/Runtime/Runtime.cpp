@@ -945,8 +945,9 @@ void dist_send_recv(dist_group_t *group, const void *input, int64_t target,
   if (detour || stream) [[unlikely]]
     return runSlow({CollectiveKind::SendRecv, &comm, input, output, count,
                     dtype, DIST_SUM, target, source, stream, "send_recv"});
-  // Input and output may alias, which MPI forbids: a self exchange copies.
-  if (target == comm.rank()) {
+  // Input and output may alias, which MPI forbids: a self exchange copies
+  // (a backend on device buffers copies them itself).
+  if (target == comm.rank() && !backend.buffersOnDevice()) {
     std::memmove(output, input, count * elementSize(dtype));
     return;
   }

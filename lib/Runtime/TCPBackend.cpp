@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -74,12 +75,41 @@ struct Header {
   int32_t dtype = 0, reduction = 0, kind = 0, rank = 0;
 };
 
-/// Writes all of `data`; false when the peer is gone.
-bool writeAll(int fd, const void *data, size_t size) {
+using Clock = std::chrono::steady_clock;
+
+/// The time a transfer may take: the runtime's timeout.
+Clock::time_point deadlineFromNow() {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(getTimeoutSeconds()));
+}
+
+/// Waits until `fd` is ready for `events` or `deadline` passed (false).
+bool waitFor(int fd, short events, Clock::time_point deadline) {
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - Clock::now())
+                    .count();
+    if (left <= 0)
+      return false;
+    pollfd waiting{fd, events, 0};
+    int ready = ::poll(&waiting, 1, (int)std::min<int64_t>(left, 1 << 30));
+    if (ready > 0)
+      return true;
+    if (ready < 0 && errno != EINTR)
+      return true; // let the transfer report the error
+  }
+}
+
+/// Writes all of `data` before `deadline`; false when the peer is gone or
+/// does not read.
+bool writeAll(int fd, const void *data, size_t size,
+              Clock::time_point deadline) {
   auto *p = static_cast<const char *>(data);
   while (size) {
-    ssize_t n = ::send(fd, p, size, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR)
+    if (!waitFor(fd, POLLOUT, deadline))
+      return false;
+    ssize_t n = ::send(fd, p, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
       continue;
     if (n <= 0)
       return false;
@@ -89,12 +119,15 @@ bool writeAll(int fd, const void *data, size_t size) {
   return true;
 }
 
-/// Reads all of `size` bytes; false on end of stream or error.
-bool readAll(int fd, void *data, size_t size) {
+/// Reads all of `size` bytes before `deadline`; false on end of stream,
+/// error or timeout.
+bool readAll(int fd, void *data, size_t size, Clock::time_point deadline) {
   auto *p = static_cast<char *>(data);
   while (size) {
-    ssize_t n = ::recv(fd, p, size, 0);
-    if (n < 0 && errno == EINTR)
+    if (!waitFor(fd, POLLIN, deadline))
+      return false;
+    ssize_t n = ::recv(fd, p, size, MSG_DONTWAIT);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
       continue;
     if (n <= 0)
       return false;
@@ -102,11 +135,17 @@ bool readAll(int fd, void *data, size_t size) {
     size -= (size_t)n;
   }
   return true;
+}
+
+bool readAll(int fd, void *data, size_t size) {
+  return readAll(fd, data, size, deadlineFromNow());
 }
 
 bool send(int fd, const Header &header, const void *payload) {
-  return writeAll(fd, &header, sizeof(header)) &&
-         (header.bytes == 0 || writeAll(fd, payload, (size_t)header.bytes));
+  Clock::time_point deadline = deadlineFromNow();
+  return writeAll(fd, &header, sizeof(header), deadline) &&
+         (header.bytes == 0 ||
+          writeAll(fd, payload, (size_t)header.bytes, deadline));
 }
 
 //===----------------------------------------------------------------------===//
@@ -117,17 +156,20 @@ class Store {
 public:
   Store(int listener, int worldSize) : listener(listener), size(worldSize) {}
 
-  /// Serves until every rank said goodbye or one left without it.
+  /// Serves until every rank said goodbye or one left without it. (A rank
+  /// that never connects leaves the others waiting for answers: their
+  /// timeouts end the job.)
   void serve() {
     clients.assign(size, -1);
     for (int accepted = 0; accepted < size; ++accepted) {
       int fd = ::accept(listener, nullptr, nullptr);
       if (fd < 0) {
-        if (errno == EINTR) {
+        if (errno == EINTR || errno == ECONNABORTED) {
           --accepted;
           continue;
         }
-        return;
+        ::close(listener);
+        return abortAll(-1);
       }
       int one = 1;
       setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -179,7 +221,11 @@ public:
     }
     for (int fd : clients)
       ::close(fd);
+    finished = true;
   }
+
+  /// Set once the store stopped serving.
+  std::atomic<bool> finished{false};
 
 private:
   struct Pending {
@@ -190,6 +236,7 @@ private:
 
   /// A rank left without goodbye: every other rank learns it.
   void abortAll(int gone) {
+    finished = true;
     Header abort;
     abort.op = Op::Abort;
     abort.rank = gone;
@@ -420,12 +467,22 @@ public:
     connectToStore(host, port);
   }
 
+  /// Rank 0 waits (within the timeout) for the store to see every rank's
+  /// goodbye.
   void finalize() override {
     Header bye;
     bye.op = Op::Bye;
     send(fd, bye, nullptr);
-    if (server.joinable())
+    if (server.joinable()) {
+      Clock::time_point deadline = deadlineFromNow();
+      while (!store->finished && Clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      if (!store->finished)
+        failf("dist_finalize: the tcp store (rank 0) still waits for ranks "
+              "that did not finish within %g s",
+              getTimeoutSeconds());
       server.join();
+    }
     ::close(fd);
   }
 
@@ -562,7 +619,8 @@ private:
     pollfd waiting{fd, POLLIN, 0};
     int ready;
     do
-      ready = ::poll(&waiting, 1, (int)std::min(limit * 1000, 2e9));
+      ready = ::poll(&waiting, 1,
+                     (int)std::max(1.0, std::min(limit * 1000, 2e9)));
     while (ready < 0 && errno == EINTR);
     if (ready == 0)
       failf("%s (tcp store) in group %s did not complete within %g s: a peer "
@@ -604,7 +662,8 @@ private:
         ::listen(listener, size) != 0)
       failf("the tcp store cannot listen on port %d (MASTER_PORT): %s", port,
             std::strerror(errno));
-    server = std::thread([listener, n = size] { Store(listener, n).serve(); });
+    store = std::make_unique<Store>(listener, size);
+    server = std::thread([store = store.get()] { store->serve(); });
     (void)host;
   }
 
@@ -642,6 +701,7 @@ private:
 
   int rank = -1, size = 1, fd = -1;
   int64_t worldSeq = 0;
+  std::unique_ptr<Store> store; // rank 0's
   std::thread server;
 };
 
