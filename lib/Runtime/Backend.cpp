@@ -72,6 +72,53 @@ void Backend::run(const Collective &c) {
   }
 }
 
+void DescriptorBackend::allReduce(Communicator &comm, void *buffer,
+                                  int64_t count, dist_dtype_t dtype,
+                                  dist_reduction_t reduction,
+                                  const char *what) {
+  run({CollectiveKind::AllReduce, &comm, buffer, buffer, count, dtype,
+       reduction, 0, 0, nullptr, what});
+}
+void DescriptorBackend::reduce(Communicator &comm, void *buffer, int64_t count,
+                               dist_dtype_t dtype, dist_reduction_t reduction,
+                               int64_t root, const char *what) {
+  run({CollectiveKind::Reduce, &comm, buffer, buffer, count, dtype, reduction,
+       root, 0, nullptr, what});
+}
+void DescriptorBackend::broadcast(Communicator &comm, void *buffer,
+                                  int64_t count, dist_dtype_t dtype,
+                                  int64_t root, const char *what) {
+  run({CollectiveKind::Broadcast, &comm, buffer, buffer, count, dtype,
+       DIST_SUM, root, 0, nullptr, what});
+}
+void DescriptorBackend::allGather(Communicator &comm, const void *input,
+                                  void *output, int64_t count,
+                                  dist_dtype_t dtype, const char *what) {
+  run({CollectiveKind::AllGather, &comm, input, output, count, dtype, DIST_SUM,
+       0, 0, nullptr, what});
+}
+void DescriptorBackend::reduceScatter(Communicator &comm, const void *input,
+                                      void *output, int64_t count,
+                                      dist_dtype_t dtype,
+                                      dist_reduction_t reduction,
+                                      const char *what) {
+  run({CollectiveKind::ReduceScatter, &comm, input, output, count, dtype,
+       reduction, 0, 0, nullptr, what});
+}
+void DescriptorBackend::allToAll(Communicator &comm, const void *input,
+                                 void *output, int64_t count,
+                                 dist_dtype_t dtype, const char *what) {
+  run({CollectiveKind::AllToAll, &comm, input, output, count, dtype, DIST_SUM,
+       0, 0, nullptr, what});
+}
+void DescriptorBackend::sendRecv(Communicator &comm, const void *input,
+                                 int64_t target, void *output, int64_t source,
+                                 int64_t count, dist_dtype_t dtype,
+                                 const char *what) {
+  run({CollectiveKind::SendRecv, &comm, input, output, count, dtype, DIST_SUM,
+       target, source, nullptr, what});
+}
+
 //===----------------------------------------------------------------------===//
 // Staged reductions
 //===----------------------------------------------------------------------===//

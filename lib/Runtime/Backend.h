@@ -161,6 +161,32 @@ Collective stage(const Collective &user, Staging &staging);
 void finish(const Collective &user, const Collective &sent,
             const Staging &staging);
 
+/// A backend that runs every collective through one descriptor (`run`):
+/// its blocking calls build the descriptor (a backend that orders
+/// collectives on streams, or sends them to a store).
+class DescriptorBackend : public Backend {
+public:
+  void allReduce(Communicator &comm, void *buffer, int64_t count,
+                 dist_dtype_t dtype, dist_reduction_t reduction,
+                 const char *what) override;
+  void reduce(Communicator &comm, void *buffer, int64_t count,
+              dist_dtype_t dtype, dist_reduction_t reduction, int64_t root,
+              const char *what) override;
+  void broadcast(Communicator &comm, void *buffer, int64_t count,
+                 dist_dtype_t dtype, int64_t root, const char *what) override;
+  void allGather(Communicator &comm, const void *input, void *output,
+                 int64_t count, dist_dtype_t dtype, const char *what) override;
+  void reduceScatter(Communicator &comm, const void *input, void *output,
+                     int64_t count, dist_dtype_t dtype,
+                     dist_reduction_t reduction, const char *what) override;
+  void allToAll(Communicator &comm, const void *input, void *output,
+                int64_t count, dist_dtype_t dtype, const char *what) override;
+  void sendRecv(Communicator &comm, const void *input, int64_t target,
+                void *output, int64_t source, int64_t count,
+                dist_dtype_t dtype, const char *what) override;
+  void run(const Collective &c) override = 0;
+};
+
 /// Creates a backend: registered with its name and priority.
 using BackendFactory = std::unique_ptr<Backend> (*)();
 

@@ -174,7 +174,7 @@ private:
   CUevent done;
 };
 
-class NCCLBackend : public Backend {
+class NCCLBackend : public DescriptorBackend {
 public:
   /// The host backend: the tcp store for a job started with PyTorch's
   /// env:// variables and no MPI launcher (scripts/launch.py, torchrun),
@@ -231,47 +231,6 @@ public:
     checkCuda(driver->cuStreamCreate(&comm->stream, CU_STREAM_NON_BLOCKING),
               "cuStreamCreate", "dist_get_group", "new group");
     return comm;
-  }
-
-  // The blocking calls without a stream: the host waits.
-  void allReduce(Communicator &comm, void *buffer, int64_t count,
-                 dist_dtype_t dtype, dist_reduction_t reduction,
-                 const char *what) override {
-    run({CollectiveKind::AllReduce, &comm, buffer, buffer, count, dtype,
-         reduction, 0, 0, nullptr, what});
-  }
-  void reduce(Communicator &comm, void *buffer, int64_t count,
-              dist_dtype_t dtype, dist_reduction_t reduction, int64_t root,
-              const char *what) override {
-    run({CollectiveKind::Reduce, &comm, buffer, buffer, count, dtype,
-         reduction, root, 0, nullptr, what});
-  }
-  void broadcast(Communicator &comm, void *buffer, int64_t count,
-                 dist_dtype_t dtype, int64_t root, const char *what) override {
-    run({CollectiveKind::Broadcast, &comm, buffer, buffer, count, dtype,
-         DIST_SUM, root, 0, nullptr, what});
-  }
-  void allGather(Communicator &comm, const void *input, void *output,
-                 int64_t count, dist_dtype_t dtype, const char *what) override {
-    run({CollectiveKind::AllGather, &comm, input, output, count, dtype,
-         DIST_SUM, 0, 0, nullptr, what});
-  }
-  void reduceScatter(Communicator &comm, const void *input, void *output,
-                     int64_t count, dist_dtype_t dtype,
-                     dist_reduction_t reduction, const char *what) override {
-    run({CollectiveKind::ReduceScatter, &comm, input, output, count, dtype,
-         reduction, 0, 0, nullptr, what});
-  }
-  void allToAll(Communicator &comm, const void *input, void *output,
-                int64_t count, dist_dtype_t dtype, const char *what) override {
-    run({CollectiveKind::AllToAll, &comm, input, output, count, dtype,
-         DIST_SUM, 0, 0, nullptr, what});
-  }
-  void sendRecv(Communicator &comm, const void *input, int64_t target,
-                void *output, int64_t source, int64_t count,
-                dist_dtype_t dtype, const char *what) override {
-    run({CollectiveKind::SendRecv, &comm, input, output, count, dtype,
-         DIST_SUM, target, source, nullptr, what});
   }
 
   void run(const Collective &c) override {

@@ -443,7 +443,7 @@ int64_t readVariable(const char *name, int64_t fallback) {
   return parsed;
 }
 
-class TCPBackend : public Backend {
+class TCPBackend : public DescriptorBackend {
 public:
   const char *name() const override { return "tcp"; }
 
@@ -511,46 +511,6 @@ public:
     Header reply = exchange(h, nullptr, nullptr, 0, "dist_get_group", "world");
     return std::make_unique<TCPCommunicator>(reply.group, reply.count,
                                              reply.index);
-  }
-
-  void allReduce(Communicator &comm, void *buffer, int64_t count,
-                 dist_dtype_t dtype, dist_reduction_t reduction,
-                 const char *what) override {
-    run({CollectiveKind::AllReduce, &comm, buffer, buffer, count, dtype,
-         reduction, 0, 0, nullptr, what});
-  }
-  void reduce(Communicator &comm, void *buffer, int64_t count,
-              dist_dtype_t dtype, dist_reduction_t reduction, int64_t root,
-              const char *what) override {
-    run({CollectiveKind::Reduce, &comm, buffer, buffer, count, dtype,
-         reduction, root, 0, nullptr, what});
-  }
-  void broadcast(Communicator &comm, void *buffer, int64_t count,
-                 dist_dtype_t dtype, int64_t root, const char *what) override {
-    run({CollectiveKind::Broadcast, &comm, buffer, buffer, count, dtype,
-         DIST_SUM, root, 0, nullptr, what});
-  }
-  void allGather(Communicator &comm, const void *input, void *output,
-                 int64_t count, dist_dtype_t dtype, const char *what) override {
-    run({CollectiveKind::AllGather, &comm, input, output, count, dtype,
-         DIST_SUM, 0, 0, nullptr, what});
-  }
-  void reduceScatter(Communicator &comm, const void *input, void *output,
-                     int64_t count, dist_dtype_t dtype,
-                     dist_reduction_t reduction, const char *what) override {
-    run({CollectiveKind::ReduceScatter, &comm, input, output, count, dtype,
-         reduction, 0, 0, nullptr, what});
-  }
-  void allToAll(Communicator &comm, const void *input, void *output,
-                int64_t count, dist_dtype_t dtype, const char *what) override {
-    run({CollectiveKind::AllToAll, &comm, input, output, count, dtype,
-         DIST_SUM, 0, 0, nullptr, what});
-  }
-  void sendRecv(Communicator &comm, const void *input, int64_t target,
-                void *output, int64_t source, int64_t count,
-                dist_dtype_t dtype, const char *what) override {
-    run({CollectiveKind::SendRecv, &comm, input, output, count, dtype,
-         DIST_SUM, target, source, nullptr, what});
   }
 
   /// Sends this rank's part and writes its result. Only rank `root` of a
