@@ -67,10 +67,12 @@ std::string initialize(Driver &driver, int preferredDevice) {
 } // namespace
 
 Driver *distcuda::loadDriver(int preferredDevice, std::string &error) {
-  static Driver instance;
-  static std::string loadError;
+  // Never destroyed: global destructors of programs may still call in.
+  static Driver &instance = *new Driver();
+  static std::string &loadError = *new std::string();
   static std::once_flag loaded;
-  std::call_once(loaded, [&] { loadError = initialize(instance, preferredDevice); });
+  std::call_once(loaded,
+                 [&] { loadError = initialize(instance, preferredDevice); });
   if (!loadError.empty()) {
     error = loadError;
     return nullptr;

@@ -32,11 +32,13 @@ const char *rankText() {
   return rank ? rank : "0";
 }
 
+/// Ends the process without running destructors: a program's global
+/// destructor would unload its kernels through this library again.
 [[noreturn]] void fail(const char *message, const char *detail) {
   std::fprintf(stderr, "dist cuda runtime error on rank %s: %s%s\n",
                rankText(), message, detail ? detail : "");
   std::fflush(stderr);
-  std::exit(1);
+  std::_Exit(1);
 }
 
 int defaultDevice = -1;

@@ -42,6 +42,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
@@ -54,6 +56,8 @@
 #include <random>
 #include <thread>
 #include <arpa/inet.h>
+#include <dlfcn.h>
+#include <sstream>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -159,6 +163,20 @@ static cl::opt<std::string> launcher(
              "they meet at the tcp backend's store: no MPI needed), or auto "
              "(mpirun when it is found, else tcp)"),
     cl::init("auto"), cl::cat(category));
+static cl::opt<std::string> exportRanksDir(
+    "export-ranks",
+    cl::desc("Prepare the partitioned run for another machine instead of "
+             "running it (a GPU machine without LLVM): the serial run runs "
+             "here; the directory receives the partitioned program compiled "
+             "ahead of time (partitioned.so, its libraries in lib/), each "
+             "rank's inputs and a manifest for dist-step; judge its results "
+             "with --judge"),
+    cl::value_desc("dir"), cl::cat(category));
+static cl::opt<std::string> judgeDir(
+    "judge",
+    cl::desc("Judge the results that dist-step wrote into a directory "
+             "prepared by --export-ranks (no program runs)"),
+    cl::value_desc("dir"), cl::cat(category));
 static cl::opt<bool> useBlas("blas",
                              cl::desc("Call a BLAS for matmuls when one was "
                                       "found at build time"),
@@ -298,6 +316,40 @@ static void barrier() {
   dist_all_reduce(group, &token, 1, DIST_I32, DIST_SUM, /*stream=*/nullptr);
 }
 
+/// How run `run` compiles and runs its program (a worker's, or an exported
+/// partitioned run's).
+static run::StepOptions makeStepOptions(int run, bool distributed,
+                                        StringRef dirPath) {
+  run::StepOptions options;
+  options.steps = numSteps;
+  options.corruptRank = corruptRank;
+  options.corruptStep = corruptStep;
+  options.resultsOfEveryStep = !lastResultsOnly;
+  options.perturbedRun = perturbedWorker;
+#ifdef DIST_BLAS_LIBRARY
+  options.compile.blas = useBlas;
+#endif
+  options.compile.fuseElementwise = fuseElementwise;
+  options.compile.vectorizableReductions = vectorizableReductions;
+  options.compile.approximateMath = approximateMath;
+  options.compile.updateInPlace = updateInPlace;
+  options.compile.debugLines = debugLines;
+  // The user's loads and stores are checked in the serial run.
+  options.compile.runtimeVerification = run == run::kSerialRun;
+  options.compile.sharedLibraries = jitLibraries();
+#ifdef DIST_CUDA_RUNTIME_LIBRARY
+  if (device == "gpu" && distributed) {
+    options.compile.gpu = true;
+    options.compile.sharedLibraries.push_back(DIST_CUDA_RUNTIME_LIBRARY);
+  }
+#endif
+  if (keep && run <= 0)
+    options.compile.objectDump =
+        dirPath.str() + "/" +
+        (distributed ? "partitioned.rank0" : run::WorkDir::runName(run)) + ".o";
+  return options;
+}
+
 /// Runs the program of the work directory: one rank of the partitioned
 /// program, or (--serial) the serial or (--serial --reference) the
 /// reference program in a process of its own, so that a crash or a hang of
@@ -336,33 +388,7 @@ static int runWorker(MLIRContext &context) {
   if (!module)
     return fail("cannot parse " + dir.program(run));
 
-  run::StepOptions options;
-  options.steps = numSteps;
-  options.corruptRank = corruptRank;
-  options.corruptStep = corruptStep;
-  options.resultsOfEveryStep = !lastResultsOnly;
-  options.perturbedRun = perturbedWorker;
-#ifdef DIST_BLAS_LIBRARY
-  options.compile.blas = useBlas;
-#endif
-  options.compile.fuseElementwise = fuseElementwise;
-  options.compile.vectorizableReductions = vectorizableReductions;
-  options.compile.approximateMath = approximateMath;
-  options.compile.updateInPlace = updateInPlace;
-  options.compile.debugLines = debugLines;
-  // The user's loads and stores are checked in the serial run.
-  options.compile.runtimeVerification = run == run::kSerialRun;
-  options.compile.sharedLibraries = jitLibraries();
-#ifdef DIST_CUDA_RUNTIME_LIBRARY
-  if (device == "gpu" && distributed) {
-    options.compile.gpu = true;
-    options.compile.sharedLibraries.push_back(DIST_CUDA_RUNTIME_LIBRARY);
-  }
-#endif
-  if (keep && run <= 0)
-    options.compile.objectDump =
-        dir.str() + "/" +
-        (distributed ? "partitioned.rank0" : run::WorkDir::runName(run)) + ".o";
+  run::StepOptions options = makeStepOptions(run, distributed, dir.str());
   if (llvm::Error error =
           run::runSteps(*module, dir, run, distributed ? dist_world_size() : 1,
                         options, barrier))
@@ -927,6 +953,24 @@ static LogicalResult partition(ModuleOp module, int &ranks) {
 /// Writes the f64 reference of `serial` and its inputs to `dir`, and marks
 /// the f16/bf16/f32 results of `specs` to be judged against it. Returns
 /// false, with `whyNot` set, when the program cannot be widened.
+/// The results judged against the f64 reference, whose entry is
+/// `referenceEntry` (and its perturbed run when `perturbed`).
+static LogicalResult markReferenceSpecs(func::FuncOp referenceEntry,
+                                        bool perturbed,
+                                        std::vector<run::ResultSpec> &specs) {
+  for (auto [i, type] : llvm::enumerate(referenceEntry.getResultTypes())) {
+    FailureOr<BoundaryType> boundary = run::describeBoundary(
+        type, referenceEntry.getLoc(), "result " + Twine(i));
+    if (failed(boundary))
+      return failure();
+    DType dtype = specs[i].global.dtype;
+    specs[i].useReference = hostdata::isFloat(dtype) && dtype != DType::F64;
+    specs[i].usePerturbed = specs[i].useReference && perturbed;
+    specs[i].referenceType = boundary->dtype;
+  }
+  return success();
+}
+
 static FailureOr<bool> prepareReference(ModuleOp serial,
                                         ArrayRef<std::vector<HostArray>> inputs,
                                         const run::WorkDir &dir,
@@ -969,16 +1013,8 @@ static FailureOr<bool> prepareReference(ModuleOp serial,
       }
     }
   }
-  for (auto [i, type] : llvm::enumerate(entry.getResultTypes())) {
-    FailureOr<BoundaryType> boundary =
-        run::describeBoundary(type, entry.getLoc(), "result " + Twine(i));
-    if (failed(boundary))
-      return failure();
-    DType dtype = specs[i].global.dtype;
-    specs[i].useReference = hostdata::isFloat(dtype) && dtype != DType::F64;
-    specs[i].usePerturbed = specs[i].useReference && perturbedReference;
-    specs[i].referenceType = boundary->dtype;
-  }
+  if (failed(markReferenceSpecs(entry, perturbedReference, specs)))
+    return failure();
   if (failed(run::writeModuleWithLocations(*reference,
                                            dir.program(run::kReferenceRun))))
     return failure();
@@ -1050,6 +1086,124 @@ static void printHeader(StringRef entry, int ranks, ModuleOp module) {
   if (numSteps > 1)
     llvm::outs() << ", " << numSteps << " steps";
   llvm::outs() << "\n";
+}
+
+/// libdist_runtime.so, the library this tool calls dist_init from.
+static std::string runtimeLibraryPath() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&dist_init), &info) || !info.dli_fname)
+    return "";
+  return info.dli_fname;
+}
+
+/// --export-ranks: the partitioned program compiled ahead of time with its
+/// libraries, each rank's inputs and the manifest for dist-step, and what
+/// --judge needs to know.
+static LogicalResult exportPartitionedRun(const run::WorkDir &dir, int ranks,
+                                          ModuleOp partitioned,
+                                          bool reference) {
+  run::StepOptions options =
+      makeStepOptions(/*run=*/0, /*distributed=*/true, dir.str());
+  if (llvm::Error error = run::exportRanks(partitioned, dir, ranks, options)) {
+    llvm::errs() << "dist-run: --export-ranks: "
+                 << llvm::toString(std::move(error)) << "\n";
+    return failure();
+  }
+  SmallVector<std::string> libraries(options.compile.sharedLibraries.begin(),
+                                     options.compile.sharedLibraries.end());
+  std::string runtime = runtimeLibraryPath();
+  if (runtime.empty()) {
+    llvm::errs() << "dist-run: --export-ranks: cannot find libdist_runtime.so\n";
+    return failure();
+  }
+  libraries.push_back(runtime);
+  OwningOpRef<ModuleOp> program = partitioned.clone();
+  std::string error;
+  if (failed(run::compileSharedObject(*program, options.compile,
+                                      dir.sharedObject(), DIST_LINKER,
+                                      libraries, error))) {
+    llvm::errs() << "dist-run: --export-ranks: " << error << "\n";
+    return failure();
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream info(dir.exportInfo(), ec);
+  if (ec) {
+    llvm::errs() << "dist-run: cannot write " << dir.exportInfo() << ": "
+                 << ec.message() << "\n";
+    return failure();
+  }
+  info << "steps " << numSteps << "\nranks " << ranks << "\nreference "
+       << (reference ? 1 : 0) << "\nperturbed "
+       << (reference && perturbedReference ? 1 : 0) << "\n";
+  return success();
+}
+
+/// --judge: the results dist-step wrote, against the serial run's.
+static int runJudge(MLIRContext &context) {
+  run::WorkDir dir(judgeDir);
+  auto info = llvm::MemoryBuffer::getFile(dir.exportInfo());
+  if (!info) {
+    llvm::errs() << "dist-run: --judge " << judgeDir << ": no "
+                 << dir.exportInfo() << " (prepare the run with "
+                 << "--export-ranks)\n";
+    return 1;
+  }
+  int ranks = 0, reference = 0, perturbed = 0, steps = 0;
+  {
+    std::istringstream in((*info)->getBuffer().str());
+    std::string key;
+    int value;
+    while (in >> key >> value)
+      (key == "steps"       ? steps
+       : key == "ranks"     ? ranks
+       : key == "reference" ? reference
+                            : perturbed) = value;
+  }
+  if (steps < 1 || ranks < 1) {
+    llvm::errs() << "dist-run: --judge: " << dir.exportInfo()
+                 << " names no steps or ranks\n";
+    return 1;
+  }
+  numSteps = steps;
+  // One source manager per file (a source manager parses one main file).
+  std::vector<std::unique_ptr<llvm::SourceMgr>> sources;
+  std::vector<std::unique_ptr<SourceMgrDiagnosticHandler>> handlers;
+  auto parse = [&](int run) {
+    sources.push_back(std::make_unique<llvm::SourceMgr>());
+    handlers.push_back(std::make_unique<SourceMgrDiagnosticHandler>(
+        *sources.back(), &context));
+    return parseSourceFile<ModuleOp>(dir.program(run), *sources.back(),
+                                     ParserConfig(&context));
+  };
+  OwningOpRef<ModuleOp> serial = parse(run::kSerialRun), partitioned = parse(0);
+  if (!serial || !partitioned)
+    return 1;
+  func::FuncOp serialEntry = run::getWrappedEntry(*serial),
+               partEntry = run::getWrappedEntry(*partitioned);
+  if (!serialEntry || !partEntry) {
+    llvm::errs() << "dist-run: --judge: " << judgeDir
+                 << " holds no programs dist-run wrote\n";
+    return 1;
+  }
+  FailureOr<std::vector<run::ResultSpec>> specs =
+      run::describeResults(serialEntry, partEntry, *partitioned);
+  if (failed(specs))
+    return 1;
+  if (reference) {
+    OwningOpRef<ModuleOp> referenceModule = parse(run::kReferenceRun);
+    if (!referenceModule ||
+        failed(markReferenceSpecs(run::getWrappedEntry(*referenceModule),
+                                  perturbed, *specs)))
+      return 1;
+  }
+  printHeader(serialEntry.getName(), ranks, *partitioned);
+  FailureOr<bool> pass =
+      report(dir, *specs, run::getRunMeshShape(*partitioned, ranks));
+  if (failed(pass))
+    return 1;
+  if (showTime)
+    printTimes(dir, ranks);
+  return *pass ? 0 : 1;
 }
 
 static int runDriver(MLIRContext &context, StringRef self) {
@@ -1152,6 +1306,18 @@ static int runDriver(MLIRContext &context, StringRef self) {
     for (run::ResultSpec &spec : *specs)
       spec.useReference = spec.usePerturbed = false;
   }
+  if (!exportRanksDir.empty()) {
+    if (failed(exportPartitionedRun(dir, ranks, *partitioned,
+                                    useReference && noReference.empty())))
+      return 1;
+    llvm::outs() << "dist-run: exported the " << ranks << "-rank run of @"
+                 << entrySymbol << " (" << numSteps << " step(s)) to "
+                 << dir.str() << ": run `dist-step " << dir.str()
+                 << "` on " << ranks
+                 << " rank(s) (scripts/launch.py -n N, or mpirun), then "
+                 << "`dist-run --judge " << dir.str() << "`\n";
+    return 0;
+  }
   printHeader(entrySymbol, ranks, *partitioned);
   if (!noReference.empty())
     llvm::outs() << "dist-run: no f64 reference: " << noReference
@@ -1211,6 +1377,17 @@ int main(int argc, char **argv) {
   }
   if (!workerDir.empty())
     return runWorker(context);
+  if (!judgeDir.empty())
+    return runJudge(context);
+  if (!exportRanksDir.empty()) {
+    if (!workDirOption.empty() && workDirOption != exportRanksDir) {
+      llvm::errs() << "dist-run: --export-ranks names the work directory; "
+                      "drop --work-dir\n";
+      return 1;
+    }
+    workDirOption = exportRanksDir;
+    keep = true;
+  }
   if (device != "cpu" && device != "gpu") {
     llvm::errs() << "dist-run: --device must be cpu or gpu, got '" << device
                  << "'\n";

@@ -13,7 +13,16 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
 #include <cstring>
@@ -41,12 +50,12 @@ static void stageArgumentsOnDevice(ModuleOp module) {
   }
 }
 
-FailureOr<std::unique_ptr<CompiledProgram>>
-CompiledProgram::compile(ModuleOp module, const CompileOptions &options,
-                         std::string &error) {
-  // Read before lowering rewrites the wrapper.
-  SmallVector<int64_t> resultsInArguments =
-      getWrapperResultsInArguments(module);
+CompiledProgram::CompiledProgram() = default;
+CompiledProgram::~CompiledProgram() = default;
+
+/// The lowering of `compile` and `compileSharedObject`.
+static LogicalResult lower(ModuleOp module, const CompileOptions &options,
+                           std::string &error) {
   PassManager pm(module.getContext());
   if (options.gpu) {
     stageArgumentsOnDevice(module);
@@ -67,24 +76,44 @@ CompiledProgram::compile(ModuleOp module, const CompileOptions &options,
     error = "lowering failed";
     return failure();
   }
-  ExecutionEngineOptions engineOptions;
-  // The host's target machine: without it LLVM's cost model knows no vector
-  // registers and the loop vectorizer leaves every loop scalar.
+  return success();
+}
+
+/// The host's target machine: without it LLVM's cost model knows no vector
+/// registers and the loop vectorizer leaves every loop scalar.
+static std::unique_ptr<llvm::TargetMachine>
+createHostMachine(std::string &error) {
   auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!machineBuilder) {
     error = "no target machine for this host: " +
             llvm::toString(machineBuilder.takeError());
-    return failure();
+    return nullptr;
   }
   machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);
+  machineBuilder->setRelocationModel(llvm::Reloc::PIC_);
   auto machine = machineBuilder->createTargetMachine();
   if (!machine) {
     error = "no target machine for this host: " +
             llvm::toString(machine.takeError());
-    return failure();
+    return nullptr;
   }
+  return std::move(*machine);
+}
+
+FailureOr<std::unique_ptr<CompiledProgram>>
+CompiledProgram::compile(ModuleOp module, const CompileOptions &options,
+                         std::string &error) {
+  // Read before lowering rewrites the wrapper.
+  SmallVector<int64_t> resultsInArguments =
+      getWrapperResultsInArguments(module);
+  if (failed(lower(module, options, error)))
+    return failure();
+  std::unique_ptr<llvm::TargetMachine> machine = createHostMachine(error);
+  if (!machine)
+    return failure();
   auto transformer = makeOptimizingTransformer(/*optLevel=*/2,
-                                               /*sizeLevel=*/0, machine->get());
+                                               /*sizeLevel=*/0, machine.get());
+  ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
   engineOptions.enableObjectDump = !options.objectDump.empty();
@@ -114,211 +143,126 @@ CompiledProgram::compile(ModuleOp module, const CompileOptions &options,
   return program;
 }
 
-namespace {
-/// An owning memref descriptor of any rank and element width, with
-/// identity strides: its data is the row-major array.
-class Buffer {
-public:
-  virtual ~Buffer() = default;
-  /// The StridedMemRefType that the C interface takes a pointer to.
-  virtual void *descriptor() = 0;
-  virtual char *data() = 0;
-};
 
-template <typename T, int Rank> class BufferOf : public Buffer {
-public:
-  explicit BufferOf(ArrayRef<int64_t> shape) : memref(shape) {}
-  void *descriptor() override { return &*memref; }
-  char *data() override { return reinterpret_cast<char *>(memref->data); }
+//===----------------------------------------------------------------------===//
+// Ahead of time: a shared object for dist-step
+//===----------------------------------------------------------------------===//
 
-private:
-  OwningMemRef<T, Rank> memref;
-};
-
-template <typename T, int Rank = 0>
-std::unique_ptr<Buffer> makeBufferOfRank(ArrayRef<int64_t> shape) {
-  if constexpr (Rank > kMaxRank) {
-    return nullptr;
-  } else {
-    if ((int)shape.size() == Rank)
-      return std::make_unique<BufferOf<T, Rank>>(shape);
-    return makeBufferOfRank<T, Rank + 1>(shape);
-  }
-}
-
-/// A buffer of `array`'s shape whose elements are `array`'s bytes.
-std::unique_ptr<Buffer> makeBuffer(const hostdata::HostArray &array) {
-  ArrayRef<int64_t> shape(array.shape());
-  switch (hostdata::byteWidth(array.dtype())) {
-  case 1:
-    return makeBufferOfRank<uint8_t>(shape);
-  case 2:
-    return makeBufferOfRank<uint16_t>(shape);
-  case 4:
-    return makeBufferOfRank<uint32_t>(shape);
-  default:
-    return makeBufferOfRank<uint64_t>(shape);
-  }
-}
-} // namespace
-
-/// An argument or result of the entry between calls: a buffer, or a scalar
-/// argument's bytes.
-struct CompiledProgram::Frame {
-  struct Slot {
-    std::unique_ptr<Buffer> buffer;
-    alignas(8) char scalar[8] = {}; // the widest scalar: i64, f64
-    meshmath::Shape shape;
-    hostdata::DType dtype;
-    int64_t numBytes = 0;
-
-    /// A result the wrapper writes into an argument's buffer: that
-    /// argument's index (the slot has no buffer of its own).
-    int64_t argument = -1;
-
-    bool fits(const HostValue &value) const {
-      return (buffer != nullptr || argument >= 0) != value.isScalar &&
-             value.array.dtype() == dtype && value.array.shape() == shape;
-    }
-  };
-  std::vector<Slot> args, results;
-  /// invokePacked's parameters: a scalar's address, or the address of a
-  /// pointer to a memref descriptor.
-  std::vector<void *> descriptors;
-  SmallVector<void *> packed;
-};
-
-LogicalResult CompiledProgram::bind(ArrayRef<HostValue> args,
-                                    ArrayRef<HostValue> results,
+/// `dist_step_packed(void **args)`: loads parameter i of the wrapper's C
+/// interface from the address in args[i] (a memref's descriptor pointer, or
+/// a scalar) and calls it, as the ExecutionEngine's packed functions do.
+/// `dist_step_results_in_arguments`: `resultsInArguments`, then -2.
+static LogicalResult addPackedEntry(ModuleOp module,
+                                    ArrayRef<int64_t> resultsInArguments,
                                     std::string &error) {
-  auto fits = [](ArrayRef<Frame::Slot> slots, ArrayRef<HostValue> values) {
-    return slots.size() == values.size() &&
-           llvm::all_of(llvm::zip(slots, values), [](auto pair) {
-             return std::get<0>(pair).fits(std::get<1>(pair));
-           });
-  };
-  if (frame && fits(frame->args, args) && fits(frame->results, results))
-    return success();
-  auto newFrame = std::make_unique<Frame>();
-  auto makeSlot = [&](const HostValue &value,
-                      Frame::Slot &slot) -> LogicalResult {
-    slot.shape = value.array.shape();
-    slot.dtype = value.array.dtype();
-    slot.numBytes = value.array.numBytes();
-    if (value.isScalar)
-      return success();
-    slot.buffer = makeBuffer(value.array);
-    if (slot.buffer)
-      return success();
-    error = "a tensor of rank " + std::to_string(slot.shape.size()) +
-            " (dist-run passes ranks up to " + std::to_string(kMaxRank) + ")";
+  std::string cifaceName = std::string("_mlir_ciface_") + kWrapperName;
+  auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(cifaceName);
+  if (!ciface) {
+    error = "the lowered program has no " + cifaceName;
     return failure();
-  };
-  newFrame->args.resize(args.size());
-  newFrame->results.resize(results.size());
-  for (auto [value, slot] : llvm::zip(args, newFrame->args))
-    if (failed(makeSlot(value, slot)))
-      return failure();
-  for (auto [i, value] : llvm::enumerate(results)) {
-    Frame::Slot &slot = newFrame->results[i];
-    int64_t arg = i < resultsInArguments.size() ? resultsInArguments[i] : -1;
-    if (arg < 0) {
-      if (failed(makeSlot(value, slot)))
-        return failure();
-      continue;
-    }
-    if ((size_t)arg >= args.size() ||
-        args[arg].array.numBytes() != value.array.numBytes()) {
-      error = "result " + std::to_string(i) + " is kept in argument " +
-              std::to_string(arg) + ", which has another size";
-      return failure();
-    }
-    slot.shape = value.array.shape();
-    slot.dtype = value.array.dtype();
-    slot.numBytes = value.array.numBytes();
-    slot.argument = arg;
   }
-  newFrame->descriptors.resize(args.size() + results.size());
-  frame = std::move(newFrame);
+  MLIRContext *context = module.getContext();
+  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+  Location loc = module.getLoc();
+  auto ptr = LLVM::LLVMPointerType::get(context);
+  auto voidType = LLVM::LLVMVoidType::get(context);
+  auto packed = LLVM::LLVMFuncOp::create(
+      builder, loc, "dist_step_packed",
+      LLVM::LLVMFunctionType::get(voidType, {ptr}));
+  Block *body = packed.addEntryBlock(builder);
+  builder.setInsertionPointToStart(body);
+  SmallVector<Value> operands;
+  for (auto [i, type] :
+       llvm::enumerate(ciface.getFunctionType().getParams())) {
+    Value slot = LLVM::GEPOp::create(builder, loc, ptr, ptr,
+                                     body->getArgument(0),
+                                     ArrayRef<LLVM::GEPArg>{(int32_t)i});
+    Value address = LLVM::LoadOp::create(builder, loc, ptr, slot);
+    operands.push_back(LLVM::LoadOp::create(builder, loc, type, address));
+  }
+  LLVM::CallOp::create(builder, loc, ciface, operands);
+  LLVM::ReturnOp::create(builder, loc, ValueRange{});
+
+  builder.setInsertionPointToEnd(module.getBody());
+  SmallVector<int64_t> table(resultsInArguments.begin(),
+                             resultsInArguments.end());
+  table.push_back(-2);
+  auto i64 = builder.getI64Type();
+  auto arrayType = LLVM::LLVMArrayType::get(i64, table.size());
+  LLVM::GlobalOp::create(
+      builder, loc, arrayType, /*isConstant=*/true, LLVM::Linkage::External,
+      "dist_step_results_in_arguments",
+      DenseElementsAttr::get(
+          RankedTensorType::get({(int64_t)table.size()}, i64),
+          ArrayRef<int64_t>(table)));
   return success();
 }
 
-void CompiledProgram::setArgument(unsigned index, const HostValue &value) {
-  Frame::Slot &slot = frame->args[index];
-  assert(slot.fits(value) && "an argument of another type than bound");
-  std::memcpy(slot.buffer ? slot.buffer->data() : slot.scalar,
-              value.array.data(), slot.numBytes);
-}
-
-/// The memory that holds result `index` after a call.
-char *CompiledProgram::resultData(unsigned index) const {
-  Frame::Slot &slot = frame->results[index];
-  if (slot.argument >= 0)
-    return frame->args[slot.argument].buffer->data();
-  return slot.buffer->data();
-}
-
-void CompiledProgram::getResult(unsigned index,
-                                hostdata::HostArray &array) const {
-  assert(array.numBytes() == frame->results[index].numBytes &&
-         "a result of another size");
-  std::memcpy(array.data(), resultData(index), array.numBytes());
-}
-
-void CompiledProgram::setResult(unsigned index,
-                                const hostdata::HostArray &array) {
-  assert(array.numBytes() == frame->results[index].numBytes &&
-         "a result of another size");
-  std::memcpy(resultData(index), array.data(), array.numBytes());
-}
-
-void CompiledProgram::feedResultToArgument(unsigned result, unsigned argument) {
-  Frame::Slot &from = frame->results[result], &to = frame->args[argument];
-  assert(from.numBytes == to.numBytes && "a result of another size");
-  // Already there: the step updated the argument in place.
-  if (from.argument == (int64_t)argument)
-    return;
-  if (!to.buffer || from.argument >= 0)
-    std::memcpy(to.buffer ? to.buffer->data() : to.scalar,
-                resultData(result), to.numBytes);
-  else
-    std::swap(from.buffer, to.buffer);
-}
-
-void CompiledProgram::invoke() {
-  Frame &f = *frame;
-  f.packed.clear();
-  size_t next = 0;
-  auto add = [&](Frame::Slot &slot) {
-    // A result kept in an argument: the wrapper leaves its `out` parameter
-    // alone; the argument's buffer stands in for it.
-    Buffer *buffer =
-        slot.argument >= 0 ? f.args[slot.argument].buffer.get() : slot.buffer.get();
-    if (!buffer) {
-      f.packed.push_back(slot.scalar);
-      return;
-    }
-    f.descriptors[next] = buffer->descriptor();
-    f.packed.push_back(&f.descriptors[next++]);
-  };
-  for (Frame::Slot &slot : f.args)
-    add(slot);
-  for (Frame::Slot &slot : f.results)
-    add(slot);
-  packedEntry(f.packed.data());
-}
-
-LogicalResult CompiledProgram::call(ArrayRef<HostValue> args,
-                                    MutableArrayRef<HostValue> results,
-                                    std::string &error) {
-  if (failed(bind(args, results, error)))
+LogicalResult run::compileSharedObject(ModuleOp module,
+                                       const CompileOptions &options,
+                                       StringRef path, StringRef linker,
+                                       ArrayRef<std::string> libraries,
+                                       std::string &error) {
+  SmallVector<int64_t> resultsInArguments =
+      getWrapperResultsInArguments(module);
+  if (failed(lower(module, options, error)) ||
+      failed(addPackedEntry(module, resultsInArguments, error)))
     return failure();
-  for (auto [i, arg] : llvm::enumerate(args))
-    setArgument(i, arg);
-  invoke();
-  for (auto [i, result] : llvm::enumerate(results))
-    getResult(i, result.array);
+  std::unique_ptr<llvm::TargetMachine> machine = createHostMachine(error);
+  if (!machine)
+    return failure();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule) {
+    error = "translation to LLVM IR failed";
+    return failure();
+  }
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->setTargetTriple(machine->getTargetTriple());
+  auto transformer =
+      makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0, machine.get());
+  if (llvm::Error failure = transformer(llvmModule.get())) {
+    error = "optimization failed: " + llvm::toString(std::move(failure));
+    return mlir::failure();
+  }
+  std::string object = (path + ".o").str();
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(object, ec, llvm::sys::fs::OF_None);
+    if (ec) {
+      error = "cannot write " + object + ": " + ec.message();
+      return failure();
+    }
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, out, nullptr,
+                                     llvm::CodeGenFileType::ObjectFile)) {
+      error = "this target cannot emit object files";
+      return failure();
+    }
+    codegen.run(*llvmModule);
+  }
+  // Linked against the libraries the JIT would load: found in lib/ next to
+  // the shared object (scripts/device_bundle.sh puts them there for another
+  // machine), else where they are on this one.
+  // --as-needed: a library the step does not call is not needed where it
+  // runs (mlir_c_runner_utils, whose dependencies include libMLIR).
+  SmallVector<std::string> argv = {linker.str(), "-shared", "-o", path.str(),
+                                   object, "-Wl,-rpath,$ORIGIN/lib",
+                                   "-Wl,--as-needed", "-lm"};
+  for (const std::string &library : libraries)
+    argv.push_back("-Wl,-rpath," +
+                   llvm::sys::path::parent_path(library).str());
+  argv.append(libraries.begin(), libraries.end());
+  SmallVector<StringRef> args(argv.begin(), argv.end());
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(linker, args, std::nullopt, {}, 0, 0,
+                                         &message);
+  llvm::sys::fs::remove(object);
+  if (status != 0) {
+    error = "linking " + path.str() + " with " + linker.str() + " failed" +
+            (message.empty() ? "" : ": " + message);
+    return failure();
+  }
   return success();
 }
-
-CompiledProgram::~CompiledProgram() = default;

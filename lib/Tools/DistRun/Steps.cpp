@@ -1,10 +1,10 @@
 //===- Steps.cpp - One run of a program over N steps ----------------------===//
 
 #include "dist/Tools/DistRun/Steps.h"
+#include "dist/Tools/DistRun/StepLoop.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/ShardingUtils.h"
 
-#include <chrono>
 #include <limits>
 
 #ifdef __GLIBC__
@@ -73,77 +73,140 @@ static llvm::Error failedAt(const Twine &what, std::string error) {
   return llvm::createStringError(what + ": " + error);
 }
 
-llvm::Error run::runSteps(ModuleOp module, const WorkDir &dir, int run,
-                          int64_t worldSize, const StepOptions &options,
-                          const std::function<void()> &barrier) {
+namespace {
+/// What a run of a program passes and gets back, read before lowering
+/// rewrites the module.
+struct RunSignature {
+  SmallVector<int64_t> updates;
+  meshmath::Shape meshShape;
+  std::vector<Boundary> args, results;
+
+  /// Whether argument `arg` keeps result `result`'s block when fed by it.
+  bool keepsBlock(int64_t result, int64_t arg, bool distributed) const {
+    return !distributed ||
+           (args[arg].layout == results[result].layout &&
+            args[arg].value.array.shape() == results[result].value.array.shape());
+  }
+};
+} // namespace
+
+static llvm::Error describeRun(ModuleOp module, const WorkDir &dir, int run,
+                               int64_t worldSize, RunSignature &signature) {
   func::FuncOp entry = getWrappedEntry(module);
   if (!entry)
     return llvm::createStringError(
         dir.program(run) + " has no @" + kWrapperName +
         " calling the entry; --worker runs what dist-run wrote");
-  bool distributed = run >= 0;
-  // Everything the steps need is read before lowering rewrites the module.
-  SmallVector<int64_t> updates = getUpdatedArguments(entry);
-  meshmath::Shape meshShape =
-      getRunMeshShape(module, distributed ? worldSize : 1);
-  std::vector<Boundary> args, results;
-  // An argument's input file may hold a value per step (a dataset): step s
-  // takes value (s - 1) mod count. This run's blocks of them.
-  std::vector<std::vector<HostArray>> argSamples;
+  signature.updates = getUpdatedArguments(entry);
+  signature.meshShape = getRunMeshShape(module, run >= 0 ? worldSize : 1);
   for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
     FailureOr<Boundary> arg =
-        describe(module, entry, type, entry.getArgAttrDict(i), meshShape,
-                 "argument " + Twine(i));
+        describe(module, entry, type, entry.getArgAttrDict(i),
+                 signature.meshShape, "argument " + Twine(i));
     if (failed(arg))
       return llvm::createStringError("unsupported argument");
-    args.push_back(std::move(*arg));
+    signature.args.push_back(std::move(*arg));
   }
-  // The inputs of `thisRun` (a run and its perturbed run share a program,
-  // not their inputs).
-  auto loadInputs = [&](int thisRun) -> llvm::Error {
-    argSamples.clear();
-    for (auto [i, arg] : llvm::enumerate(args)) {
-      std::vector<HostArray> globals;
-      if (llvm::Error error = readArrays(
-              dir.arg(i, thisRun),
-              HostArray(arg.value.array.dtype(), arg.globalShape), globals))
-        return error;
-      std::vector<HostArray> blocks;
-      for (HostArray &global : globals) {
-        std::string error;
-        std::optional<HostArray> block =
-            distributed ? hostdata::shardBlock(global, arg.layout, meshShape,
-                                               thisRun, error)
-                        : std::optional<HostArray>(std::move(global));
-        if (!block)
-          return failedAt("argument " + Twine(i), error);
-        blocks.push_back(std::move(*block));
-      }
-      arg.value.array = blocks.front();
-      argSamples.push_back(std::move(blocks));
-    }
-    return llvm::Error::success();
-  };
-  if (llvm::Error error = loadInputs(run))
-    return error;
   // The results, from the wrapper's output buffers.
   auto wrapper = module.lookupSymbol<func::FuncOp>(kWrapperName);
   for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {
     FailureOr<Boundary> result = describe(
         module, entry, wrapper.getArgumentTypes()[entry.getNumArguments() + i],
-        entry.getResultAttrDict(i), meshShape, "result " + Twine(i));
+        entry.getResultAttrDict(i), signature.meshShape, "result " + Twine(i));
     if (failed(result))
       return llvm::createStringError("unsupported result");
-    results.push_back(std::move(*result));
+    signature.results.push_back(std::move(*result));
   }
+  return llvm::Error::success();
+}
+
+/// `run`'s blocks of every argument's inputs: its values of every step (an
+/// input file may hold a value per step, a dataset: step s takes value
+/// (s - 1) mod count). A run and its perturbed run share a program, not
+/// their inputs.
+static llvm::Error loadBlocks(RunSignature &signature, const WorkDir &dir,
+                              int run, bool distributed,
+                              std::vector<std::vector<HostArray>> &samples) {
+  samples.clear();
+  for (auto [i, arg] : llvm::enumerate(signature.args)) {
+    std::vector<HostArray> globals;
+    if (llvm::Error error = readArrays(
+            dir.arg(i, run),
+            HostArray(arg.value.array.dtype(), arg.globalShape), globals))
+      return error;
+    std::vector<HostArray> blocks;
+    for (HostArray &global : globals) {
+      std::string error;
+      std::optional<HostArray> block =
+          distributed ? hostdata::shardBlock(global, arg.layout,
+                                             signature.meshShape, run, error)
+                      : std::optional<HostArray>(std::move(global));
+      if (!block)
+        return failedAt("argument " + Twine(i), error);
+      blocks.push_back(std::move(*block));
+    }
+    arg.value.array = blocks.front();
+    samples.push_back(std::move(blocks));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error run::exportRanks(ModuleOp module, const WorkDir &dir,
+                             int64_t worldSize, const StepOptions &options) {
+  RunSignature signature;
+  if (llvm::Error error = describeRun(module, dir, 0, worldSize, signature))
+    return error;
+  StepManifest manifest;
+  manifest.worldSize = worldSize;
+  manifest.options.steps = options.steps;
+  manifest.options.corruptRank = options.corruptRank;
+  manifest.options.corruptStep = options.corruptStep;
+  manifest.options.resultsOfEveryStep = options.resultsOfEveryStep;
+  for (int64_t r = 0; r < worldSize; ++r) {
+    std::vector<std::vector<HostArray>> samples;
+    if (llvm::Error error = loadBlocks(signature, dir, r, true, samples))
+      return error;
+    for (auto [i, blocks] : llvm::enumerate(samples))
+      if (llvm::Error error = writeArrays(dir.block(i, r), blocks))
+        return error;
+  }
+  for (const Boundary &arg : signature.args)
+    manifest.args.push_back({arg.value.array.dtype(), arg.value.array.shape(),
+                             arg.value.isScalar, -1});
+  for (auto [i, result] : llvm::enumerate(signature.results)) {
+    int64_t arg = signature.updates[i];
+    if (arg >= 0 && !signature.keepsBlock(i, arg, true))
+      return llvm::createStringError(
+          "result " + Twine(i) + " feeds argument " + Twine(arg) +
+          " with another layout: the ranks would exchange blocks between "
+          "steps, which an exported run (dist-step) does not do");
+    manifest.results.push_back({result.value.array.dtype(),
+                                result.value.array.shape(),
+                                result.value.isScalar, arg});
+  }
+  return writeManifest(dir.manifest(), manifest);
+}
+
+llvm::Error run::runSteps(ModuleOp module, const WorkDir &dir, int run,
+                          int64_t worldSize, const StepOptions &options,
+                          const std::function<void()> &barrier) {
+  bool distributed = run >= 0;
+  RunSignature signature;
+  if (llvm::Error error = describeRun(module, dir, run, worldSize, signature))
+    return error;
+  std::vector<std::vector<HostArray>> argSamples;
+  if (llvm::Error error = loadBlocks(signature, dir, run, distributed,
+                                     argSamples))
+    return error;
+  std::vector<Boundary> &args = signature.args, &results = signature.results;
+  const meshmath::Shape &meshShape = signature.meshShape;
+  SmallVector<int64_t> &updates = signature.updates;
   auto keepsBlock = [&](int64_t result, int64_t arg) {
-    return !distributed ||
-           (args[arg].layout == results[result].layout &&
-            args[arg].value.array.shape() == results[result].value.array.shape());
+    return signature.keepsBlock(result, arg, distributed);
   };
-  bool exchange = false;
-  for (auto [i, arg] : llvm::enumerate(updates))
-    exchange |= arg >= 0 && !keepsBlock(i, arg);
+  auto loadInputs = [&](int thisRun) {
+    return loadBlocks(signature, dir, thisRun, distributed, argSamples);
+  };
 
   keepFreedMemory();
   std::string error;
@@ -152,10 +215,12 @@ llvm::Error run::runSteps(ModuleOp module, const WorkDir &dir, int run,
   if (failed(program))
     return llvm::createStringError(error);
 
-  std::vector<HostValue> argValues, resultValues;
-  for (Boundary &result : results)
-    resultValues.push_back(result.value);
   CompiledProgram &step = **program;
+  StepLoopOptions loopOptions;
+  loopOptions.steps = options.steps;
+  loopOptions.corruptRank = options.corruptRank;
+  loopOptions.corruptStep = options.corruptStep;
+  loopOptions.resultsOfEveryStep = options.resultsOfEveryStep;
   // The serial and the reference run also run their program on the
   // perturbed inputs, if asked: one compilation for both.
   SmallVector<int, 2> runs = {run};
@@ -167,89 +232,38 @@ llvm::Error run::runSteps(ModuleOp module, const WorkDir &dir, int run,
     if (thisRun != run)
       if (llvm::Error error = loadInputs(thisRun))
         return error;
-    argValues.clear();
+    StepLoopSpec spec;
+    spec.argSamples = argSamples;
     for (Boundary &arg : args)
-      argValues.push_back(arg.value);
-    if (failed(step.bind(argValues, resultValues, error)))
-      return llvm::createStringError(error);
-    // An argument fed by a result of its own layout takes that result's buffer
-    // (no copy); the others get their values again before every step, since
-    // the entry may write its arguments.
-    SmallVector<bool> fedBack(args.size(), false);
+      spec.argIsScalar.push_back(arg.value.isScalar);
+    for (Boundary &result : results)
+      spec.results.push_back(result.value);
+    spec.updates = updates;
     for (auto [i, arg] : llvm::enumerate(updates))
-      if (arg >= 0 && keepsBlock(i, arg))
-        fedBack[arg] = true;
-    for (auto [i, arg] : llvm::enumerate(argValues))
-      step.setArgument(i, arg);
-    // The time of a step is the compiled step's: copies between dist-thisRun's
-    // files and the buffers are not part of training.
-    std::vector<double> seconds;
-    for (int stepNumber = 1; stepNumber <= options.steps; ++stepNumber) {
-      auto start = std::chrono::steady_clock::now();
-      step.invoke();
-      seconds.push_back(std::chrono::duration<double>(
-                            std::chrono::steady_clock::now() - start)
-                            .count());
-      bool last = stepNumber == options.steps;
-      bool corrupt = distributed && thisRun == options.corruptRank &&
-                     stepNumber == options.corruptStep && !resultValues.empty() &&
-                     resultValues.front().array.numElements() > 0;
-      if (options.resultsOfEveryStep || last || exchange || corrupt) {
-        for (auto [i, result] : llvm::enumerate(resultValues))
-          step.getResult(i, result.array);
-        if (corrupt) {
-          // Adding 1 is lost on a true i1 or a saturated integer: subtract.
-          HostArray &first = resultValues.front().array;
-          double before = first.get(0);
-          first.set(0, before + 1.0);
-          if (first.get(0) == before)
-            first.set(0, before - 1.0);
-          step.setResult(0, first);
-        }
-        for (auto [i, result] : llvm::enumerate(resultValues))
-          if (llvm::Error error =
-                  writeArray(dir.result(i, stepNumber, thisRun), result.array))
-            return error;
+      spec.feedsInPlace.push_back(arg >= 0 && keepsBlock(i, arg));
+    spec.exchange = [&](unsigned i, unsigned arg, int stepNumber,
+                        HostArray &value) -> llvm::Error {
+      std::vector<HostArray> blocks;
+      for (int64_t r = 0, n = meshmath::numDevices(meshShape); r < n; ++r) {
+        blocks.push_back(results[i].value.array);
+        if (llvm::Error error =
+                readArray(dir.result(i, stepNumber, r), blocks.back()))
+          return error;
       }
-      if (last)
-        break;
-      // Every rank's blocks of this step are written (files of later steps
-      // have other names, so nothing needs to wait for the reads).
-      if (exchange)
-        barrier();
-      for (auto [i, samples] : llvm::enumerate(argSamples))
-        if (samples.size() > 1)
-          argValues[i].array = samples[stepNumber % samples.size()];
-      for (auto [i, arg] : llvm::enumerate(updates)) {
-        if (arg < 0)
-          continue;
-        if (keepsBlock(i, arg)) {
-          step.feedResultToArgument(i, arg);
-          continue;
-        }
-        std::vector<HostArray> blocks;
-        for (int64_t r = 0, n = meshmath::numDevices(meshShape); r < n; ++r) {
-          blocks.push_back(resultValues[i].array);
-          if (llvm::Error error =
-                  readArray(dir.result(i, stepNumber, r), blocks.back()))
-            return error;
-        }
-        std::optional<std::vector<HostArray>> global = hostdata::assembleBlocks(
-            blocks, results[i].globalShape, results[i].layout, meshShape, error);
-        std::optional<HostArray> block;
-        if (global)
-          block = hostdata::shardBlock(global->front(), args[arg].layout,
-                                       meshShape, thisRun, error);
-        if (!block)
-          return failedAt("result " + Twine(i) + " fed to argument " + Twine(arg),
-                          error);
-        argValues[arg].array = std::move(*block);
-      }
-      for (auto [i, arg] : llvm::enumerate(argValues))
-        if (!fedBack[i])
-          step.setArgument(i, arg);
-    }
-    return writeTimes(dir.times(thisRun), seconds);
+      std::optional<std::vector<HostArray>> global = hostdata::assembleBlocks(
+          blocks, results[i].globalShape, results[i].layout, meshShape, error);
+      std::optional<HostArray> block;
+      if (global)
+        block = hostdata::shardBlock(global->front(), args[arg].layout,
+                                     meshShape, thisRun, error);
+      if (!block)
+        return failedAt("result " + Twine(i) + " fed to argument " + Twine(arg),
+                        error);
+      value = std::move(*block);
+      return llvm::Error::success();
+    };
+    return runStepLoop(step, dir, thisRun, distributed, spec, loopOptions,
+                       barrier);
   };
   for (int thisRun : runs)
     if (llvm::Error error = runOne(thisRun))

@@ -2,8 +2,8 @@
 
 #include "dist/Tools/DistRun/WorkDir.h"
 
-#include "mlir/Support/FileUtilities.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -46,18 +46,24 @@ std::string WorkDir::result(int64_t index, int step, int run) const {
          std::to_string(step) + "." + runName(run) + ".bin";
 }
 
+std::string WorkDir::block(int64_t index, int run) const {
+  return path + "/arg" + std::to_string(index) + "." + runName(run) + ".bin";
+}
+
 std::string WorkDir::times(int run) const {
   return path + "/times." + runName(run) + ".txt";
 }
 
 static llvm::Error writeOutput(StringRef path,
                                function_ref<void(raw_ostream &)> write) {
-  std::string message;
-  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &message);
-  if (!file)
-    return llvm::createStringError(message);
-  write(file->os());
-  file->keep();
+  // No MLIR library here: dist-step links this file without one.
+  std::error_code ec;
+  llvm::ToolOutputFile file(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return llvm::createStringError("cannot open " + path + ": " +
+                                   ec.message());
+  write(file.os());
+  file.keep();
   return llvm::Error::success();
 }
 

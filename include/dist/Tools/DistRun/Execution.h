@@ -10,6 +10,7 @@
 #ifndef DIST_TOOLS_DISTRUN_EXECUTION_H
 #define DIST_TOOLS_DISTRUN_EXECUTION_H
 
+#include "dist/Tools/DistRun/PackedProgram.h"
 #include "dist/Tools/DistRun/Program.h"
 
 #include <memory>
@@ -47,60 +48,31 @@ struct CompileOptions {
   bool gpu = false;
 };
 
-/// A value passed to or returned by the entry.
-struct HostValue {
-  hostdata::HostArray array;
-  bool isScalar = false;
-};
-
-class CompiledProgram {
+class CompiledProgram : public PackedProgram {
 public:
-  ~CompiledProgram();
+  ~CompiledProgram() override;
 
   /// Lowers `module` (which has the run wrapper) to LLVM and JIT-compiles
   /// it. Diagnostics go to the context's handler; JIT errors to `error`.
   static FailureOr<std::unique_ptr<CompiledProgram>>
   compile(ModuleOp module, const CompileOptions &options, std::string &error);
 
-  /// Calls the entry on `args` (in the argument types) and copies its results
-  /// into `results` (whose types and shapes are set): bind, setArgument for
-  /// each argument, invoke, getResult for each result.
-  LogicalResult call(ArrayRef<HostValue> args,
-                     MutableArrayRef<HostValue> results, std::string &error);
-
-  /// Repeated calls keep their buffers: `bind` allocates one per argument
-  /// and result of the entry (of the values' types and shapes), and a
-  /// training loop copies only what changes between calls. Binding again
-  /// with other shapes replaces the buffers.
-  LogicalResult bind(ArrayRef<HostValue> args, ArrayRef<HostValue> results,
-                     std::string &error);
-  /// Copies `value` into argument `index`'s buffer (the entry may write its
-  /// arguments: give an argument its value again before each call).
-  void setArgument(unsigned index, const HostValue &value);
-  /// Copies result `index` of the last call into `array`, or `array` into it.
-  void getResult(unsigned index, hostdata::HostArray &array) const;
-  void setResult(unsigned index, const hostdata::HostArray &array);
-  /// Result `result` of the last call becomes argument `argument` of the
-  /// next: nothing to do when the wrapper writes it into that argument
-  /// (getWrapperResultsInArguments), else the two buffers swap (a copy for a
-  /// scalar argument), so a training step's state moves without a copy.
-  /// Their types must agree.
-  void feedResultToArgument(unsigned result, unsigned argument);
-  /// Calls the entry on the bound buffers.
-  void invoke();
-
 private:
-  CompiledProgram() = default;
+  CompiledProgram();
   std::unique_ptr<ExecutionEngine> engine;
-  /// The wrapper's packed C interface: one pointer per parameter.
-  void (*packedEntry)(void **) = nullptr;
-  /// Per result, the argument whose buffer the wrapper writes it into, or -1.
-  SmallVector<int64_t> resultsInArguments;
-  struct Frame;
-  /// The memory that holds result `index` after a call.
-  char *resultData(unsigned index) const;
-  std::unique_ptr<Frame> frame;
 };
+
+/// Lowers `module` (which has the run wrapper) as `compile` does and writes
+/// it to `path`, a shared object that dist-step loads on a machine without
+/// LLVM: the wrapper's packed C interface is `dist_step_packed` (one pointer
+/// per parameter) and `dist_step_results_in_arguments` lists, per result,
+/// the argument the wrapper writes it into (-1: none), ending with -2. Links
+/// with `linker` (a clang) against `libraries` (paths), found at run time in
+/// lib/ next to `path`, else where they are now.
+LogicalResult compileSharedObject(ModuleOp module, const CompileOptions &options,
+                                  StringRef path, StringRef linker,
+                                  ArrayRef<std::string> libraries,
+                                  std::string &error);
 
 } // namespace dist::run
 } // namespace mlir

@@ -11,6 +11,7 @@
 #define DIST_TOOLS_DISTRUN_PROGRAM_H
 
 #include "dist/Support/HostArray.h"
+#include "dist/Tools/DistRun/PackedProgram.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -22,9 +23,6 @@ namespace mlir::dist::run {
 /// The name of the function dist-run adds to every program it runs.
 constexpr const char *kWrapperName = "__dist_run_entry";
 
-/// The largest rank of a tensor that dist-run passes (the rank of MLIR's
-/// owning memref descriptors is a template parameter).
-constexpr int kMaxRank = 8;
 
 /// The host element type of `type`: f16, bf16, f32, f64, i1, i8, i16, i32,
 /// i64 or index; std::nullopt for anything else.

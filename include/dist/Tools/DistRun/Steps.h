@@ -51,6 +51,13 @@ llvm::Error runSteps(ModuleOp module, const WorkDir &dir, int run,
                      int64_t worldSize, const StepOptions &options,
                      const std::function<void()> &barrier);
 
+/// Prepares the partitioned run of `module` (with its wrapper) in `dir` for
+/// dist-step on another machine: every rank's blocks of the inputs
+/// (WorkDir::block) and the manifest. Refused when a result feeds an
+/// argument of another layout (the ranks would exchange blocks).
+llvm::Error exportRanks(ModuleOp module, const WorkDir &dir, int64_t worldSize,
+                        const StepOptions &options);
+
 } // namespace mlir::dist::run
 
 #endif // DIST_TOOLS_DISTRUN_STEPS_H

@@ -50,6 +50,14 @@ public:
   std::string result(int64_t index, int step, int run) const;
   /// The wall time of every step of `run`, in seconds, one per line.
   std::string times(int run) const;
+  /// An exported partitioned run (dist-run --export-ranks): rank `run`'s
+  /// block of argument `index` (its values of every step), the shared
+  /// object and its manifest (what dist-step reads), and what the judge
+  /// needs to know about the run.
+  std::string block(int64_t index, int run) const;
+  std::string sharedObject() const { return path + "/partitioned.so"; }
+  std::string manifest() const { return path + "/partitioned.manifest"; }
+  std::string exportInfo() const { return path + "/export.txt"; }
 
 private:
   std::string path;
