@@ -175,6 +175,9 @@ llvm::Error run::exportRanks(ModuleOp module, const WorkDir &dir,
                              arg.value.isScalar, -1});
   for (auto [i, result] : llvm::enumerate(signature.results)) {
     int64_t arg = signature.updates[i];
+    // One step feeds nothing back.
+    if (options.steps == 1)
+      arg = -1;
     if (arg >= 0 && !signature.keepsBlock(i, arg, true))
       return llvm::createStringError(
           "result " + Twine(i) + " feeds argument " + Twine(arg) +
