@@ -28,8 +28,10 @@ namespace {
 /// argument the wrapper writes it into (the table ends with -2).
 class ExportedStep : public PackedProgram {
 public:
-  ExportedStep(void (*entry)(void **), const int64_t *resultsInArgs) {
+  ExportedStep(void (*entry)(void **), const int64_t *resultsInArgs,
+               bool onDevice) {
     packedEntry = entry;
+    deviceBuffers = onDevice;
     for (const int64_t *p = resultsInArgs; *p != -2; ++p)
       resultsInArguments.push_back(*p);
   }
@@ -72,6 +74,12 @@ int main(int argc, char **argv) {
   llvm::Expected<StepLoopSpec> spec = loadExportedSpec(*manifest, dir, rank);
   if (!spec)
     return fail(rank, llvm::toString(spec.takeError()));
+  // A GPU step's buffers are allocated through the CUDA runtime library
+  // (the step loads it too; found next to dist-step or through its rpath).
+  if (manifest->deviceBuffers &&
+      !dlopen("libdist_cuda_runtime.so", RTLD_NOW | RTLD_GLOBAL))
+    return fail(rank, std::string("the step works on GPU buffers: ") +
+                          dlerror());
   void *library = dlopen(dir.sharedObject().c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!library)
     return fail(rank, std::string("cannot load the step: ") + dlerror());
@@ -82,7 +90,7 @@ int main(int argc, char **argv) {
   if (!entry || !table)
     return fail(rank, dir.sharedObject() +
                           " is not a step dist-run --export-ranks compiled");
-  ExportedStep step(entry, table);
+  ExportedStep step(entry, table, manifest->deviceBuffers);
   if (llvm::Error error = runStepLoop(step, dir, rank, /*distributed=*/true,
                                       *spec, manifest->options, barrier))
     return fail(rank, llvm::toString(std::move(error)));

@@ -31,25 +31,6 @@ using namespace mlir;
 using namespace mlir::dist;
 using namespace mlir::dist::run;
 
-/// On the GPU the entry works on device buffers: the wrapper copies each
-/// tensor argument (host memory, dist-run's) into a fresh buffer, which
-/// dist-gpu-allocs places on the device; the results' copies into the
-/// wrapper's output buffers come back to host memory the same way.
-static void stageArgumentsOnDevice(ModuleOp module) {
-  func::CallOp call = getWrapperCall(module);
-  if (!call)
-    return;
-  OpBuilder builder(call);
-  for (OpOperand &operand : call->getOpOperands()) {
-    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
-    if (!type)
-      continue;
-    Value copy = bufferization::AllocTensorOp::create(
-        builder, call.getLoc(), type, ValueRange{}, /*copy=*/operand.get());
-    operand.set(copy);
-  }
-}
-
 CompiledProgram::CompiledProgram() = default;
 CompiledProgram::~CompiledProgram() = default;
 
@@ -58,7 +39,6 @@ static LogicalResult lower(ModuleOp module, const CompileOptions &options,
                            std::string &error) {
   PassManager pm(module.getContext());
   if (options.gpu) {
-    stageArgumentsOnDevice(module);
     buildLowerToNVVMPipeline(pm, LowerToNVVMOptions());
   } else {
     LowerToLLVMOptions lowering;
@@ -137,6 +117,7 @@ CompiledProgram::compile(ModuleOp module, const CompileOptions &options,
     return failure();
   }
   program->packedEntry = *entry;
+  program->deviceBuffers = options.gpu;
   program->resultsInArguments.assign(resultsInArguments.begin(),
                                      resultsInArguments.end());
   program->engine = std::move(*engine);

@@ -4,6 +4,8 @@
 
 #include "mlir/ExecutionEngine/MemRefUtils.h"
 
+#include <dlfcn.h>
+
 #include <cassert>
 #include <cstring>
 
@@ -13,24 +15,129 @@ using namespace mlir::dist::run;
 
 namespace {
 /// An owning memref descriptor of any rank and element width, with
-/// identity strides: its data is the row-major array.
+/// identity strides: its data is the row-major array, in host memory or on
+/// the GPU (a step compiled by dist-lower-to-nvvm works on device buffers).
 class Buffer {
 public:
   virtual ~Buffer() = default;
   /// The StridedMemRefType that the C interface takes a pointer to.
   virtual void *descriptor() = 0;
-  virtual char *data() = 0;
+  /// Copies `bytes` from host memory into the buffer, and back.
+  virtual void copyIn(const void *from, size_t bytes) = 0;
+  virtual void copyOut(void *to, size_t bytes) const = 0;
+  /// Copies `bytes` from another buffer of the same kind.
+  virtual void copyFrom(const Buffer &other, size_t bytes) = 0;
 };
 
-template <typename T, int Rank> class BufferOf : public Buffer {
+template <typename T, int Rank> class HostBuffer : public Buffer {
 public:
-  explicit BufferOf(ArrayRef<int64_t> shape) : memref(shape) {}
+  explicit HostBuffer(ArrayRef<int64_t> shape) : memref(shape) {}
   void *descriptor() override { return &*memref; }
-  char *data() override { return reinterpret_cast<char *>(memref->data); }
+  void copyIn(const void *from, size_t bytes) override {
+    std::memcpy(data(), from, bytes);
+  }
+  void copyOut(void *to, size_t bytes) const override {
+    std::memcpy(to, data(), bytes);
+  }
+  void copyFrom(const Buffer &other, size_t bytes) override {
+    other.copyOut(data(), bytes);
+  }
 
 private:
-  OwningMemRef<T, Rank> memref;
+  char *data() const { return reinterpret_cast<char *>(memref->data); }
+  mutable OwningMemRef<T, Rank> memref;
 };
+
+/// The CUDA runtime library's memory functions (libdist_cuda_runtime.so,
+/// which the GPU program loaded), found at run time: nothing here links
+/// CUDA.
+struct DeviceMemory {
+  void *(*alloc)(uint64_t bytes, void *stream, bool hostShared) = nullptr;
+  void (*free)(void *pointer, void *stream) = nullptr;
+  void (*copy)(void *to, void *from, size_t bytes, void *stream) = nullptr;
+  void (*synchronize)(void *stream) = nullptr;
+
+  static const DeviceMemory *get(std::string &error) {
+    static DeviceMemory memory = [] {
+      DeviceMemory m;
+      m.alloc = reinterpret_cast<decltype(m.alloc)>(
+          dlsym(RTLD_DEFAULT, "mgpuMemAlloc"));
+      m.free = reinterpret_cast<decltype(m.free)>(
+          dlsym(RTLD_DEFAULT, "mgpuMemFree"));
+      m.copy = reinterpret_cast<decltype(m.copy)>(
+          dlsym(RTLD_DEFAULT, "mgpuMemcpy"));
+      m.synchronize = reinterpret_cast<decltype(m.synchronize)>(
+          dlsym(RTLD_DEFAULT, "mgpuStreamSynchronize"));
+      return m;
+    }();
+    if (!memory.alloc || !memory.free || !memory.copy || !memory.synchronize) {
+      error = "device buffers need libdist_cuda_runtime.so loaded "
+              "(mgpuMemAlloc, mgpuMemFree, mgpuMemcpy, mgpuStreamSynchronize)";
+      return nullptr;
+    }
+    return &memory;
+  }
+};
+
+/// A buffer on the GPU: the step reads and writes it there, and only what
+/// changes between steps crosses (copies on the null stream, waited for).
+template <int Rank> class DeviceBuffer : public Buffer {
+public:
+  DeviceBuffer(const DeviceMemory &memory, ArrayRef<int64_t> shape,
+               int64_t elementBytes)
+      : memory(memory) {
+    int64_t stride = 1;
+    if constexpr (Rank > 0) {
+      for (int d = Rank - 1; d >= 0; --d) {
+        descriptorValue.sizes[d] = shape[d];
+        descriptorValue.strides[d] = stride;
+        stride *= shape[d];
+      }
+    }
+    bytes = (size_t)(stride * elementBytes);
+    auto *data = static_cast<uint8_t *>(memory.alloc(bytes, nullptr, false));
+    descriptorValue.basePtr = descriptorValue.data = data;
+    descriptorValue.offset = 0;
+  }
+  ~DeviceBuffer() override {
+    memory.free(descriptorValue.basePtr, nullptr);
+  }
+  void *descriptor() override { return &descriptorValue; }
+  void copyIn(const void *from, size_t count) override {
+    transfer(descriptorValue.data, from, count);
+  }
+  void copyOut(void *to, size_t count) const override {
+    transfer(to, descriptorValue.data, count);
+  }
+  void copyFrom(const Buffer &other, size_t count) override {
+    auto &device = static_cast<const DeviceBuffer<Rank> &>(other);
+    transfer(descriptorValue.data, device.descriptorValue.data, count);
+  }
+
+private:
+  void transfer(void *to, const void *from, size_t count) const {
+    if (!count)
+      return;
+    memory.copy(to, const_cast<void *>(from), count, nullptr);
+    memory.synchronize(nullptr);
+  }
+  const DeviceMemory &memory;
+  StridedMemRefType<uint8_t, Rank> descriptorValue;
+  size_t bytes = 0;
+};
+
+template <int Rank = 0>
+std::unique_ptr<Buffer> makeDeviceBufferOfRank(const DeviceMemory &memory,
+                                               ArrayRef<int64_t> shape,
+                                               int64_t elementBytes) {
+  if constexpr (Rank > kMaxRank) {
+    return nullptr;
+  } else {
+    if ((int)shape.size() == Rank)
+      return std::make_unique<DeviceBuffer<Rank>>(memory, shape, elementBytes);
+    return makeDeviceBufferOfRank<Rank + 1>(memory, shape, elementBytes);
+  }
+}
 
 template <typename T, int Rank = 0>
 std::unique_ptr<Buffer> makeBufferOfRank(ArrayRef<int64_t> shape) {
@@ -38,15 +145,19 @@ std::unique_ptr<Buffer> makeBufferOfRank(ArrayRef<int64_t> shape) {
     return nullptr;
   } else {
     if ((int)shape.size() == Rank)
-      return std::make_unique<BufferOf<T, Rank>>(shape);
+      return std::make_unique<HostBuffer<T, Rank>>(shape);
     return makeBufferOfRank<T, Rank + 1>(shape);
   }
 }
 
-/// A buffer of `array`'s shape whose elements are `array`'s bytes.
-std::unique_ptr<Buffer> makeBuffer(const hostdata::HostArray &array) {
+/// A buffer of `array`'s shape for its elements: on the GPU when `device`.
+std::unique_ptr<Buffer> makeBuffer(const hostdata::HostArray &array,
+                                   const DeviceMemory *device) {
   ArrayRef<int64_t> shape(array.shape());
-  switch (hostdata::byteWidth(array.dtype())) {
+  int64_t width = hostdata::byteWidth(array.dtype());
+  if (device)
+    return makeDeviceBufferOfRank(*device, shape, width);
+  switch (width) {
   case 1:
     return makeBufferOfRank<uint8_t>(shape);
   case 2:
@@ -96,6 +207,9 @@ LogicalResult PackedProgram::bind(ArrayRef<HostValue> args,
   };
   if (frame && fits(frame->args, args) && fits(frame->results, results))
     return success();
+  const DeviceMemory *device = nullptr;
+  if (deviceBuffers && !(device = DeviceMemory::get(error)))
+    return failure();
   auto newFrame = std::make_unique<Frame>();
   auto makeSlot = [&](const HostValue &value,
                       Frame::Slot &slot) -> LogicalResult {
@@ -104,7 +218,7 @@ LogicalResult PackedProgram::bind(ArrayRef<HostValue> args,
     slot.numBytes = value.array.numBytes();
     if (value.isScalar)
       return success();
-    slot.buffer = makeBuffer(value.array);
+    slot.buffer = makeBuffer(value.array, device);
     if (slot.buffer)
       return success();
     error = "a tensor of rank " + std::to_string(slot.shape.size()) +
@@ -143,30 +257,32 @@ LogicalResult PackedProgram::bind(ArrayRef<HostValue> args,
 void PackedProgram::setArgument(unsigned index, const HostValue &value) {
   Frame::Slot &slot = frame->args[index];
   assert(slot.fits(value) && "an argument of another type than bound");
-  std::memcpy(slot.buffer ? slot.buffer->data() : slot.scalar,
-              value.array.data(), slot.numBytes);
+  if (slot.buffer)
+    slot.buffer->copyIn(value.array.data(), slot.numBytes);
+  else
+    std::memcpy(slot.scalar, value.array.data(), slot.numBytes);
 }
 
-/// The memory that holds result `index` after a call.
-char *PackedProgram::resultData(unsigned index) const {
-  Frame::Slot &slot = frame->results[index];
+/// The buffer that holds result `index` after a call.
+static Buffer &resultBuffer(PackedProgram::Frame &frame, unsigned index) {
+  PackedProgram::Frame::Slot &slot = frame.results[index];
   if (slot.argument >= 0)
-    return frame->args[slot.argument].buffer->data();
-  return slot.buffer->data();
+    return *frame.args[slot.argument].buffer;
+  return *slot.buffer;
 }
 
 void PackedProgram::getResult(unsigned index,
-                                hostdata::HostArray &array) const {
+                              hostdata::HostArray &array) const {
   assert(array.numBytes() == frame->results[index].numBytes &&
          "a result of another size");
-  std::memcpy(array.data(), resultData(index), array.numBytes());
+  resultBuffer(*frame, index).copyOut(array.data(), array.numBytes());
 }
 
 void PackedProgram::setResult(unsigned index,
-                                const hostdata::HostArray &array) {
+                              const hostdata::HostArray &array) {
   assert(array.numBytes() == frame->results[index].numBytes &&
          "a result of another size");
-  std::memcpy(resultData(index), array.data(), array.numBytes());
+  resultBuffer(*frame, index).copyIn(array.data(), array.numBytes());
 }
 
 void PackedProgram::feedResultToArgument(unsigned result, unsigned argument) {
@@ -175,9 +291,10 @@ void PackedProgram::feedResultToArgument(unsigned result, unsigned argument) {
   // Already there: the step updated the argument in place.
   if (from.argument == (int64_t)argument)
     return;
-  if (!to.buffer || from.argument >= 0)
-    std::memcpy(to.buffer ? to.buffer->data() : to.scalar,
-                resultData(result), to.numBytes);
+  if (!to.buffer)
+    resultBuffer(*frame, result).copyOut(to.scalar, to.numBytes);
+  else if (from.argument >= 0)
+    to.buffer->copyFrom(resultBuffer(*frame, result), to.numBytes);
   else
     std::swap(from.buffer, to.buffer);
 }

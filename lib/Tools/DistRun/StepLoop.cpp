@@ -115,7 +115,8 @@ llvm::Error run::writeManifest(StringRef path, const StepManifest &manifest) {
   const StepLoopOptions &o = manifest.options;
   os << "dist-step 1\nsteps " << o.steps << "\nevery-step "
      << (o.resultsOfEveryStep ? 1 : 0) << "\ncorrupt " << o.corruptRank << " "
-     << o.corruptStep << "\nworld " << manifest.worldSize << "\n";
+     << o.corruptStep << "\nworld " << manifest.worldSize << "\ndevice "
+     << (manifest.deviceBuffers ? 1 : 0) << "\n";
   for (auto [i, value] : llvm::enumerate(manifest.args))
     writeValue(os, "arg", i, value);
   for (auto [i, value] : llvm::enumerate(manifest.results))
@@ -148,6 +149,10 @@ llvm::Expected<StepManifest> run::readManifest(StringRef path) {
       in >> o.corruptRank >> o.corruptStep;
     } else if (word == "world") {
       in >> manifest.worldSize;
+    } else if (word == "device") {
+      int device = 0;
+      in >> device;
+      manifest.deviceBuffers = device;
     } else if (word == "arg" || word == "result") {
       size_t index = 0, rank = 0;
       std::string dtype;

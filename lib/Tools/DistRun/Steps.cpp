@@ -158,6 +158,7 @@ llvm::Error run::exportRanks(ModuleOp module, const WorkDir &dir,
     return error;
   StepManifest manifest;
   manifest.worldSize = worldSize;
+  manifest.deviceBuffers = options.compile.gpu;
   manifest.options.steps = options.steps;
   manifest.options.corruptRank = options.corruptRank;
   manifest.options.corruptStep = options.corruptStep;

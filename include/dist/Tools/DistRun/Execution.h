@@ -42,9 +42,10 @@ struct CompileOptions {
   SmallVector<std::string> sharedLibraries;
   /// Where to write the object file; empty for none.
   std::string objectDump;
-  /// Run on an NVIDIA GPU: dist-lower-to-nvvm instead of dist-lower-to-llvm,
-  /// the inputs copied to device buffers and the results back (the CUDA
-  /// runtime library must be among `sharedLibraries`).
+  /// Run on an NVIDIA GPU: dist-lower-to-nvvm instead of dist-lower-to-llvm;
+  /// the entry's arguments and results are device buffers that stay there
+  /// between calls (the CUDA runtime library must be among
+  /// `sharedLibraries`).
   bool gpu = false;
 };
 

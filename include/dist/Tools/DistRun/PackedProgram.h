@@ -70,11 +70,15 @@ protected:
   void (*packedEntry)(void **) = nullptr;
   /// Per result, the argument whose buffer the wrapper writes it into, or -1.
   SmallVector<int64_t> resultsInArguments;
+  /// The entry works on GPU buffers (dist-lower-to-nvvm): bind allocates
+  /// them with the CUDA runtime library's functions, which the program
+  /// loaded, and only values set or read cross between host and device.
+  bool deviceBuffers = false;
+
+public:
+  struct Frame;
 
 private:
-  struct Frame;
-  /// The memory that holds result `index` after a call.
-  char *resultData(unsigned index) const;
   std::unique_ptr<Frame> frame;
 };
 

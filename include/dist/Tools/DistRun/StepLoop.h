@@ -58,6 +58,8 @@ struct StepLoopSpec {
 struct StepManifest {
   StepLoopOptions options;
   int64_t worldSize = 1;
+  /// The step works on GPU buffers (PackedProgram::deviceBuffers).
+  bool deviceBuffers = false;
   struct Value {
     hostdata::DType dtype;
     std::vector<int64_t> shape;
