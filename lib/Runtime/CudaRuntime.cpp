@@ -16,8 +16,10 @@
 
 #include <dlfcn.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -42,6 +44,32 @@ const char *rankText() {
 }
 
 int defaultDevice = -1;
+
+/// DIST_CUDA_PROFILE=1: the time in cuBLAS (each call runs between two
+/// synchronizations, so its wall time is its GPU time) and the kernels
+/// launched, printed at exit (the benchmark's share of the step in cuBLAS).
+struct Profile {
+  bool on = false;
+  int64_t blasCalls = 0, kernelLaunches = 0;
+  double blasSeconds = 0;
+  Profile() {
+    const char *value = std::getenv("DIST_CUDA_PROFILE");
+    on = value && std::strcmp(value, "1") == 0;
+    if (on)
+      std::atexit([] {
+        std::fprintf(stderr,
+                     "dist cuda profile on rank %s: %lld cuBLAS call(s) in "
+                     "%.3f ms, %lld kernel launch(es)\n",
+                     rankText(), (long long)profile().blasCalls,
+                     profile().blasSeconds * 1e3,
+                     (long long)profile().kernelLaunches);
+      });
+  }
+  static Profile &profile() {
+    static Profile &instance = *new Profile();
+    return instance;
+  }
+};
 
 /// The driver (CudaDriver.h), the calling thread in the device's context.
 distcuda::Driver &driver() {
@@ -97,6 +125,8 @@ DIST_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
                                   intptr_t blockZ, int32_t sharedBytes,
                                   void *stream, void **params, void **extra,
                                   size_t /*paramsCount*/) {
+  if (Profile::profile().on)
+    ++Profile::profile().kernelLaunches;
   check(driver().cuLaunchKernel(reinterpret_cast<CUfunction>(function), gridX,
                                 gridY, gridZ, blockX, blockY, blockZ,
                                 sharedBytes, asStream(stream), params, extra),
@@ -257,6 +287,8 @@ void runBlas(const char *name, int order, Call &&call) {
     fail(name, ": only row-major products are supported");
   blas();
   check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
+  Profile &profile = Profile::profile();
+  auto start = std::chrono::steady_clock::now();
   cublasStatus_t status = call();
   if (status != CUBLAS_STATUS_SUCCESS) {
     char text[128];
@@ -265,6 +297,12 @@ void runBlas(const char *name, int order, Call &&call) {
     fail(text, nullptr);
   }
   check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
+  if (profile.on) {
+    ++profile.blasCalls;
+    profile.blasSeconds += std::chrono::duration<double>(
+                               std::chrono::steady_clock::now() - start)
+                               .count();
+  }
 }
 
 /// C = alpha op(A) op(B) + beta C, row-major, as cuBLAS's column-major

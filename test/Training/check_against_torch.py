@@ -133,7 +133,7 @@ def gpt_loss(p, batch, opts, c):
     r = c.r
     w = {k: c.cast(v) for k, v in p.items()}
     x = r(w["wte"][ids] + w["wpe"][:S])
-    mask = torch.tril(torch.ones(S, S, dtype=torch.bool))
+    mask = torch.tril(torch.ones(S, S, dtype=torch.bool, device=ids.device))
     for l in range(opts.layers):
         pre = "h.%d." % l
         a = r(F.layer_norm(x, (H,), w[pre + "ln1.weight"], w[pre + "ln1.bias"], eps=1e-5))

@@ -1104,6 +1104,7 @@ static LogicalResult exportPartitionedRun(const run::WorkDir &dir, int ranks,
                                           bool reference) {
   run::StepOptions options =
       makeStepOptions(/*run=*/0, /*distributed=*/true, dir.str());
+  options.resultsOfEveryStep = !noCompare;
   if (llvm::Error error = run::exportRanks(partitioned, dir, ranks, options)) {
     llvm::errs() << "dist-run: --export-ranks: "
                  << llvm::toString(std::move(error)) << "\n";
@@ -1132,7 +1133,8 @@ static LogicalResult exportPartitionedRun(const run::WorkDir &dir, int ranks,
                  << ec.message() << "\n";
     return failure();
   }
-  info << "steps " << numSteps << "\nranks " << ranks << "\nreference "
+  info << "steps " << numSteps << "\nranks " << ranks << "\ncompare "
+       << (noCompare ? 0 : 1) << "\nreference "
        << (reference ? 1 : 0) << "\nperturbed "
        << (reference && perturbedReference ? 1 : 0) << "\n";
   return success();
@@ -1148,7 +1150,7 @@ static int runJudge(MLIRContext &context) {
                  << "--export-ranks)\n";
     return 1;
   }
-  int ranks = 0, reference = 0, perturbed = 0, steps = 0;
+  int ranks = 0, reference = 0, perturbed = 0, steps = 0, compare = 1;
   {
     std::istringstream in((*info)->getBuffer().str());
     std::string key;
@@ -1156,6 +1158,7 @@ static int runJudge(MLIRContext &context) {
     while (in >> key >> value)
       (key == "steps"       ? steps
        : key == "ranks"     ? ranks
+       : key == "compare"   ? compare
        : key == "reference" ? reference
                             : perturbed) = value;
   }
@@ -1197,8 +1200,12 @@ static int runJudge(MLIRContext &context) {
       return 1;
   }
   printHeader(serialEntry.getName(), ranks, *partitioned);
-  FailureOr<bool> pass =
-      report(dir, *specs, run::getRunMeshShape(*partitioned, ranks));
+  FailureOr<bool> pass = true;
+  if (compare)
+    pass = report(dir, *specs, run::getRunMeshShape(*partitioned, ranks));
+  else
+    llvm::outs() << "dist-run: the run was exported with --no-compare; "
+                    "nothing compared\n";
   if (failed(pass))
     return 1;
   if (showTime)
@@ -1294,7 +1301,11 @@ static int runDriver(MLIRContext &context, StringRef self) {
     useReference = *prepared;
   }
 
-  if (failed(launchSerial(self, dir.str(), /*reference=*/false,
+  // An exported run that nothing will compare (a benchmark) needs no serial
+  // run here.
+  bool serialRun = !(noCompare && !exportRanksDir.empty());
+  if (serialRun &&
+      failed(launchSerial(self, dir.str(), /*reference=*/false,
                           /*perturbed=*/useReference && perturbedReference)))
     return 1;
   // The reference is the yardstick, not the program under test: when it

@@ -52,15 +52,18 @@ int fail(int rank, const std::string &message) {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc != 2 || !std::strcmp(argv[1], "--help")) {
-    std::fprintf(stderr,
-                 "usage: dist-step DIR\n"
-                 "Runs one rank of the partitioned run dist-run --export-ranks "
-                 "DIR prepared;\nstart one process per rank (scripts/launch.py "
-                 "-n N, or mpirun -np N).\n");
+  bool synthetic = argc == 3 && !std::strcmp(argv[1], "--synthetic-inputs");
+  if ((argc != 2 && !synthetic) || !std::strcmp(argv[1], "--help")) {
+    std::fprintf(
+        stderr,
+        "usage: dist-step [--synthetic-inputs] DIR\n"
+        "Runs one rank of the partitioned run dist-run --export-ranks DIR "
+        "prepared;\nstart one process per rank (scripts/launch.py -n N, or "
+        "mpirun -np N).\n--synthetic-inputs: no input files (a benchmark): "
+        "each argument drawn in the\nrange its exported values had.\n");
     return argc == 2 ? 0 : 2;
   }
-  WorkDir dir(argv[1]);
+  WorkDir dir(argv[argc - 1]);
   llvm::Expected<StepManifest> manifest = readManifest(dir.manifest());
   if (!manifest)
     return fail(-1, llvm::toString(manifest.takeError()));
@@ -71,7 +74,8 @@ int main(int argc, char **argv) {
                           std::to_string(manifest->worldSize) +
                           " rank(s), this job has " +
                           std::to_string(dist_world_size()));
-  llvm::Expected<StepLoopSpec> spec = loadExportedSpec(*manifest, dir, rank);
+  llvm::Expected<StepLoopSpec> spec =
+      loadExportedSpec(*manifest, dir, rank, synthetic);
   if (!spec)
     return fail(rank, llvm::toString(spec.takeError()));
   // A GPU step's buffers are allocated through the CUDA runtime library

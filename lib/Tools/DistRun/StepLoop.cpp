@@ -2,10 +2,13 @@
 
 #include "dist/Tools/DistRun/StepLoop.h"
 
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
+#include <random>
 #include <sstream>
 
 using namespace mlir;
@@ -100,6 +103,7 @@ static void writeValue(llvm::raw_ostream &os, StringRef kind, size_t index,
                        const StepManifest::Value &value) {
   os << kind << " " << index << " " << hostdata::name(value.dtype) << " "
      << (value.isScalar ? 1 : 0) << " " << value.updates << " "
+     << llvm::format("%.17g %.17g", value.low, value.high) << " "
      << value.shape.size();
   for (int64_t size : value.shape)
     os << " " << size;
@@ -158,7 +162,8 @@ llvm::Expected<StepManifest> run::readManifest(StringRef path) {
       std::string dtype;
       int scalar = 0;
       StepManifest::Value value;
-      in >> index >> dtype >> scalar >> value.updates >> rank;
+      in >> index >> dtype >> scalar >> value.updates >> value.low >>
+          value.high >> rank;
       std::optional<hostdata::DType> parsed;
       for (int d = 0; d <= (int)hostdata::DType::Index; ++d)
         if (dtype == hostdata::name((hostdata::DType)d))
@@ -191,13 +196,31 @@ llvm::Expected<StepManifest> run::readManifest(StringRef path) {
 
 llvm::Expected<StepLoopSpec>
 run::loadExportedSpec(const StepManifest &manifest, const WorkDir &dir,
-                      int run) {
+                      int run, bool synthetic) {
   StepLoopSpec spec;
+  std::mt19937_64 generator(1000003ull * (uint64_t)(run + 1));
   for (auto [i, arg] : llvm::enumerate(manifest.args)) {
     std::vector<HostArray> samples;
-    if (llvm::Error error = readArrays(dir.block(i, run),
-                                       HostArray(arg.dtype, arg.shape), samples))
+    if (synthetic) {
+      HostArray value(arg.dtype, arg.shape);
+      bool isFloat = hostdata::isFloat(arg.dtype);
+      std::uniform_real_distribution<double> real(arg.low, arg.high);
+      std::uniform_int_distribution<int64_t> integer(
+          (int64_t)arg.low, std::max((int64_t)arg.low, (int64_t)arg.high));
+      for (int64_t e = 0, n = value.numElements(); e < n; ++e) {
+        if (arg.low == arg.high)
+          value.set(e, arg.low);
+        else if (isFloat)
+          value.set(e, real(generator));
+        else
+          value.setInt(e, integer(generator));
+      }
+      samples.push_back(std::move(value));
+    } else if (llvm::Error error =
+                   readArrays(dir.block(i, run),
+                              HostArray(arg.dtype, arg.shape), samples)) {
       return std::move(error);
+    }
     spec.argSamples.push_back(std::move(samples));
     spec.argIsScalar.push_back(arg.isScalar);
   }

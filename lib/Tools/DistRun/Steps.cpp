@@ -171,9 +171,20 @@ llvm::Error run::exportRanks(ModuleOp module, const WorkDir &dir,
       if (llvm::Error error = writeArrays(dir.block(i, r), blocks))
         return error;
   }
-  for (const Boundary &arg : signature.args)
-    manifest.args.push_back({arg.value.array.dtype(), arg.value.array.shape(),
-                             arg.value.isScalar, -1});
+  std::vector<std::vector<HostArray>> rank0;
+  if (llvm::Error error = loadBlocks(signature, dir, 0, true, rank0))
+    return error;
+  for (auto [i, arg] : llvm::enumerate(signature.args)) {
+    StepManifest::Value value{arg.value.array.dtype(), arg.value.array.shape(),
+                              arg.value.isScalar, -1};
+    const HostArray &first = rank0[i].front();
+    for (int64_t e = 0, n = first.numElements(); e < n; ++e) {
+      double v = first.get(e);
+      value.low = e ? std::min(value.low, v) : v;
+      value.high = e ? std::max(value.high, v) : v;
+    }
+    manifest.args.push_back(std::move(value));
+  }
   for (auto [i, result] : llvm::enumerate(signature.results)) {
     int64_t arg = signature.updates[i];
     // One step feeds nothing back.

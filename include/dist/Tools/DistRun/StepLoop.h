@@ -65,6 +65,9 @@ struct StepManifest {
     std::vector<int64_t> shape;
     bool isScalar = false;
     int64_t updates = -1; // results: the argument it becomes, or -1
+    /// Arguments: the smallest and largest value of rank 0's first input
+    /// (what dist-step --synthetic-inputs draws from).
+    double low = 0, high = 0;
   };
   std::vector<Value> args, results;
 };
@@ -72,9 +75,13 @@ struct StepManifest {
 llvm::Error writeManifest(StringRef path, const StepManifest &manifest);
 llvm::Expected<StepManifest> readManifest(StringRef path);
 
-/// The spec of rank `run` of an exported run: its blocks from `dir`.
+/// The spec of rank `run` of an exported run: its blocks from `dir`, or,
+/// when `synthetic` (a benchmark on a machine the inputs were not carried
+/// to), values drawn uniformly in each argument's [low, high] (integers:
+/// the values between; constant when low = high).
 llvm::Expected<StepLoopSpec> loadExportedSpec(const StepManifest &manifest,
-                                              const WorkDir &dir, int run);
+                                              const WorkDir &dir, int run,
+                                              bool synthetic = false);
 
 /// Calls `step` `options.steps` times as `run` of `dir` (a rank when
 /// `distributed`) and writes its results and times.
