@@ -735,8 +735,17 @@ static LogicalResult launchWithStore(ArrayRef<std::string> argv,
       if (child.Pid > 0)
         llvm::sys::Wait(child, std::nullopt);
   };
+  // A job this tool runs in (launch.py, torchrun) must not leak its own.
+  SmallVector<std::string> inherited;
+  for (const std::string &entry : environment)
+    if (!llvm::any_of(ArrayRef<StringRef>{"RANK=", "LOCAL_RANK=", "WORLD_SIZE=",
+                                          "MASTER_ADDR=", "MASTER_PORT="},
+                      [&](StringRef name) {
+                        return StringRef(entry).starts_with(name);
+                      }))
+      inherited.push_back(entry);
   for (int rank = 0; rank < ranks; ++rank) {
-    SmallVector<std::string> env(environment.begin(), environment.end());
+    SmallVector<std::string> env(inherited.begin(), inherited.end());
     env.append({"RANK=" + std::to_string(rank),
                 "LOCAL_RANK=" + std::to_string(rank),
                 "WORLD_SIZE=" + std::to_string(ranks),
@@ -1155,12 +1164,19 @@ static int runJudge(MLIRContext &context) {
     std::istringstream in((*info)->getBuffer().str());
     std::string key;
     int value;
-    while (in >> key >> value)
+    while (in >> key >> value) {
+      if (key != "steps" && key != "ranks" && key != "compare" &&
+          key != "reference" && key != "perturbed") {
+        llvm::errs() << "dist-run: --judge: " << dir.exportInfo()
+                     << ": unknown entry '" << key << "'\n";
+        return 1;
+      }
       (key == "steps"       ? steps
        : key == "ranks"     ? ranks
        : key == "compare"   ? compare
        : key == "reference" ? reference
                             : perturbed) = value;
+    }
   }
   if (steps < 1 || ranks < 1) {
     llvm::errs() << "dist-run: --judge: " << dir.exportInfo()
@@ -1194,9 +1210,14 @@ static int runJudge(MLIRContext &context) {
     return 1;
   if (reference) {
     OwningOpRef<ModuleOp> referenceModule = parse(run::kReferenceRun);
-    if (!referenceModule ||
-        failed(markReferenceSpecs(run::getWrappedEntry(*referenceModule),
-                                  perturbed, *specs)))
+    func::FuncOp referenceEntry =
+        referenceModule ? run::getWrappedEntry(*referenceModule) : nullptr;
+    if (!referenceEntry) {
+      llvm::errs() << "dist-run: --judge: " << dir.program(run::kReferenceRun)
+                   << " is not the reference program dist-run wrote\n";
+      return 1;
+    }
+    if (failed(markReferenceSpecs(referenceEntry, perturbed, *specs)))
       return 1;
   }
   printHeader(serialEntry.getName(), ranks, *partitioned);

@@ -94,6 +94,14 @@ int main(int argc, char **argv) {
   if (!entry || !table)
     return fail(rank, dir.sharedObject() +
                           " is not a step dist-run --export-ranks compiled");
+  size_t tableSize = 0;
+  while (table[tableSize] != -2)
+    ++tableSize;
+  if (tableSize != manifest->results.size())
+    return fail(rank, dir.sharedObject() + " returns " +
+                          std::to_string(tableSize) +
+                          " result(s), the manifest names " +
+                          std::to_string(manifest->results.size()));
   ExportedStep step(entry, table, manifest->deviceBuffers);
   if (llvm::Error error = runStepLoop(step, dir, rank, /*distributed=*/true,
                                       *spec, manifest->options, barrier))

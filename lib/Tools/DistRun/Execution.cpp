@@ -61,13 +61,20 @@ static LogicalResult lower(ModuleOp module, const CompileOptions &options,
 
 /// The host's target machine: without it LLVM's cost model knows no vector
 /// registers and the loop vectorizer leaves every loop scalar.
+/// With `portable`, code for another machine of this architecture: x86-64
+/// with AVX2 (x86-64-v3), not this host's CPU and features.
 static std::unique_ptr<llvm::TargetMachine>
-createHostMachine(std::string &error) {
+createHostMachine(std::string &error, bool portable = false) {
   auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!machineBuilder) {
     error = "no target machine for this host: " +
             llvm::toString(machineBuilder.takeError());
     return nullptr;
+  }
+  if (portable && machineBuilder->getTargetTriple().getArch() ==
+                      llvm::Triple::x86_64) {
+    machineBuilder->setCPU("x86-64-v3");
+    machineBuilder->getFeatures() = llvm::SubtargetFeatures();
   }
   machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);
   machineBuilder->setRelocationModel(llvm::Reloc::PIC_);
@@ -189,7 +196,8 @@ LogicalResult run::compileSharedObject(ModuleOp module,
   if (failed(lower(module, options, error)) ||
       failed(addPackedEntry(module, resultsInArguments, error)))
     return failure();
-  std::unique_ptr<llvm::TargetMachine> machine = createHostMachine(error);
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createHostMachine(error, /*portable=*/true);
   if (!machine)
     return failure();
   llvm::LLVMContext llvmContext;

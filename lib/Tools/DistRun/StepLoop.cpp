@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <random>
 #include <sstream>
 
@@ -187,10 +188,43 @@ llvm::Expected<StepManifest> run::readManifest(StringRef path) {
       return bad("bad '" + word + "' line");
   }
   o.resultsOfEveryStep = everyStep;
-  for (const StepManifest::Value &result : manifest.results)
-    if (result.updates >= (int64_t)manifest.args.size())
-      return bad("a result feeds argument " + Twine(result.updates) +
-                 " of " + Twine(manifest.args.size()));
+  if (o.steps < 1 || manifest.worldSize < 1)
+    return bad("needs steps and a world size of at least 1");
+  auto check = [&](const StepManifest::Value &value,
+                   const Twine &what) -> llvm::Error {
+    int64_t elements = 1;
+    for (int64_t size : value.shape) {
+      if (size < 0 || (size && elements > (int64_t(1) << 40) / size))
+        return bad(what + " has a bad shape");
+      elements *= size;
+    }
+    if (value.isScalar && !value.shape.empty())
+      return bad(what + " is a scalar with a shape");
+    if (!std::isfinite(value.low) || !std::isfinite(value.high) ||
+        value.low > value.high)
+      return bad(what + " has a bad range");
+    return llvm::Error::success();
+  };
+  for (auto [i, arg] : llvm::enumerate(manifest.args))
+    if (llvm::Error error = check(arg, "argument " + Twine(i)))
+      return std::move(error);
+  for (auto [i, result] : llvm::enumerate(manifest.results)) {
+    if (llvm::Error error = check(result, "result " + Twine(i)))
+      return std::move(error);
+    if (result.isScalar)
+      return bad("result " + Twine(i) + " is a scalar (results are buffers)");
+    if (result.updates < -1 || result.updates >= (int64_t)manifest.args.size())
+      return bad("result " + Twine(i) + " feeds argument " +
+                 Twine(result.updates) + " of " +
+                 Twine(manifest.args.size()));
+    if (result.updates >= 0) {
+      const StepManifest::Value &arg = manifest.args[result.updates];
+      if (arg.dtype != result.dtype ||
+          (arg.isScalar ? !result.shape.empty() : arg.shape != result.shape))
+        return bad("result " + Twine(i) + " feeds argument " +
+                   Twine(result.updates) + " of another type");
+    }
+  }
   return manifest;
 }
 
@@ -205,8 +239,12 @@ run::loadExportedSpec(const StepManifest &manifest, const WorkDir &dir,
       HostArray value(arg.dtype, arg.shape);
       bool isFloat = hostdata::isFloat(arg.dtype);
       std::uniform_real_distribution<double> real(arg.low, arg.high);
-      std::uniform_int_distribution<int64_t> integer(
-          (int64_t)arg.low, std::max((int64_t)arg.low, (int64_t)arg.high));
+      // Within what an i64 holds (the manifest's doubles may round past it).
+      auto clamp = [](double v) {
+        return (int64_t)std::clamp(v, -9.2e18, 9.2e18);
+      };
+      std::uniform_int_distribution<int64_t> integer(clamp(arg.low),
+                                                     clamp(arg.high));
       for (int64_t e = 0, n = value.numElements(); e < n; ++e) {
         if (arg.low == arg.high)
           value.set(e, arg.low);

@@ -5,6 +5,7 @@
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/ShardingUtils.h"
 
+#include <cmath>
 #include <limits>
 
 #ifdef __GLIBC__
@@ -177,11 +178,16 @@ llvm::Error run::exportRanks(ModuleOp module, const WorkDir &dir,
   for (auto [i, arg] : llvm::enumerate(signature.args)) {
     StepManifest::Value value{arg.value.array.dtype(), arg.value.array.shape(),
                               arg.value.isScalar, -1};
+    // The finite values' range (an infinite mask entry stays out of it).
     const HostArray &first = rank0[i].front();
+    bool any = false;
     for (int64_t e = 0, n = first.numElements(); e < n; ++e) {
       double v = first.get(e);
-      value.low = e ? std::min(value.low, v) : v;
-      value.high = e ? std::max(value.high, v) : v;
+      if (!std::isfinite(v))
+        continue;
+      value.low = any ? std::min(value.low, v) : v;
+      value.high = any ? std::max(value.high, v) : v;
+      any = true;
     }
     manifest.args.push_back(std::move(value));
   }
