@@ -52,9 +52,12 @@ if config.have_cuda:
     llvm_config.with_environment("CUDA_HOME", config.cuda_root)
 if config.have_nccl:
     config.available_features.add("nccl")
-# The fake CUDA driver of test/Runtime (host memory standing in for the GPU's).
+# The fake CUDA driver and fake NCCL of test/Runtime (host memory standing in
+# for the GPU's, NCCL's calls over MPI).
 config.substitutions.append(("%fake_cuda_dir", os.path.join(
     config.dist_obj_root, "test", "Runtime", "fake-cuda")))
+config.substitutions.append(("%fake_nccl", os.path.join(
+    config.dist_obj_root, "test", "Runtime", "libdist_fake_nccl.so")))
 # PyTorch (Debian's python3-torch, only in /usr/bin/python3) is the reference
 # of the training tests.
 torch_python = "/usr/bin/python3"
