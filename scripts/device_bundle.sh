@@ -5,8 +5,9 @@
 # closure, plus the nccl backend and the CUDA runtime library), except
 # glibc's, which the target machine has (version 2.36 or newer). There:
 #
-#   LD_LIBRARY_PATH=DIR/lib python3 scripts/launch.py -n N -- DIR/bin/dist-step DIR
-#   (DIST_BACKEND=nccl for several GPUs; DIST_NCCL_LIBRARY names NCCL and
+#   DIR/run.sh N [--synthetic-inputs]
+#   (launch.py with DIR/lib on LD_LIBRARY_PATH, after checking the glibc;
+#   DIST_BACKEND=nccl for several GPUs; DIST_NCCL_LIBRARY names NCCL and
 #   LD_LIBRARY_PATH cuBLAS when they are not on the loader's path: PyTorch's
 #   wheels carry both)
 #
@@ -35,5 +36,29 @@ done | sort -u | while read -r name path; do
   target="$dir/lib/$name"
   [ "$path" -ef "$target" ] || cp -L "$path" "$target"
 done
-echo "device_bundle: $dir is ready ($(du -sh "$dir" | cut -f1)): copy it to the other machine and run"
-echo "  LD_LIBRARY_PATH=$dir/lib python3 scripts/launch.py -n N -- $dir/bin/dist-step $dir"
+# The newest glibc symbol anything here needs: run.sh checks the machine has
+# it before the loader would fail with a less helpful message.
+glibc=$(for f in "$dir/bin/dist-step" "$dir/partitioned.so" "$dir"/lib/*; do
+          objdump -T "$f" 2>/dev/null | grep -o 'GLIBC_[0-9.]*'
+        done | sed 's/GLIBC_//' | sort -V | tail -1)
+cp "$(dirname "$0")/launch.py" "$dir/bin/launch.py"
+cat > "$dir/run.sh" <<RUN
+#!/bin/sh
+# Runs this exported step on N ranks here: run.sh N [--synthetic-inputs]
+# (made by scripts/device_bundle.sh; one GPU per rank, DIST_BACKEND=nccl for
+# several; cuBLAS and NCCL from LD_LIBRARY_PATH / DIST_NCCL_LIBRARY).
+here=\$(cd "\$(dirname "\$0")" && pwd)
+need=${glibc:-0}
+have=\$(ldd --version 2>/dev/null | head -1 | awk '{print \$NF}')
+if [ "\$(printf '%s\\n%s\\n' "\$need" "\$have" | sort -V | head -1)" != "\$need" ]; then
+  echo "run.sh: this bundle needs glibc \$need or newer; this machine has \${have:-none}" >&2
+  exit 1
+fi
+n=\${1:?usage: run.sh N [--synthetic-inputs]}
+shift
+LD_LIBRARY_PATH="\$here/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" \\
+  exec python3 "\$here/bin/launch.py" -n "\$n" -- "\$here/bin/dist-step" "\$@" "\$here"
+RUN
+chmod +x "$dir/run.sh"
+echo "device_bundle: $dir is ready ($(du -sh "$dir" | cut -f1), glibc ${glibc:-?} or newer): copy it to the other machine and run"
+echo "  $dir/run.sh N"
