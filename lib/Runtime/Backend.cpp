@@ -123,6 +123,16 @@ void DescriptorBackend::sendRecv(Communicator &comm, const void *input,
 // Staged reductions
 //===----------------------------------------------------------------------===//
 
+const char *distrt::collectiveName(CollectiveKind kind) {
+  static const char *const names[] = {"all_reduce",     "reduce",
+                                      "broadcast",      "all_gather",
+                                      "reduce_scatter", "all_to_all",
+                                      "send_recv"};
+  return (unsigned)kind <= (unsigned)CollectiveKind::SendRecv
+             ? names[(unsigned)kind]
+             : "an unknown collective";
+}
+
 bool distrt::isReducing(CollectiveKind kind) {
   return kind == CollectiveKind::AllReduce || kind == CollectiveKind::Reduce ||
          kind == CollectiveKind::ReduceScatter;

@@ -52,6 +52,9 @@ enum class CollectiveKind {
   SendRecv,
 };
 
+/// "all_reduce", ... (the C call's name without dist_).
+const char *collectiveName(CollectiveKind kind);
+
 /// One collective on contiguous buffers, with every argument of its C call.
 /// In-place collectives (all_reduce, reduce, broadcast) use `output` only.
 struct Collective {

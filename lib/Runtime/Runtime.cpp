@@ -46,15 +46,6 @@ bool initialized = false;
 bool detour = false;
 bool traceOn = false;
 
-const char *const kCollectiveNames[] = {"all_reduce",     "reduce",
-                                        "broadcast",      "all_gather",
-                                        "reduce_scatter", "all_to_all",
-                                        "send_recv"};
-
-const char *collectiveName(CollectiveKind kind) {
-  return kCollectiveNames[(int)kind];
-}
-
 int64_t nowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())

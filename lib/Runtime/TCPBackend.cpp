@@ -52,13 +52,6 @@ enum class Op : uint32_t {
   Mismatch, // the group's members called different collectives
 };
 
-const char *kindName(CollectiveKind kind) {
-  static const char *names[] = {"all_reduce",     "reduce",     "broadcast",
-                                "all_gather",     "reduce_scatter",
-                                "all_to_all",     "send_recv"};
-  return (unsigned)kind < 7 ? names[(unsigned)kind] : "an unknown collective";
-}
-
 constexpr uint32_t kMagic = 0xd157c0de;
 
 /// Every message: a header and `bytes` of payload.
@@ -327,10 +320,10 @@ private:
                       "index 0 called %s (%lld elements of %s, root %lld) "
                       "while index %zu called %s (%lld elements of %s, root "
                       "%lld)",
-                      kindName(kind), (long long)first.count,
+                      collectiveName(kind), (long long)first.count,
                       dtypeName((dist_dtype_t)first.dtype),
                       (long long)first.root, i,
-                      kindName((CollectiveKind)h.kind), (long long)h.count,
+                      collectiveName((CollectiveKind)h.kind), (long long)h.count,
                       dtypeName((dist_dtype_t)h.dtype), (long long)h.root);
         return text;
       }

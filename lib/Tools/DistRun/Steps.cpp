@@ -164,6 +164,8 @@ llvm::Error run::exportRanks(ModuleOp module, const WorkDir &dir,
   manifest.options.corruptRank = options.corruptRank;
   manifest.options.corruptStep = options.corruptStep;
   manifest.options.resultsOfEveryStep = options.resultsOfEveryStep;
+  // Rank 0's blocks also give the manifest each argument's range.
+  std::vector<std::vector<HostArray>> rank0;
   for (int64_t r = 0; r < worldSize; ++r) {
     std::vector<std::vector<HostArray>> samples;
     if (llvm::Error error = loadBlocks(signature, dir, r, true, samples))
@@ -171,10 +173,9 @@ llvm::Error run::exportRanks(ModuleOp module, const WorkDir &dir,
     for (auto [i, blocks] : llvm::enumerate(samples))
       if (llvm::Error error = writeArrays(dir.block(i, r), blocks))
         return error;
+    if (r == 0)
+      rank0 = std::move(samples);
   }
-  std::vector<std::vector<HostArray>> rank0;
-  if (llvm::Error error = loadBlocks(signature, dir, 0, true, rank0))
-    return error;
   for (auto [i, arg] : llvm::enumerate(signature.args)) {
     StepManifest::Value value{arg.value.array.dtype(), arg.value.array.shape(),
                               arg.value.isScalar, -1};
