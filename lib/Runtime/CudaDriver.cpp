@@ -61,6 +61,18 @@ std::string initialize(Driver &driver, int preferredDevice) {
   result = driver.cuDevicePrimaryCtxRetain(&driver.context, handle);
   if (result != CUDA_SUCCESS)
     return describeFailure(driver, result, "cuDevicePrimaryCtxRetain");
+  // A step's buffers are allocated and freed on its stream (mgpuMemAlloc):
+  // the pool keeps freed memory for the next step instead of returning it
+  // at every synchronization, as PyTorch's caching allocator does.
+  CUmemoryPool pool = nullptr;
+  result = driver.cuDeviceGetDefaultMemPool(&pool, handle);
+  if (result != CUDA_SUCCESS)
+    return describeFailure(driver, result, "cuDeviceGetDefaultMemPool");
+  cuuint64_t keepAll = ~cuuint64_t(0);
+  result = driver.cuMemPoolSetAttribute(
+      pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keepAll);
+  if (result != CUDA_SUCCESS)
+    return describeFailure(driver, result, "cuMemPoolSetAttribute");
   return "";
 }
 

@@ -27,7 +27,9 @@ namespace distcuda {
   X(cuStreamQuery) X(cuStreamWaitEvent) X(cuEventCreate) X(cuEventDestroy)     \
   X(cuEventSynchronize) X(cuEventRecord) X(cuEventQuery) X(cuMemAlloc)         \
   X(cuMemAllocManaged) X(cuMemFree) X(cuMemcpy) X(cuMemcpyAsync)              \
-  X(cuMemsetD32Async) X(cuMemsetD16Async) X(cuCtxSynchronize)
+  X(cuMemsetD32Async) X(cuMemsetD16Async) X(cuCtxSynchronize)               \
+  X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuDeviceGetDefaultMemPool)            \
+  X(cuMemPoolSetAttribute)
 
 struct Driver {
 #define DIST_CUDA_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

@@ -177,7 +177,10 @@ DIST_EXPORT void mgpuEventRecord(void *event, void *stream) {
         "cuEventRecord");
 }
 
-DIST_EXPORT void *mgpuMemAlloc(uint64_t bytes, void * /*stream*/,
+/// On a stream (a step's buffers, dist-gpu-streams) the allocation is
+/// ordered there, from the device's pool (no synchronization; the memory
+/// returns to the pool when freed on the stream).
+DIST_EXPORT void *mgpuMemAlloc(uint64_t bytes, void *stream,
                                bool isHostShared) {
   if (bytes == 0)
     return nullptr;
@@ -185,19 +188,24 @@ DIST_EXPORT void *mgpuMemAlloc(uint64_t bytes, void * /*stream*/,
   if (isHostShared)
     check(driver().cuMemAllocManaged(&pointer, bytes, CU_MEM_ATTACH_GLOBAL),
           "cuMemAllocManaged");
+  else if (stream)
+    check(driver().cuMemAllocAsync(&pointer, bytes, asStream(stream)),
+          "cuMemAllocAsync");
   else
     check(driver().cuMemAlloc(&pointer, bytes), "cuMemAlloc");
   return reinterpret_cast<void *>(pointer);
 }
 
+/// On a stream the memory is freed after the work queued there (which may
+/// still read it); without one, at once (the caller has synchronized).
 DIST_EXPORT void mgpuMemFree(void *pointer, void *stream) {
   if (!pointer)
     return;
-  // Kernels on the stream may still read the buffer.
   if (stream)
-    mgpuStreamSynchronize(stream);
-  check(driver().cuMemFree(asDevicePointer(pointer)),
-        "cuMemFree");
+    check(driver().cuMemFreeAsync(asDevicePointer(pointer), asStream(stream)),
+          "cuMemFreeAsync");
+  else
+    check(driver().cuMemFree(asDevicePointer(pointer)), "cuMemFree");
 }
 
 DIST_EXPORT void mgpuMemcpy(void *destination, void *source, size_t bytes,
@@ -232,6 +240,7 @@ namespace {
 /// cuBLAS, opened on first use like the driver.
 struct Blas {
   decltype(&::cublasCreate) create = nullptr;
+  decltype(&::cublasSetStream) setStream = nullptr;
   decltype(&::cublasSgemm) sgemm = nullptr;
   decltype(&::cublasDgemm) dgemm = nullptr;
   // The exported cublasGemmEx (C++ also sees an inline overload).
@@ -260,6 +269,7 @@ Blas &blas() {
   if (!instance.member)                                                        \
     fail("cuBLAS lacks ", DIST_SYMBOL(name));
     DIST_RESOLVE_BLAS(create, cublasCreate)
+    DIST_RESOLVE_BLAS(setStream, cublasSetStream)
     DIST_RESOLVE_BLAS(sgemm, cublasSgemm)
     DIST_RESOLVE_BLAS(dgemm, cublasDgemm)
     DIST_RESOLVE_BLAS(gemmEx, cublasGemmEx)
@@ -278,16 +288,29 @@ cublasOperation_t toCublas(int cblasTranspose) {
   return cblasTranspose == kCblasTrans ? CUBLAS_OP_T : CUBLAS_OP_N;
 }
 
-/// Runs `call` (a cuBLAS product) between two synchronizations of the
-/// context: the kernels before it run on their own streams (correct, not yet
-/// overlapped).
+/// Runs `call` (a cuBLAS product) on `stream`, after the work queued there
+/// (dist-gpu-streams' step stream: the host does not wait). Without a stream
+/// it runs between two synchronizations of the context (the kernels before
+/// it may be on any stream). With DIST_CUDA_PROFILE=1 the host waits around
+/// each product, so that its wall time is its GPU time.
 template <typename Call>
-void runBlas(const char *name, int order, Call &&call) {
+void runBlas(const char *name, int order, void *stream, Call &&call) {
   if (order != kCblasRowMajor)
     fail(name, ": only row-major products are supported");
-  blas();
-  check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
+  Blas &library = blas();
   Profile &profile = Profile::profile();
+  auto synchronize = [&] {
+    if (stream)
+      check(driver().cuStreamSynchronize(asStream(stream)),
+            "cuStreamSynchronize");
+    else
+      check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
+  };
+  if (!stream || profile.on)
+    synchronize();
+  if (library.setStream(library.handle, asStream(stream)) !=
+      CUBLAS_STATUS_SUCCESS)
+    fail(name, ": cublasSetStream failed");
   auto start = std::chrono::steady_clock::now();
   cublasStatus_t status = call();
   if (status != CUBLAS_STATUS_SUCCESS) {
@@ -296,7 +319,8 @@ void runBlas(const char *name, int order, Call &&call) {
                   static_cast<int>(status));
     fail(text, nullptr);
   }
-  check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
+  if (!stream || profile.on)
+    synchronize();
   if (profile.on) {
     ++profile.blasCalls;
     profile.blasSeconds += std::chrono::duration<double>(
@@ -311,8 +335,8 @@ void runBlas(const char *name, int order, Call &&call) {
 template <typename T, typename Gemm>
 void gemm(const char *name, Gemm function, int order, int transA, int transB,
           int m, int n, int k, T alpha, const T *a, int lda, const T *b,
-          int ldb, T beta, T *c, int ldc) {
-  runBlas(name, order, [&] {
+          int ldb, T beta, T *c, int ldc, void *stream) {
+  runBlas(name, order, stream, [&] {
     return function(blas().handle, toCublas(transB), toCublas(transA), n, m, k,
                     &alpha, b, ldb, a, lda, &beta, c, ldc);
   });
@@ -337,17 +361,19 @@ cudaDataType_t toCudaType(int dtype) {
 DIST_EXPORT void dist_cublas_sgemm(int order, int transA, int transB, int m,
                                    int n, int k, float alpha, const float *a,
                                    int lda, const float *b, int ldb,
-                                   float beta, float *c, int ldc) {
+                                   float beta, float *c, int ldc,
+                                   void *stream) {
   gemm("cublasSgemm", blas().sgemm, order, transA, transB, m, n, k, alpha, a,
-       lda, b, ldb, beta, c, ldc);
+       lda, b, ldb, beta, c, ldc, stream);
 }
 
 DIST_EXPORT void dist_cublas_dgemm(int order, int transA, int transB, int m,
                                    int n, int k, double alpha, const double *a,
                                    int lda, const double *b, int ldb,
-                                   double beta, double *c, int ldc) {
+                                   double beta, double *c, int ldc,
+                                   void *stream) {
   gemm("cublasDgemm", blas().dgemm, order, transA, transB, m, n, k, alpha, a,
-       lda, b, ldb, beta, c, ldc);
+       lda, b, ldb, beta, c, ldc, stream);
 }
 
 /// The CBLAS arguments with 16-bit float inputs and an f32 or 16-bit output
@@ -358,14 +384,15 @@ DIST_EXPORT void dist_cublas_gemm_ex(int order, int transA, int transB, int m,
                                      int n, int k, float alpha, const void *a,
                                      int lda, const void *b, int ldb,
                                      float beta, void *c, int ldc,
-                                     int inputType, int outputType) {
+                                     int inputType, int outputType,
+                                     void *stream) {
   cudaDataType_t input = toCudaType(inputType), output = toCudaType(outputType);
   if (input == CUDA_R_32F)
     fail("dist_cublas_gemm_ex: f32 inputs go to dist_cublas_sgemm", nullptr);
   if (output != CUDA_R_32F && output != input)
     fail("dist_cublas_gemm_ex: the output must be f32 or of the inputs' type",
          nullptr);
-  runBlas("cublasGemmEx", order, [&] {
+  runBlas("cublasGemmEx", order, stream, [&] {
     return blas().gemmEx(blas().handle, toCublas(transB), toCublas(transA), n,
                          m, k, &alpha, b, input, ldb, a, input, lda, &beta, c,
                          output, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);

@@ -21,7 +21,9 @@
 // Never a hang: completion is polled, together with NCCL's asynchronous
 // error, until the timeout (DIST_TIMEOUT_SECONDS); a collective still running
 // then is reported with its call, rank and group, and its communicator is
-// aborted before the job ends. The calls that may block inside NCCL
+// aborted before the job ends. The host does not wait for a collective on a
+// stream: a monitor thread polls those (as PyTorch's NCCL watchdog does), so
+// a step whose host waits for its stream does not hang on one either. The calls that may block inside NCCL
 // (communicator creation, the first collective connecting peers) run under
 // the watchdog.
 //
@@ -40,8 +42,11 @@
 #include <sched.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #define DIST_STRINGIFY(x) #x
@@ -91,13 +96,16 @@ std::string loadNccl(Nccl &nccl) {
   return "";
 }
 
+class StreamMonitor;
+
 class NCCLCommunicator : public Communicator {
 public:
   NCCLCommunicator(std::unique_ptr<Communicator> host, const Nccl &nccl,
                    const distcuda::Driver &driver)
       : Communicator(host->size(), host->rank()), host(std::move(host)),
         nccl(nccl), driver(driver) {}
-  ~NCCLCommunicator() override {
+  ~NCCLCommunicator() override;
+  void destroy() {
     if (comm && !aborted)
       nccl.ncclCommDestroy(comm);
     if (stream)
@@ -109,6 +117,8 @@ public:
   ncclComm_t comm = nullptr;
   CUstream stream = nullptr; // where this communicator's collectives run
   bool aborted = false;
+  /// Watches the collectives callers' streams wait for (null until one).
+  StreamMonitor *monitor = nullptr;
 
 private:
   const Nccl &nccl;
@@ -154,6 +164,36 @@ ncclRedOp_t ncclOp(dist_dtype_t dtype, dist_reduction_t reduction) {
 }
 
 class NCCLBackend;
+
+/// A collective a caller's stream waits for, and the host does not.
+struct StreamCollective {
+  CUevent done; // recorded after it on the communicator's stream
+  NCCLCommunicator *comm;
+  const char *what, *call;
+  std::chrono::steady_clock::time_point issued;
+};
+
+/// Polls, on its own thread (started with the first), the collectives that
+/// streams wait for: each completes, fails with NCCL's asynchronous error, or
+/// times out; a failure is reported with the call, rank and group and ends
+/// the process, its communicator aborted (which also frees a stream waiting
+/// in it). Never destroyed: its thread runs until the process ends.
+class StreamMonitor {
+public:
+  explicit StreamMonitor(NCCLBackend &backend) : backend(backend) {}
+  void watch(const StreamCollective &collective);
+  /// Returns once every watched collective completed.
+  void drain();
+
+private:
+  [[noreturn]] void run();
+
+  NCCLBackend &backend;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<StreamCollective> pending;
+  bool started = false;
+};
 
 /// A started collective: its completion event on the communicator's stream.
 class NCCLWork : public Work {
@@ -239,13 +279,25 @@ public:
     const char *call = nullptr;
     CUevent done = enqueue(c, call);
     if (c.stream) {
-      checkCuda(driver->cuStreamWaitEvent(static_cast<CUstream>(c.stream), done,
-                                          0),
-                "cuStreamWaitEvent", c.what, c.comm->label());
-    } else {
-      awaitEvent(done, get(*c.comm), c.what, call);
+      orderOnStream(static_cast<CUstream>(c.stream), done, get(*c.comm),
+                    c.what, call);
+      return;
     }
+    awaitEvent(done, get(*c.comm), c.what, call);
     driver->cuEventDestroy(done);
+  }
+
+  /// `stream` waits for `done` (the end of a collective) on the device; the
+  /// monitor owns the event from here.
+  void orderOnStream(CUstream stream, CUevent done, NCCLCommunicator &comm,
+                     const char *what, const char *call) {
+    checkCuda(driver->cuStreamWaitEvent(stream, done, 0), "cuStreamWaitEvent",
+              what, comm.label());
+    if (!streamMonitor)
+      streamMonitor = new StreamMonitor(*this);
+    comm.monitor = streamMonitor;
+    streamMonitor->watch(
+        {done, &comm, what, call, std::chrono::steady_clock::now()});
   }
 
   std::unique_ptr<Work> start(const Collective &c) override {
@@ -269,14 +321,8 @@ public:
         return;
       if ((spins & 255) == 0 &&
           std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
-                  .count() > limit) {
-        nccl.ncclCommAbort(comm.comm);
-        comm.aborted = true;
-        failf("%s (%s) in group %s did not complete within %g s: a peer rank "
-              "died or issued a different collective (DIST_TIMEOUT_SECONDS "
-              "sets the limit)",
-              what, call, comm.label(), limit);
-      }
+                  .count() > limit)
+        fail(timedOut(comm, what, call, limit));
       sched_yield();
     }
   }
@@ -284,21 +330,53 @@ public:
   /// Whether `done` completed; fails on a CUDA or an asynchronous NCCL error.
   bool eventDone(CUevent done, NCCLCommunicator &comm, const char *what,
                  const char *call) {
+    std::string failure;
+    bool completed = pollEvent(done, comm, what, call, failure);
+    if (!failure.empty())
+      fail(failure);
+    return completed;
+  }
+
+  /// Whether `done` completed; on a CUDA or an asynchronous NCCL error, sets
+  /// `failure` (the communicator is aborted).
+  bool pollEvent(CUevent done, NCCLCommunicator &comm, const char *what,
+                 const char *call, std::string &failure) {
     CUresult result = driver->cuEventQuery(done);
     if (result == CUDA_SUCCESS)
       return true;
-    if (result != CUDA_ERROR_NOT_READY)
-      checkCuda(result, "cuEventQuery", what, comm.label());
+    if (result != CUDA_ERROR_NOT_READY) {
+      failure = std::string(what) + " in group " + comm.label() + ": " +
+                distcuda::describeFailure(*driver, result, "cuEventQuery");
+      return false;
+    }
     ncclResult_t asyncError = ncclSuccess;
     nccl.ncclCommGetAsyncError(comm.comm, &asyncError);
     if (asyncError != ncclSuccess && asyncError != ncclInProgress) {
       std::string message = describeNccl(asyncError, comm.comm);
-      nccl.ncclCommAbort(comm.comm);
-      comm.aborted = true;
-      failf("%s (%s) in group %s failed: %s", what, call, comm.label(),
-            message.c_str());
+      abort(comm);
+      failure = std::string(what) + " (" + call + ") in group " +
+                comm.label() + " failed: " + message;
     }
     return false;
+  }
+
+  /// Aborts `comm` and says that its collective did not complete in time.
+  std::string timedOut(NCCLCommunicator &comm, const char *what,
+                       const char *call, double limit) {
+    abort(comm);
+    char text[64];
+    std::snprintf(text, sizeof(text), "%g", limit);
+    return std::string(what) + " (" + call + ") in group " + comm.label() +
+           " did not complete within " + text +
+           " s: a peer rank died or issued a different collective "
+           "(DIST_TIMEOUT_SECONDS sets the limit)";
+  }
+
+  void abort(NCCLCommunicator &comm) {
+    if (comm.aborted)
+      return;
+    comm.aborted = true;
+    nccl.ncclCommAbort(comm.comm);
   }
 
   /// A driver call that may block (it waits for device work, which may wait
@@ -491,18 +569,77 @@ private:
   Nccl nccl;
   distcuda::Driver *driver = nullptr;
   Watchdog watchdog;
+  StreamMonitor *streamMonitor = nullptr;
 };
 
-NCCLWork::~NCCLWork() { backend.cuda().cuEventDestroy(done); }
+NCCLCommunicator::~NCCLCommunicator() {
+  // The streams' collectives on it end before it does.
+  if (monitor)
+    monitor->drain();
+  destroy();
+}
+
+void StreamMonitor::watch(const StreamCollective &collective) {
+  std::lock_guard<std::mutex> lock(mutex);
+  pending.push_back(collective);
+  if (!started) {
+    started = true;
+    std::thread([this] { run(); }).detach();
+  }
+  changed.notify_all();
+}
+
+void StreamMonitor::drain() {
+  std::unique_lock<std::mutex> lock(mutex);
+  changed.wait(lock, [&] { return pending.empty(); });
+}
+
+void StreamMonitor::run() {
+  std::string error;
+  distcuda::loadDriver(-1, error); // this thread in the device's context
+  double limit = getTimeoutSeconds();
+  std::unique_lock<std::mutex> lock(mutex);
+  for (;;) {
+    changed.wait(lock, [&] { return !pending.empty(); });
+    auto now = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < pending.size();) {
+      StreamCollective &c = pending[i];
+      std::string failure;
+      if (backend.pollEvent(c.done, *c.comm, c.what, c.call, failure)) {
+        backend.cuda().cuEventDestroy(c.done);
+        pending[i] = pending.back();
+        pending.pop_back();
+        continue;
+      }
+      if (failure.empty() &&
+          std::chrono::duration<double>(now - c.issued).count() > limit)
+        failure = backend.timedOut(*c.comm, c.what, c.call, limit);
+      if (!failure.empty())
+        failOffThread(failure);
+      ++i;
+    }
+    if (pending.empty()) {
+      changed.notify_all();
+      continue;
+    }
+    lock.unlock();
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+    lock.lock();
+  }
+}
+
+NCCLWork::~NCCLWork() {
+  if (done)
+    backend.cuda().cuEventDestroy(done);
+}
 
 bool NCCLWork::test() { return backend.eventDone(done, comm, what, call); }
 
 void NCCLWork::wait() {
-  if (stream)
-    backend.checkCuda(backend.cuda().cuStreamWaitEvent(stream, done, 0),
-                      "cuStreamWaitEvent", what, comm.label());
-  else
-    backend.awaitEvent(done, comm, what, call);
+  if (!stream)
+    return backend.awaitEvent(done, comm, what, call);
+  backend.orderOnStream(stream, done, comm, what, call);
+  done = nullptr;
 }
 
 BackendRegistration registration("nccl", /*priority=*/-1, [] {

@@ -50,6 +50,19 @@ void distrt::failf(const char *format, ...) {
   fail(message);
 }
 
+void distrt::failOffThread(const std::string &message) {
+  std::fprintf(stderr, "dist runtime error on rank %d (%s backend): %s\n",
+               fatalHandler ? fatalHandler->rank() : -1,
+               fatalHandler ? fatalHandler->backendName() : "no",
+               message.c_str());
+  std::fflush(stderr);
+  if (FatalHandler *handler = fatalHandler) {
+    fatalHandler = nullptr;
+    handler->beforeExit();
+  }
+  _exit(1);
+}
+
 double distrt::getTimeoutSeconds() {
   static double seconds = [] {
     const char *text = std::getenv("DIST_TIMEOUT_SECONDS");

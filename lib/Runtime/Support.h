@@ -47,6 +47,13 @@ void setFatalHandler(FatalHandler *handler);
 [[noreturn, gnu::cold, gnu::noinline, gnu::format(printf, 1, 2)]] void
 failf(const char *format, ...);
 
+/// `fail` from a thread that watches the caller's (a communication library
+/// runs single-threaded, so the job is not aborted through it): reports,
+/// writes the trace, and ends this process; the launcher, or the peers'
+/// own timeouts, end the others.
+[[noreturn, gnu::cold, gnu::noinline]] void
+failOffThread(const std::string &message);
+
 /// Seconds a collective may take before the job is ended
 /// (DIST_TIMEOUT_SECONDS, 300 by default).
 double getTimeoutSeconds();

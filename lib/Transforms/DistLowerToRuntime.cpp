@@ -64,14 +64,15 @@ public:
   Type ptrType() { return LLVM::LLVMPointerType::get(module.getContext()); }
 
   void call(RewriterBase &rewriter, Location loc, StringRef name,
-            ValueRange args, TypeRange results = {}) {
-    declare(rewriter, name, args.getTypes(), results);
-    func::CallOp::create(rewriter, loc, name, results, args);
+            ValueRange args, StreamOrdering ordering) {
+    declare(rewriter, name, args.getTypes(), {}, ordering);
+    func::CallOp::create(rewriter, loc, name, TypeRange{}, args);
   }
 
   Value callWithResult(RewriterBase &rewriter, Location loc, StringRef name,
-                       ValueRange args, Type result) {
-    declare(rewriter, name, args.getTypes(), result);
+                       ValueRange args, Type result,
+                       StreamOrdering ordering) {
+    declare(rewriter, name, args.getTypes(), result, ordering);
     return func::CallOp::create(rewriter, loc, name, TypeRange{result}, args)
         .getResult(0);
   }
@@ -105,7 +106,7 @@ public:
     return op.getGroupSize(symbolTables);
   }
 
-  /// The stream argument: null on the CPU backends.
+  /// The stream argument: null (the host waits) until dist-gpu-streams.
   Value nullStream(RewriterBase &rewriter, Location loc) {
     return LLVM::ZeroOp::create(rewriter, loc, ptrType());
   }
@@ -130,7 +131,7 @@ public:
         rewriter, loc, "dist_get_group",
         {shape, i32(rewriter, loc, mesh.getRank()), axisArray,
          i32(rewriter, loc, axisIndices->size()), i32(rewriter, loc, comm)},
-        ptrType());
+        ptrType(), StreamOrdering::NoSync);
   }
 
   /// Set when a declaration clashed with a module symbol (reported).
@@ -138,12 +139,12 @@ public:
 
 private:
   void declare(RewriterBase &rewriter, StringRef name, TypeRange args,
-               TypeRange results) {
+               TypeRange results, StreamOrdering ordering) {
     // A clashing name is reported once, not at every call.
     if (clashingNames.contains(name))
       return;
     if (failed(declareExternalFunction(rewriter, module, symbolTable, name,
-                                       args, results))) {
+                                       args, results, ordering))) {
       clashingNames.insert(name);
       reportedError = true;
     }
@@ -456,7 +457,8 @@ LogicalResult CollectiveLowering::lower() {
       sourceOf[target] = source;
     }
     Value index = rt.callWithResult(rewriter, loc, "dist_group_index",
-                                    {*group}, rewriter.getI64Type());
+                                    {*group}, rewriter.getI64Type(),
+                                    StreamOrdering::NoSync);
     Value target = rt.constantTableEntry(rewriter, loc, targetOf, index);
     Value source = rt.constantTableEntry(rewriter, loc, sourceOf, index);
     if (llvm::is_contained(sourceOf, -1))
@@ -478,11 +480,13 @@ LogicalResult CollectiveLowering::lower() {
 
   if (wait) {
     Value request = rt.callWithResult(rewriter, loc, callee + "_start", args,
-                                      rt.ptrType());
+                                      rt.ptrType(),
+                                      StreamOrdering::LastArgument);
     rewriter.setInsertionPoint(wait);
-    rt.call(rewriter, wait.getLoc(), "dist_wait", {request});
+    rt.call(rewriter, wait.getLoc(), "dist_wait", {request},
+            StreamOrdering::NoSync);
   } else {
-    rt.call(rewriter, loc, callee, args);
+    rt.call(rewriter, loc, callee, args, StreamOrdering::LastArgument);
   }
   for (auto &step : llvm::reverse(finish))
     step();
@@ -502,7 +506,8 @@ static LogicalResult lowerProcessIndex(RuntimeCallBuilder &runtime,
     return failure();
   Value index = runtime.callWithResult(rewriter, op.getLoc(),
                                        "dist_group_index", {*group},
-                                       rewriter.getI64Type());
+                                       rewriter.getI64Type(),
+                                       StreamOrdering::NoSync);
   rewriter.replaceOpWithNewOp<arith::IndexCastOp>(op, rewriter.getIndexType(),
                                                   index);
   return success();
@@ -538,7 +543,8 @@ struct DistLowerToRuntimePass
     for (Operation *op : ops) {
       if (auto progress = dyn_cast<ProgressOp>(op)) {
         rewriter.setInsertionPoint(progress);
-        runtime.call(rewriter, progress.getLoc(), "dist_progress", {});
+        runtime.call(rewriter, progress.getLoc(), "dist_progress", {},
+                     StreamOrdering::NoSync);
         rewriter.eraseOp(progress);
         continue;
       }
@@ -564,7 +570,8 @@ struct DistLowerToRuntimePass
     if (left.wasInterrupted())
       return signalPassFailure();
 
-    // Meshes and sharding attributes mean nothing to LLVM.
+    // Meshes and sharding attributes mean nothing to LLVM (the runtime
+    // declarations' stream markings are for dist-gpu-streams).
     for (auto mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))
       mesh.erase();
     module.walk([](Operation *op) { stripDistAttributes(op); });
@@ -572,7 +579,9 @@ struct DistLowerToRuntimePass
 
   static void stripDistAttributes(Operation *op) {
     auto isDist = [](NamedAttribute attr) {
-      return attr.getName().getValue().starts_with("dist.");
+      return attr.getName().getValue().starts_with("dist.") &&
+             attr.getName() != DistDialect::getStreamAttrName() &&
+             attr.getName() != DistDialect::getNoStreamSyncAttrName();
     };
     for (NamedAttribute attr : llvm::to_vector(op->getDiscardableAttrs()))
       if (isDist(attr))

@@ -136,8 +136,16 @@ struct GemmCallee {
           arith::ConstantIntOp::create(builder, loc, code(types.output), 32));
       callee = (library + "_gemm_ex").str();
     }
+    // dist's cuBLAS calls take a stream last (null: the host waits).
+    StreamOrdering ordering = StreamOrdering::HostSync;
+    if (library == "dist_cublas") {
+      args.push_back(LLVM::ZeroOp::create(
+          builder, loc, LLVM::LLVMPointerType::get(builder.getContext())));
+      ordering = StreamOrdering::LastArgument;
+    }
     if (failed(declareExternalFunction(builder, module, symbols, callee,
-                                       ValueRange(args).getTypes(), {}))) {
+                                       ValueRange(args).getTypes(), {},
+                                       ordering))) {
       reportedError = true;
       return failure();
     }

@@ -37,21 +37,27 @@ LogicalResult dist::declareExternalFunction(OpBuilder &builder,
                                             ModuleOp module,
                                             SymbolTable &symbolTable,
                                             StringRef name, TypeRange args,
-                                            TypeRange results) {
+                                            TypeRange results,
+                                            StreamOrdering ordering) {
   FunctionType type = builder.getFunctionType(args, results);
+  auto fn = dyn_cast_or_null<func::FuncOp>(symbolTable.lookup(name));
   if (Operation *existing = symbolTable.lookup(name)) {
-    auto fn = dyn_cast<func::FuncOp>(existing);
-    if (fn && fn.getFunctionType() == type)
-      return success();
-    return existing->emitOpError()
-           << "uses the name @" << name << ", which the lowering calls as "
-           << type << "; rename it";
+    if (!fn || fn.getFunctionType() != type || !fn.isExternal())
+      return existing->emitOpError()
+             << "uses the name @" << name << ", which the lowering calls as "
+             << type << "; rename it";
+  } else {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToEnd(module.getBody());
+    fn = func::FuncOp::create(builder, module.getLoc(), name, type);
+    fn.setPrivate();
+    symbolTable.insert(fn);
   }
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToEnd(module.getBody());
-  auto fn = func::FuncOp::create(builder, module.getLoc(), name, type);
-  fn.setPrivate();
-  symbolTable.insert(fn);
+  if (ordering == StreamOrdering::NoSync)
+    fn->setAttr(DistDialect::getNoStreamSyncAttrName(), builder.getUnitAttr());
+  if (ordering == StreamOrdering::LastArgument && !args.empty())
+    fn.setArgAttr(args.size() - 1, DistDialect::getStreamAttrName(),
+                  builder.getUnitAttr());
   return success();
 }
 

@@ -17,12 +17,29 @@ namespace mlir::dist {
 Value buildBufferAddress(OpBuilder &builder, Location loc, Value memref,
                          int64_t elementBytes, Value extraElements = {});
 
+/// How the calls of a runtime function are ordered against a GPU step's
+/// device work; marked on its declaration for dist-gpu-streams.
+enum class StreamOrdering {
+  /// The host waits for the device first (the default: a call may read or
+  /// write buffers on the host).
+  HostSync,
+  /// No wait (dist.no_stream_sync): touches no buffer, or orders its work on
+  /// the stream its collective started on.
+  NoSync,
+  /// The last argument is the stream the call's work is ordered on
+  /// (dist.stream; the call passes null until dist-gpu-streams).
+  LastArgument,
+};
+
 /// Declares `name` as a private external function of `module` with the given
-/// signature, unless a function of that name and signature exists. Another
-/// symbol of that name is reported (the generated call could not use it).
-LogicalResult declareExternalFunction(OpBuilder &builder, ModuleOp module,
-                                      SymbolTable &symbolTable, StringRef name,
-                                      TypeRange args, TypeRange results);
+/// signature, unless a function of that name and signature exists, marked
+/// with `ordering`. Another symbol of that name is reported (the generated
+/// call could not use it).
+LogicalResult
+declareExternalFunction(OpBuilder &builder, ModuleOp module,
+                        SymbolTable &symbolTable, StringRef name,
+                        TypeRange args, TypeRange results,
+                        StreamOrdering ordering = StreamOrdering::HostSync);
 
 /// Where the members of a bucket (an in-place buffer collective of several
 /// buffers) live: `buffer` is the bucket's contiguous memory made by

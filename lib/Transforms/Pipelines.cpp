@@ -181,7 +181,8 @@ void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createDistGpuMergeKernels());
   pm.addPass(createDistGpuAllocs());
-  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  // One stream per step: kernels, products and collectives queued in order.
+  pm.addPass(createDistGpuStreams());
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = options.chip;
   nvvm.cubinFeatures = options.features;

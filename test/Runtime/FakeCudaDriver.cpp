@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 
 namespace {
 
@@ -78,7 +79,12 @@ FAKE_EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned int) {
   return CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuStreamDestroy(CUstream) { return CUDA_SUCCESS; }
-FAKE_EXPORT CUresult cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
+// Work that never completes never lets a synchronizing host go.
+FAKE_EXPORT CUresult cuStreamSynchronize(CUstream) {
+  while (eventsNeverComplete())
+    sleep(1);
+  return CUDA_SUCCESS;
+}
 FAKE_EXPORT CUresult cuStreamQuery(CUstream) { return CUDA_SUCCESS; }
 FAKE_EXPORT CUresult cuStreamWaitEvent(CUstream, CUevent event, unsigned int) {
   return event ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
@@ -117,6 +123,21 @@ FAKE_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *pointer, size_t bytes,
 }
 FAKE_EXPORT CUresult cuMemFree(CUdeviceptr pointer) {
   std::free(reinterpret_cast<void *>(pointer));
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *pointer, size_t bytes,
+                                     CUstream) {
+  return cuMemAlloc(pointer, bytes);
+}
+FAKE_EXPORT CUresult cuMemFreeAsync(CUdeviceptr pointer, CUstream) {
+  return cuMemFree(pointer);
+}
+FAKE_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice) {
+  *pool = reinterpret_cast<CUmemoryPool>(&streamStorage);
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuMemPoolSetAttribute(CUmemoryPool, CUmemPool_attribute,
+                                           void *) {
   return CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuMemcpy(CUdeviceptr to, CUdeviceptr from, size_t bytes) {

@@ -15,6 +15,9 @@
 // stuck-wait: rank 0 waits for an all_reduce that rank 1 never starts (it
 // blocks in another one, on comm 1): both time out.
 // stream: a non-null stream on a CPU backend.
+// stream-stuck: an all_reduce on a stream (nccl backend), after which the
+// host waits, as a GPU step waits for its stream at its return: a
+// collective that never completes, or fails, must still end the job.
 // i1-avg: an average of i1.
 //
 //===----------------------------------------------------------------------===//
@@ -70,6 +73,12 @@ int main(int argc, char **argv) {
   if (is("stream")) {
     int fakeStream = 0;
     dist_all_reduce(group, data, 4, DIST_F32, DIST_SUM, &fakeStream);
+  }
+  if (is("stream-stuck")) {
+    int stream = 0; // the fake driver takes any stream
+    dist_all_reduce(group, data, 4, DIST_F32, DIST_SUM, &stream);
+    for (;;)
+      sleep(1);
   }
   if (is("i1-avg")) {
     uint8_t bits[4] = {0, 1, 1, 0};

@@ -453,7 +453,10 @@ def DistMatmulToBlas : Pass<"dist-matmul-to-blas", "::mlir::ModuleOp"> {
     signature on device buffers, provided by `libdist_cuda_runtime.so` over
     cuBLAS. Contractions of bf16 or f16 inputs into an f32 or equal output
     then call `dist_cublas_gemm_ex` (f32 scalars, then the input and
-    output types as dist_dtype_t): cublasGemmEx accumulating in f32.
+    output types as dist_dtype_t): cublasGemmEx accumulating in f32. Each
+    cuBLAS call takes a CUDA stream last (`dist.stream` on the declaration):
+    null here, where the host waits for the device around the product;
+    `dist-gpu-streams` passes the step's stream.
   }];
   let options = [
     Option<"library", "library", "std::string", /*default=*/"\"cblas\"",
@@ -1522,7 +1525,7 @@ def DistGpuAllocs : Pass<"dist-gpu-allocs", "::mlir::ModuleOp"> {
   let description = [{
     Runs on buffers, once the compute has become GPU kernels (in
     `dist-lower-to-nvvm`, after `gpu-kernel-outlining` and before
-    `gpu-async-region`, which then orders everything on a stream). The step
+    `dist-gpu-streams`, which then orders everything on a stream). The step
     keeps its memory on the device: in host code every `memref.alloc`
     becomes `gpu.alloc`, every `memref.dealloc` `gpu.dealloc`, every
     `memref.copy` `gpu.memcpy`, and a constant (`memref.get_global`) is
@@ -1545,6 +1548,54 @@ def DistGpuAllocs : Pass<"dist-gpu-allocs", "::mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def DistGpuStreams : Pass<"dist-gpu-streams", "::mlir::ModuleOp"> {
+  let summary = "Orders a GPU step's device work on one stream; the host "
+                "waits only where it reads device results and at the return";
+  let description = [{
+    Runs on host code whose kernels are outlined (in `dist-lower-to-nvvm`,
+    after `dist-gpu-allocs`, where upstream's `gpu-async-region` would run).
+    Each host function with GPU work makes one stream when it starts: every
+    kernel launch, allocation, free, copy and fill becomes its asynchronous
+    form on that stream, and every runtime call whose declaration marks a
+    stream argument (`dist.stream`: collectives, `dist_cublas_*`) gets the
+    stream there instead of null, so kernels, cuBLAS products and NCCL
+    collectives are queued in program order without the host waiting; a
+    collective's result is waited for on the device, by an event, where the
+    stream next runs. The host synchronizes with the stream only before host
+    code that may read or write memory the device work touches (a scalar
+    copied back to the host, a call into code that is not marked
+    `dist.no_stream_sync`) when device work is pending, and before each
+    `return`, which also destroys the stream (the caller reads the results).
+
+    Refused with an error: GPU ops that are already asynchronous or
+    `gpu.wait` (run this pass instead of `gpu-async-region`, not after it),
+    and kernels not yet outlined (`gpu.launch`).
+
+    ```mlir
+    %buf = gpu.alloc () : memref<16x32xf32>
+    gpu.launch_func @dist_kernels::@k blocks in (%c1, %c1, %c1)
+        threads in (%c256, %c1, %c1) args(%buf : memref<16x32xf32>)
+    %null = llvm.mlir.zero : !llvm.ptr
+    call @dist_all_reduce(%group, %p, %n, %dtype, %sum, %null)
+        : (!llvm.ptr, !llvm.ptr, i64, i32, i32, !llvm.ptr) -> ()
+    return %buf : memref<16x32xf32>
+    // becomes
+    %token = gpu.wait async
+    %stream = builtin.unrealized_conversion_cast %token
+        : !gpu.async.token to !llvm.ptr
+    %buf, %t0 = gpu.alloc async [%token] () : memref<16x32xf32>
+    %t1 = gpu.launch_func async [%token] @dist_kernels::@k ...
+    call @dist_all_reduce(%group, %p, %n, %dtype, %sum, %stream) : ...
+    gpu.wait [%token]
+    return %buf : memref<16x32xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect"
+  ];
 }
 
 #endif // DIST_TRANSFORMS_PASSES_TD

@@ -129,9 +129,9 @@ void buildLowerToLLVMPipeline(OpPassManager &pm,
 /// GPU kernels (gpu.binary objects for NVIDIA GPUs): the front of
 /// dist-lower-to-llvm up to buffers and runtime calls, then linalg to
 /// parallel loops tiled by the block size, mapped to blocks and threads and
-/// outlined as kernels, buffers in managed memory (dist-gpu-allocs),
-/// everything ordered on a stream (gpu-async-region), and upstream's
-/// gpu-lower-to-nvvm-pipeline.
+/// outlined as kernels, buffers in device memory (dist-gpu-allocs), the
+/// step's kernels, products and collectives queued on one stream
+/// (dist-gpu-streams), and upstream's gpu-lower-to-nvvm-pipeline.
 void buildLowerToNVVMPipeline(OpPassManager &pm,
                               const LowerToNVVMOptions &options);
 

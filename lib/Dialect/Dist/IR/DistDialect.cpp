@@ -370,6 +370,16 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
              << " on " << type;
     return success();
   }
+  if (attr.getName() == getStreamAttrName()) {
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    if (!isa<UnitAttr>(attr.getValue()) || !func || !func.isExternal())
+      return op->emitOpError()
+             << "argument " << argIndex << ": '" << getStreamAttrName()
+             << "' is a unit attribute of an argument (the stream) of a "
+                "function declaration, got "
+             << attr.getValue();
+    return success();
+  }
   if (attr.getName() == getInputFillAttrName()) {
     if (!isa<FloatAttr>(attr.getValue()) ||
         !isa<FloatType>(getElementTypeOrSelf(type)))
@@ -544,6 +554,14 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                                << "' is a unit attribute of an allocation "
                                   "of a static 1-D i8 buffer (a bucket's "
                                   "bytes)";
+    return success();
+  }
+  if (attr.getName() == getNoStreamSyncAttrName()) {
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    if (!isa<UnitAttr>(attr.getValue()) || !func || !func.isExternal())
+      return op->emitOpError() << "'" << getNoStreamSyncAttrName()
+                               << "' is a unit attribute of a function "
+                                  "declaration";
     return success();
   }
   if (attr.getName() == getFetchAttrName()) {

@@ -193,6 +193,21 @@ def Dist_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTrueOnceEveryAttrName() {
       return "dist.true_once_every";
     }
+    /// Name of the unit argument attribute of a runtime function's
+    /// declaration (dist-lower-to-runtime, dist-matmul-to-blas) that marks
+    /// its CUDA stream argument: the call's device work is ordered on that
+    /// stream (null: the host waits for it). dist-gpu-streams passes the
+    /// step's stream there.
+    static constexpr ::llvm::StringLiteral getStreamAttrName() {
+      return "dist.stream";
+    }
+    /// Name of the unit attribute of a runtime function's declaration whose
+    /// calls need no host synchronization with a GPU step's stream: it
+    /// touches no buffer (dist_get_group), or orders its work on the stream
+    /// its collective was started with (dist_wait).
+    static constexpr ::llvm::StringLiteral getNoStreamSyncAttrName() {
+      return "dist.no_stream_sync";
+    }
   }];
 }
 
