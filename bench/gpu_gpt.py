@@ -87,20 +87,29 @@ def torch_library_path():
 
 
 def time_dist(args, dtype):
-    """dist-step's median step time (ms) and its cuBLAS time per step (ms)."""
+    """dist-step's median step time (ms), from a run without the profile (the
+    step on one stream, the host waiting only at its end), and its cuBLAS time
+    per step (ms), from a run with DIST_CUDA_PROFILE=1 (which synchronizes
+    around every product so that their wall time is their GPU time)."""
     out = os.path.abspath(os.path.join(args.out, dtype))
-    env = dict(os.environ, DIST_CUDA_PROFILE="1", DIST_BACKEND="self",
-               LD_LIBRARY_PATH=":".join([os.path.join(out, "lib")] + torch_library_path()))
-    run = subprocess.run([os.path.join(out, "bin", "dist-step"), "--synthetic-inputs", out],
-                         env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if run.returncode != 0:
-        sys.exit("dist-step failed:\n" + run.stdout)
-    with open(os.path.join(out, "times.rank0.txt")) as f:
-        times = [float(line) * 1e3 for line in f if line.strip()]
-    steps = len(times)
-    profile = re.search(r"(\d+) cuBLAS call\(s\) in ([0-9.]+) ms", run.stdout)
-    blas_ms = float(profile.group(2)) / steps if profile else float("nan")
+
+    def run(profile):
+        env = dict(os.environ, DIST_BACKEND="self",
+                   LD_LIBRARY_PATH=":".join([os.path.join(out, "lib")] + torch_library_path()))
+        env.pop("DIST_CUDA_PROFILE", None)
+        if profile:
+            env["DIST_CUDA_PROFILE"] = "1"
+        result = subprocess.run([os.path.join(out, "bin", "dist-step"), "--synthetic-inputs", out],
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if result.returncode != 0:
+            sys.exit("dist-step failed:\n" + result.stdout)
+        with open(os.path.join(out, "times.rank0.txt")) as f:
+            return [float(line) * 1e3 for line in f if line.strip()], result.stdout
+
+    times, _ = run(profile=False)
+    profiled, output = run(profile=True)
+    profile = re.search(r"(\d+) cuBLAS call\(s\) in ([0-9.]+) ms", output)
+    blas_ms = float(profile.group(2)) / len(profiled) if profile else float("nan")
     return statistics.median(times[1:]), blas_ms
 
 

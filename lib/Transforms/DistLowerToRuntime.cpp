@@ -411,6 +411,25 @@ LogicalResult CollectiveLowering::lower() {
   if (Value token = op.getAsyncToken())
     wait = cast<WaitOp>(*token.user_begin());
 
+  // A group of one device moves nothing: the result is the input (in
+  // place) or a copy of it, and no runtime call is made (a GPU step's copy
+  // stays on its stream; CPU backends take no stream).
+  if (groupSize == 1 && !permute &&
+      (op.isInPlace() ||
+       cast<MemRefType>(op.getCollectiveInputs().front().getType())
+               .getShape() ==
+           cast<MemRefType>(op.getCollectiveOutputs().front().getType())
+               .getShape())) {
+    rewriter.setInsertionPoint(op);
+    if (!op.isInPlace())
+      memref::CopyOp::create(rewriter, loc, op.getCollectiveInputs().front(),
+                             op.getCollectiveOutputs().front());
+    if (wait)
+      rewriter.eraseOp(wait);
+    rewriter.eraseOp(op);
+    return success();
+  }
+
   rewriter.setInsertionPoint(op);
   FailureOr<Value> group =
       rt.group(rewriter, op, op.getMeshAttr(), op.getAxes(), op.getComm());

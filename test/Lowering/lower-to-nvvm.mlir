@@ -49,14 +49,34 @@
 // PTX: gpu.binary @dist_kernels  [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, {{.*}}assembly = "
 // PTX-SAME: .target sm_90
 
-// The Megatron MLP's two matmuls are cuBLAS calls, not kernels.
-// MATMUL-COUNT-2: llvm.call @dist_cublas_sgemm
+// The Megatron MLP's two matmuls are cuBLAS calls, not kernels. The step
+// runs on one stream (dist-gpu-streams): allocations, products, kernels,
+// frees and the all_reduce are queued there, and the host waits only before
+// it returns.
+// MATMUL: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+// MATMUL-NOT: mgpuStreamSynchronize
+// MATMUL: llvm.call @mgpuMemAlloc(%{{.*}}, %[[S]], %{{.*}})
+// MATMUL-NOT: mgpuStreamSynchronize
+// MATMUL: llvm.call @dist_cublas_sgemm({{.*}}, %[[S]])
+// MATMUL-NOT: mgpuStreamSynchronize
+// MATMUL: gpu.launch_func <%[[S]] : !llvm.ptr>
+// MATMUL-NOT: mgpuStreamSynchronize
+// MATMUL: llvm.call @dist_cublas_sgemm({{.*}}, %[[S]])
+// MATMUL-NOT: mgpuStreamSynchronize
+// MATMUL: llvm.call @mgpuMemFree(%{{.*}}, %[[S]])
+// MATMUL-NOT: mgpuStreamSynchronize
+// MATMUL: llvm.call @dist_all_reduce({{.*}}, %[[S]])
+// MATMUL-NOT: mgpuStreamSynchronize
+// MATMUL: gpu.launch_func <%[[S]] : !llvm.ptr>
+// MATMUL: llvm.call @mgpuStreamSynchronize(%[[S]])
+// MATMUL-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
+// MATMUL-NEXT: llvm.return
 // MATMUL-NOT: llvm.call @dist_cublas_sgemm
 
 // The 28 products of the bf16 step (forward, both backward products of each
 // matmul, attention's) are dist_cublas_gemm_ex calls with bf16 inputs (3);
 // none is left to a kernel.
-// BF16-COUNT-28: llvm.call @dist_cublas_gemm_ex({{.*}}) : (i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32, i32, i32) -> ()
+// BF16-COUNT-28: llvm.call @dist_cublas_gemm_ex({{.*}}) : (i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32, i32, i32, !llvm.ptr) -> ()
 // BF16-NOT: llvm.call @dist_cublas_gemm_ex
 // BF16-NOT: llvm.call @dist_cublas_sgemm
 // BF16: gpu.binary @dist_kernels

@@ -18,8 +18,10 @@
 // CHECK: call @dist_all_reduce(%[[GROUP]], %[[PTR]], %c32_i64, %c0_i32{{.*}}, %c0_i32{{.*}}, %[[STREAM]]) : (!llvm.ptr, !llvm.ptr, i64, i32, i32, !llvm.ptr) -> ()
 // CHECK-NOT: memref.alloc
 // CHECK: return
-// CHECK-DAG: func.func private @dist_get_group(!llvm.ptr, i32, !llvm.ptr, i32, i32) -> !llvm.ptr
-// CHECK-DAG: func.func private @dist_all_reduce(!llvm.ptr, !llvm.ptr, i64, i32, i32, !llvm.ptr)
+// The declarations say how a GPU step orders the calls (dist-gpu-streams):
+// a lookup needs no wait for the device, a collective takes the stream.
+// CHECK-DAG: func.func private @dist_get_group(!llvm.ptr, i32, !llvm.ptr, i32, i32) -> !llvm.ptr attributes {dist.no_stream_sync}
+// CHECK-DAG: func.func private @dist_all_reduce(!llvm.ptr, !llvm.ptr, i64, i32, i32, !llvm.ptr {dist.stream})
 dist.mesh @mesh_2x4 [dp = 2, mp = 4]
 func.func @all_reduce(%a: memref<4x8xf32>) {
   dist.buffer.all_reduce %a on @mesh_2x4 [mp] sum : memref<4x8xf32>

@@ -2,9 +2,11 @@
 // RUN: dist-opt %s --dist-matmul-to-blas=library=cublas | FileCheck %s --check-prefix=CUBLAS
 
 // With library=cublas the same calls go to dist's CUDA runtime (the CBLAS
-// signature over cuBLAS, on device buffers).
+// signature over cuBLAS, on device buffers), with a CUDA stream last: null
+// (the host waits) until dist-gpu-streams, marked on the declaration.
 // CUBLAS-LABEL: func.func @sgemm
-// CUBLAS: call @dist_cublas_sgemm({{.*}}) : (i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32) -> ()
+// CUBLAS: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CUBLAS: call @dist_cublas_sgemm({{.*}}, %[[NULL]]) : (i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32, !llvm.ptr) -> ()
 // CUBLAS-LABEL: func.func @dgemm_views
 // CUBLAS: call @dist_cublas_dgemm
 // CUBLAS-NOT: @cblas_
@@ -152,13 +154,13 @@ func.func @fills_that_stay(%a: memref<8x4xf32>, %b: memref<4x8xf32>, %c: memref<
 // CUBLAS: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CUBLAS: %[[BF16:.*]] = arith.constant 3 : i32
 // CUBLAS: %[[F32:.*]] = arith.constant 0 : i32
-// CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %[[ONE]], {{.*}}, %[[ONE]], {{.*}}, %[[BF16]], %[[F32]]) : (i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32, i32, i32) -> ()
+// CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %[[ONE]], {{.*}}, %[[ONE]], {{.*}}, %[[BF16]], %[[F32]], %{{.*}}) : (i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32, i32, i32, !llvm.ptr) -> ()
 // CUBLAS: %[[F16:.*]] = arith.constant 2 : i32
 // CUBLAS: %[[F16B:.*]] = arith.constant 2 : i32
-// CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %[[F16]], %[[F16B]])
+// CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %[[F16]], %[[F16B]], %{{.*}})
 // CUBLAS: scf.for
 // CUBLAS: scf.for
-// CUBLAS: call @dist_cublas_gemm_ex(%c101_i32{{[_0-9]*}}, %c111_i32{{[_0-9]*}}, %c112_i32{{[_0-9]*}}, %c16_i32{{[_0-9]*}}, %c16_i32{{[_0-9]*}}, %c8_i32{{[_0-9]*}}, {{.*}}, %c3_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}})
+// CUBLAS: call @dist_cublas_gemm_ex(%c101_i32{{[_0-9]*}}, %c111_i32{{[_0-9]*}}, %c112_i32{{[_0-9]*}}, %c16_i32{{[_0-9]*}}, %c16_i32{{[_0-9]*}}, %c8_i32{{[_0-9]*}}, {{.*}}, %c3_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %{{.*}})
 // CUBLAS-NOT: linalg.matmul
 // CUBLAS-NOT: linalg.generic
 // CUBLAS: return

@@ -369,15 +369,26 @@ def DistLowerToRuntime : Pass<"dist-lower-to-runtime", "::mlir::ModuleOp"> {
     contiguous buffer: the one `dist-place-buckets` made, with only its
     unplaced members copied in and back, or else a temporary that every
     member is copied into and back from. Elements must be f32, f64, f16, bf16, i32, i64 or
-    index; shapes must be static.
+    index; shapes must be static. A collective over a group of one device
+    (an axis of size 1) makes no call: in place it is nothing, otherwise a
+    `memref.copy` of its input to its output.
+
+    Every collective takes a stream last: null here (the CPU backends take
+    no other); the declarations say how a GPU step orders the calls
+    (`dist.stream` on a collective's stream argument, `dist.no_stream_sync`
+    on `dist_get_group`, `dist_group_index`, `dist_wait` and
+    `dist_progress`), which `dist-gpu-streams` reads.
 
     ```mlir
     dist.buffer.all_reduce %buf on @mesh_4 [mp] sum : memref<4x8xf32>
     // becomes
-    %group = func.call @dist_get_group(%mesh_shape, %c1_i32, %axes, %c1_i32)
-        : (!llvm.ptr, i32, !llvm.ptr, i32) -> !llvm.ptr
-    func.call @dist_all_reduce(%group, %data, %c32_i64, %c0_i32, %c0_i32)
-        : (!llvm.ptr, !llvm.ptr, i64, i32, i32) -> ()
+    %group = func.call @dist_get_group(%mesh_shape, %c1_i32, %axes, %c1_i32,
+                                       %c0_i32)
+        : (!llvm.ptr, i32, !llvm.ptr, i32, i32) -> !llvm.ptr
+    %null = llvm.mlir.zero : !llvm.ptr
+    func.call @dist_all_reduce(%group, %data, %c32_i64, %c0_i32, %c0_i32,
+                               %null)
+        : (!llvm.ptr, !llvm.ptr, i64, i32, i32, !llvm.ptr) -> ()
     ```
     The module then needs the usual conversions to LLVM (see
     `dist-lower-to-llvm`) and linking with `libdist_runtime`.
