@@ -22,12 +22,17 @@ static FatalHandler *fatalHandler = nullptr;
 
 void distrt::setFatalHandler(FatalHandler *handler) { fatalHandler = handler; }
 
-void distrt::fail(const std::string &message) {
+/// The error line every failure prints (the rank, the backend, the message).
+static void report(const std::string &message) {
   std::fprintf(stderr, "dist runtime error on rank %d (%s backend): %s\n",
                fatalHandler ? fatalHandler->rank() : -1,
                fatalHandler ? fatalHandler->backendName() : "no",
                message.c_str());
   std::fflush(stderr);
+}
+
+void distrt::fail(const std::string &message) {
+  report(message);
   if (fatalHandler) {
     // A failure while writing the trace must not recurse.
     FatalHandler *handler = fatalHandler;
@@ -51,11 +56,7 @@ void distrt::failf(const char *format, ...) {
 }
 
 void distrt::failOffThread(const std::string &message) {
-  std::fprintf(stderr, "dist runtime error on rank %d (%s backend): %s\n",
-               fatalHandler ? fatalHandler->rank() : -1,
-               fatalHandler ? fatalHandler->backendName() : "no",
-               message.c_str());
-  std::fflush(stderr);
+  report(message);
   if (FatalHandler *handler = fatalHandler) {
     fatalHandler = nullptr;
     handler->beforeExit();
