@@ -166,6 +166,26 @@ func.func @async(%in: memref<4x2xf32>, %out: memref<4x4xf32>, %other: memref<8xf
 
 // -----
 
+// Tests collectives over a group of one device (an axis of size 1): no
+// runtime call. In place (all_reduce, started or not) they are nothing;
+// otherwise (all_gather) a copy of the input to the output; the wait goes
+// with its collective.
+// CHECK-LABEL: func.func @group_of_one
+// CHECK-SAME: (%[[IN:.*]]: memref<4x2xf32>, %[[OUT:.*]]: memref<4x2xf32>, %[[BUF:.*]]: memref<8xf32>)
+// CHECK-NEXT: memref.copy %[[IN]], %[[OUT]]
+// CHECK-NEXT: return
+// CHECK-NOT: call @dist_
+dist.mesh @mesh_1x2 [a = 1, b = 2]
+func.func @group_of_one(%in: memref<4x2xf32>, %out: memref<4x2xf32>, %buf: memref<8xf32>) {
+  dist.buffer.all_reduce %buf on @mesh_1x2 [a] sum : memref<8xf32>
+  dist.buffer.all_gather %in into %out on @mesh_1x2 [a] dim = 1 : memref<4x2xf32>, memref<4x2xf32>
+  %t = dist.buffer.all_reduce async %buf on @mesh_1x2 [a] max : memref<8xf32>
+  dist.wait %t, %buf : memref<8xf32>
+  return
+}
+
+// -----
+
 // Tests a permute that leaves ranks without a source: index i sends to
 // targets[i] and receives from sources[i] (-1: none), and a rank with no
 // source zero-fills its output before the call.
