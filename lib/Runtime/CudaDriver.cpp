@@ -63,16 +63,21 @@ std::string initialize(Driver &driver, int preferredDevice) {
     return describeFailure(driver, result, "cuDevicePrimaryCtxRetain");
   // A step's buffers are allocated and freed on its stream (mgpuMemAlloc):
   // the pool keeps freed memory for the next step instead of returning it
-  // at every synchronization, as PyTorch's caching allocator does.
-  CUmemoryPool pool = nullptr;
-  result = driver.cuDeviceGetDefaultMemPool(&pool, handle);
-  if (result != CUDA_SUCCESS)
-    return describeFailure(driver, result, "cuDeviceGetDefaultMemPool");
-  cuuint64_t keepAll = ~cuuint64_t(0);
-  result = driver.cuMemPoolSetAttribute(
-      pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keepAll);
-  if (result != CUDA_SUCCESS)
-    return describeFailure(driver, result, "cuMemPoolSetAttribute");
+  // at every synchronization, as PyTorch's caching allocator does (and, like
+  // it, gives it back when an allocation runs out of memory).
+  int pools = 0;
+  result = driver.cuDeviceGetAttribute(
+      &pools, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, handle);
+  if (result == CUDA_SUCCESS && pools &&
+      driver.cuDeviceGetDefaultMemPool(&driver.pool, handle) == CUDA_SUCCESS) {
+    cuuint64_t keepAll = ~cuuint64_t(0);
+    result = driver.cuMemPoolSetAttribute(
+        driver.pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keepAll);
+    if (result != CUDA_SUCCESS)
+      return describeFailure(driver, result, "cuMemPoolSetAttribute");
+  } else {
+    driver.pool = nullptr;
+  }
   return "";
 }
 

@@ -29,7 +29,8 @@ namespace distcuda {
   X(cuMemAllocManaged) X(cuMemFree) X(cuMemcpy) X(cuMemcpyAsync)              \
   X(cuMemsetD32Async) X(cuMemsetD16Async) X(cuCtxSynchronize)               \
   X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuDeviceGetDefaultMemPool)            \
-  X(cuMemPoolSetAttribute)
+  X(cuMemPoolSetAttribute) X(cuMemPoolTrimTo) X(cuDeviceGetAttribute)          \
+  X(cuPointerGetAttribute)
 
 struct Driver {
 #define DIST_CUDA_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
@@ -37,6 +38,10 @@ struct Driver {
 #undef DIST_CUDA_DRIVER_MEMBER
   CUcontext context = nullptr;
   int device = -1;
+  /// The device's default memory pool, where allocations on a stream come
+  /// from; null when the device has none (then every allocation is
+  /// cuMemAlloc and every free cuMemFree).
+  CUmemoryPool pool = nullptr;
 };
 
 /// The driver, loaded and initialized by the first call in the process, with

@@ -177,6 +177,21 @@ DIST_EXPORT void mgpuEventRecord(void *event, void *stream) {
         "cuEventRecord");
 }
 
+/// Runs `allocate` (a driver allocation); when the device is out of memory,
+/// gives the pool's unused memory back and tries once more.
+template <typename Allocate>
+void allocateOrTrim(const char *call, void *stream, Allocate &&allocate) {
+  CUresult result = allocate();
+  distcuda::Driver &cuda = driver();
+  if (result == CUDA_ERROR_OUT_OF_MEMORY && cuda.pool) {
+    if (stream)
+      check(cuda.cuStreamSynchronize(asStream(stream)), "cuStreamSynchronize");
+    check(cuda.cuMemPoolTrimTo(cuda.pool, 0), "cuMemPoolTrimTo");
+    result = allocate();
+  }
+  check(result, call);
+}
+
 /// On a stream (a step's buffers, dist-gpu-streams) the allocation is
 /// ordered there, from the device's pool (no synchronization; the memory
 /// returns to the pool when freed on the stream).
@@ -184,28 +199,44 @@ DIST_EXPORT void *mgpuMemAlloc(uint64_t bytes, void *stream,
                                bool isHostShared) {
   if (bytes == 0)
     return nullptr;
+  distcuda::Driver &cuda = driver();
   CUdeviceptr pointer = 0;
   if (isHostShared)
-    check(driver().cuMemAllocManaged(&pointer, bytes, CU_MEM_ATTACH_GLOBAL),
-          "cuMemAllocManaged");
-  else if (stream)
-    check(driver().cuMemAllocAsync(&pointer, bytes, asStream(stream)),
-          "cuMemAllocAsync");
+    allocateOrTrim("cuMemAllocManaged", stream, [&] {
+      return cuda.cuMemAllocManaged(&pointer, bytes, CU_MEM_ATTACH_GLOBAL);
+    });
+  else if (stream && cuda.pool)
+    allocateOrTrim("cuMemAllocAsync", stream, [&] {
+      return cuda.cuMemAllocAsync(&pointer, bytes, asStream(stream));
+    });
   else
-    check(driver().cuMemAlloc(&pointer, bytes), "cuMemAlloc");
+    allocateOrTrim("cuMemAlloc", stream,
+                   [&] { return cuda.cuMemAlloc(&pointer, bytes); });
   return reinterpret_cast<void *>(pointer);
 }
 
-/// On a stream the memory is freed after the work queued there (which may
-/// still read it); without one, at once (the caller has synchronized).
+/// On a stream, memory from the pool is freed after the work queued there
+/// (which may still read it); other memory once the stream is done with it.
+/// Without a stream, at once (the caller has synchronized).
 DIST_EXPORT void mgpuMemFree(void *pointer, void *stream) {
   if (!pointer)
     return;
+  distcuda::Driver &cuda = driver();
+  if (stream && cuda.pool) {
+    CUmemoryPool pool = nullptr;
+    check(cuda.cuPointerGetAttribute(&pool,
+                                     CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE,
+                                     asDevicePointer(pointer)),
+          "cuPointerGetAttribute");
+    if (pool) {
+      check(cuda.cuMemFreeAsync(asDevicePointer(pointer), asStream(stream)),
+            "cuMemFreeAsync");
+      return;
+    }
+  }
   if (stream)
-    check(driver().cuMemFreeAsync(asDevicePointer(pointer), asStream(stream)),
-          "cuMemFreeAsync");
-  else
-    check(driver().cuMemFree(asDevicePointer(pointer)), "cuMemFree");
+    mgpuStreamSynchronize(stream);
+  check(cuda.cuMemFree(asDevicePointer(pointer)), "cuMemFree");
 }
 
 DIST_EXPORT void mgpuMemcpy(void *destination, void *source, size_t bytes,

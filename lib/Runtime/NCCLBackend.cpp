@@ -41,6 +41,7 @@
 #include <dlfcn.h>
 #include <sched.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -116,7 +117,8 @@ public:
   std::unique_ptr<Communicator> host;
   ncclComm_t comm = nullptr;
   CUstream stream = nullptr; // where this communicator's collectives run
-  bool aborted = false;
+  /// Set by the first thread that aborts it (the caller's or the monitor's).
+  std::atomic<bool> aborted{false};
   /// Watches the collectives callers' streams wait for (null until one).
   StreamMonitor *monitor = nullptr;
 
@@ -167,10 +169,13 @@ class NCCLBackend;
 
 /// A collective a caller's stream waits for, and the host does not.
 struct StreamCollective {
-  CUevent done; // recorded after it on the communicator's stream
+  CUevent ready; // recorded on the caller's stream before it (null: reached)
+  CUevent done;  // recorded after it on the communicator's stream
   NCCLCommunicator *comm;
   const char *what, *call;
-  std::chrono::steady_clock::time_point issued;
+  /// When the caller's stream reached it (the timeout counts from there: a
+  /// step queues its work long before the device gets to it).
+  std::chrono::steady_clock::time_point started;
 };
 
 /// Polls, on its own thread (started with the first), the collectives that
@@ -180,13 +185,17 @@ struct StreamCollective {
 /// in it). Never destroyed: its thread runs until the process ends.
 class StreamMonitor {
 public:
-  explicit StreamMonitor(NCCLBackend &backend) : backend(backend) {}
+  explicit StreamMonitor(NCCLBackend &backend);
   void watch(const StreamCollective &collective);
-  /// Returns once every watched collective completed.
-  void drain();
+  /// Returns once the watched collectives of `comm` completed (at once when
+  /// it was aborted, or when the process is exiting after a failure).
+  void drain(NCCLCommunicator &comm);
 
 private:
   [[noreturn]] void run();
+
+  /// Whether it has collectives of `comm` (under `mutex`).
+  bool watches(const NCCLCommunicator &comm) const;
 
   NCCLBackend &backend;
   std::mutex mutex;
@@ -199,9 +208,9 @@ private:
 class NCCLWork : public Work {
 public:
   NCCLWork(NCCLBackend &backend, const Collective &c, const char *call,
-           CUevent done)
+           CUevent ready, CUevent done)
       : backend(backend), comm(get(*c.comm)), what(c.what), call(call),
-        stream(static_cast<CUstream>(c.stream)), done(done) {}
+        stream(static_cast<CUstream>(c.stream)), ready(ready), done(done) {}
   ~NCCLWork() override;
   bool test() override;
   void wait() override;
@@ -211,6 +220,7 @@ private:
   NCCLCommunicator &comm;
   const char *what, *call;
   CUstream stream; // the caller's, or null
+  CUevent ready;   // on the caller's stream before it, or null
   CUevent done;
 };
 
@@ -277,9 +287,10 @@ public:
     if (reducesOnHost(c))
       return reduceOnHost(c);
     const char *call = nullptr;
-    CUevent done = enqueue(c, call);
+    CUevent ready = nullptr;
+    CUevent done = enqueue(c, call, ready);
     if (c.stream) {
-      orderOnStream(static_cast<CUstream>(c.stream), done, get(*c.comm),
+      orderOnStream(static_cast<CUstream>(c.stream), ready, done, get(*c.comm),
                     c.what, call);
       return;
     }
@@ -288,16 +299,16 @@ public:
   }
 
   /// `stream` waits for `done` (the end of a collective) on the device; the
-  /// monitor owns the event from here.
-  void orderOnStream(CUstream stream, CUevent done, NCCLCommunicator &comm,
-                     const char *what, const char *call) {
+  /// monitor owns both events from here.
+  void orderOnStream(CUstream stream, CUevent ready, CUevent done,
+                     NCCLCommunicator &comm, const char *what,
+                     const char *call) {
     checkCuda(driver->cuStreamWaitEvent(stream, done, 0), "cuStreamWaitEvent",
               what, comm.label());
     if (!streamMonitor)
       streamMonitor = new StreamMonitor(*this);
     comm.monitor = streamMonitor;
-    streamMonitor->watch(
-        {done, &comm, what, call, std::chrono::steady_clock::now()});
+    streamMonitor->watch({ready, done, &comm, what, call, {}});
   }
 
   std::unique_ptr<Work> start(const Collective &c) override {
@@ -306,8 +317,9 @@ public:
       return nullptr;
     }
     const char *call = nullptr;
-    CUevent done = enqueue(c, call);
-    return std::make_unique<NCCLWork>(*this, c, call, done);
+    CUevent ready = nullptr;
+    CUevent done = enqueue(c, call, ready);
+    return std::make_unique<NCCLWork>(*this, c, call, ready, done);
   }
 
   /// Polls `done` until it completed, NCCL reported an error, or the
@@ -349,6 +361,9 @@ public:
                 distcuda::describeFailure(*driver, result, "cuEventQuery");
       return false;
     }
+    // Aborted by the other thread, which reports why.
+    if (comm.aborted)
+      return false;
     ncclResult_t asyncError = ncclSuccess;
     nccl.ncclCommGetAsyncError(comm.comm, &asyncError);
     if (asyncError != ncclSuccess && asyncError != ncclInProgress) {
@@ -373,10 +388,8 @@ public:
   }
 
   void abort(NCCLCommunicator &comm) {
-    if (comm.aborted)
-      return;
-    comm.aborted = true;
-    nccl.ncclCommAbort(comm.comm);
+    if (!comm.aborted.exchange(true))
+      nccl.ncclCommAbort(comm.comm);
   }
 
   /// A driver call that may block (it waits for device work, which may wait
@@ -417,16 +430,16 @@ private:
 
   /// Issues `c` on its communicator's stream, after the work its inputs
   /// come from; returns the event recorded after it and names the NCCL call.
-  CUevent enqueue(const Collective &c, const char *&call) {
+  /// With a stream, `ready` is the event recorded on it before.
+  CUevent enqueue(const Collective &c, const char *&call, CUevent &ready) {
     NCCLCommunicator &comm = get(*c.comm);
     const char *group = comm.label();
     if (c.stream) {
-      CUevent ready = newEvent(c.what, group);
+      ready = newEvent(c.what, group);
       checkCuda(driver->cuEventRecord(ready, static_cast<CUstream>(c.stream)),
                 "cuEventRecord", c.what, group);
       checkCuda(driver->cuStreamWaitEvent(comm.stream, ready, 0),
                 "cuStreamWaitEvent", c.what, group);
-      driver->cuEventDestroy(ready); // released once the wait is done
     } else {
       blocking("cuCtxSynchronize", c.what, group,
                [&] { return driver->cuCtxSynchronize(); });
@@ -575,8 +588,17 @@ private:
 NCCLCommunicator::~NCCLCommunicator() {
   // The streams' collectives on it end before it does.
   if (monitor)
-    monitor->drain();
+    monitor->drain(*this);
   destroy();
+}
+
+/// Set at exit (after a failure ended the process with std::exit): the
+/// communicators' destructors then wait for nothing.
+std::atomic<bool> exiting{false};
+
+StreamMonitor::StreamMonitor(NCCLBackend &backend) : backend(backend) {
+  // Registered after the communicators' cache exists, so it runs first.
+  std::atexit([] { exiting = true; });
 }
 
 void StreamMonitor::watch(const StreamCollective &collective) {
@@ -589,14 +611,24 @@ void StreamMonitor::watch(const StreamCollective &collective) {
   changed.notify_all();
 }
 
-void StreamMonitor::drain() {
+bool StreamMonitor::watches(const NCCLCommunicator &comm) const {
+  for (const StreamCollective &c : pending)
+    if (c.comm == &comm)
+      return true;
+  return false;
+}
+
+void StreamMonitor::drain(NCCLCommunicator &comm) {
   std::unique_lock<std::mutex> lock(mutex);
-  changed.wait(lock, [&] { return pending.empty(); });
+  changed.wait(lock, [&] {
+    return exiting || comm.aborted || !watches(comm);
+  });
 }
 
 void StreamMonitor::run() {
   std::string error;
   distcuda::loadDriver(-1, error); // this thread in the device's context
+  const distcuda::Driver &driver = backend.cuda();
   double limit = getTimeoutSeconds();
   std::unique_lock<std::mutex> lock(mutex);
   for (;;) {
@@ -605,23 +637,38 @@ void StreamMonitor::run() {
     for (size_t i = 0; i < pending.size();) {
       StreamCollective &c = pending[i];
       std::string failure;
+      if (c.ready) {
+        // The caller's stream has not reached it yet: no clock.
+        CUresult result = driver.cuEventQuery(c.ready);
+        if (result == CUDA_ERROR_NOT_READY) {
+          ++i;
+          continue;
+        }
+        if (result != CUDA_SUCCESS)
+          failOffThread(std::string(c.what) + " in group " + c.comm->label() +
+                        ": " +
+                        distcuda::describeFailure(driver, result,
+                                                  "cuEventQuery"));
+        driver.cuEventDestroy(c.ready);
+        c.ready = nullptr;
+        c.started = now;
+      }
       if (backend.pollEvent(c.done, *c.comm, c.what, c.call, failure)) {
-        backend.cuda().cuEventDestroy(c.done);
+        driver.cuEventDestroy(c.done);
         pending[i] = pending.back();
         pending.pop_back();
         continue;
       }
-      if (failure.empty() &&
-          std::chrono::duration<double>(now - c.issued).count() > limit)
+      if (failure.empty() && !c.comm->aborted &&
+          std::chrono::duration<double>(now - c.started).count() > limit)
         failure = backend.timedOut(*c.comm, c.what, c.call, limit);
       if (!failure.empty())
         failOffThread(failure);
       ++i;
     }
-    if (pending.empty()) {
-      changed.notify_all();
+    changed.notify_all();
+    if (pending.empty())
       continue;
-    }
     lock.unlock();
     std::this_thread::sleep_for(std::chrono::microseconds(500));
     lock.lock();
@@ -629,6 +676,8 @@ void StreamMonitor::run() {
 }
 
 NCCLWork::~NCCLWork() {
+  if (ready)
+    backend.cuda().cuEventDestroy(ready);
   if (done)
     backend.cuda().cuEventDestroy(done);
 }
@@ -638,8 +687,8 @@ bool NCCLWork::test() { return backend.eventDone(done, comm, what, call); }
 void NCCLWork::wait() {
   if (!stream)
     return backend.awaitEvent(done, comm, what, call);
-  backend.orderOnStream(stream, done, comm, what, call);
-  done = nullptr;
+  backend.orderOnStream(stream, ready, done, comm, what, call);
+  ready = done = nullptr;
 }
 
 BackendRegistration registration("nccl", /*priority=*/-1, [] {

@@ -50,28 +50,36 @@ StreamCall classifyCall(CallOpInterface call, SymbolTableCollection &symbols) {
   auto callee = dyn_cast_or_null<func::FuncOp>(call.resolveCallableInTable(&symbols));
   if (!callee || !callee.isExternal())
     return {};
-  for (unsigned i = 0, e = callee.getNumArguments(); i < e; ++i)
-    if (callee.getArgAttr(i, DistDialect::getStreamAttrName()))
-      return {CallKind::OnStream, i};
+  if (auto index = callee->getAttrOfType<IntegerAttr>(
+          DistDialect::getStreamArgumentAttrName()))
+    return {CallKind::OnStream, (unsigned)index.getInt()};
   if (callee->hasAttr(DistDialect::getNoStreamSyncAttrName()))
     return {CallKind::NoSync, 0};
   return {};
 }
 
-/// Whether the host must see the device idle before `op` runs: it may read
-/// or write memory (constants aside), or its effects are unknown.
-bool mayTouchDeviceWork(Operation *op) {
+/// Whether `value` is a constant global (which no device work writes).
+bool isConstantGlobal(Value value, SymbolTableCollection &symbols) {
+  auto get = value ? value.getDefiningOp<memref::GetGlobalOp>() : nullptr;
+  if (!get)
+    return false;
+  auto global = symbols.lookupNearestSymbolFrom<memref::GlobalOp>(
+      get, get.getNameAttr());
+  return global && global.getConstant();
+}
+
+/// Whether the host must see the device idle before `op` runs: it may read,
+/// write or free memory (constant globals aside), or its effects are
+/// unknown. (Allocating host memory touches nothing the device uses.)
+bool mayTouchDeviceWork(Operation *op, SymbolTableCollection &symbols) {
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
     return !isMemoryEffectFree(op);
   SmallVector<MemoryEffects::EffectInstance> instances;
   effects.getEffects(instances);
-  return llvm::any_of(instances, [](const MemoryEffects::EffectInstance &e) {
-    if (!isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect()))
-      return false;
-    // Constant globals are never written by the device.
-    Value value = e.getValue();
-    return !(value && value.getDefiningOp<memref::GetGlobalOp>());
+  return llvm::any_of(instances, [&](const MemoryEffects::EffectInstance &e) {
+    return !isa<MemoryEffects::Allocate>(e.getEffect()) &&
+           !isConstantGlobal(e.getValue(), symbols);
   });
 }
 
@@ -176,7 +184,7 @@ private:
       }
       if (op.hasTrait<OpTrait::IsTerminator>())
         continue;
-      if (pending && mayTouchDeviceWork(&op)) {
+      if (pending && mayTouchDeviceWork(&op, symbols)) {
         builder.setInsertionPoint(&op);
         callRuntime(kStreamSynchronize, token, op.getLoc());
         pending = false;

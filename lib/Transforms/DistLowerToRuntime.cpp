@@ -412,18 +412,30 @@ LogicalResult CollectiveLowering::lower() {
     wait = cast<WaitOp>(*token.user_begin());
 
   // A group of one device moves nothing: the result is the input (in
-  // place) or a copy of it, and no runtime call is made (a GPU step's copy
-  // stays on its stream; CPU backends take no stream).
-  if (groupSize == 1 && !permute &&
+  // place) or a copy of it (a permute without the pair 0 -> 0 zeros), and
+  // no runtime call is made (a GPU step's copy stays on its stream; CPU
+  // backends take no stream).
+  if (groupSize == 1 &&
       (op.isInPlace() ||
        cast<MemRefType>(op.getCollectiveInputs().front().getType())
                .getShape() ==
            cast<MemRefType>(op.getCollectiveOutputs().front().getType())
                .getShape())) {
     rewriter.setInsertionPoint(op);
-    if (!op.isInPlace())
-      memref::CopyOp::create(rewriter, loc, op.getCollectiveInputs().front(),
-                             op.getCollectiveOutputs().front());
+    if (!op.isInPlace()) {
+      Value input = op.getCollectiveInputs().front();
+      Value output = op.getCollectiveOutputs().front();
+      if (!permute || !permute.getSourceTargetPairs().empty()) {
+        memref::CopyOp::create(rewriter, loc, input, output);
+      } else {
+        Value zero = arith::ConstantOp::create(
+            rewriter, loc,
+            cast<TypedAttr>(rewriter.getZeroAttr(
+                cast<MemRefType>(output.getType()).getElementType())));
+        linalg::FillOp::create(rewriter, loc, ValueRange{zero},
+                               ValueRange{output});
+      }
+    }
     if (wait)
       rewriter.eraseOp(wait);
     rewriter.eraseOp(op);
@@ -599,7 +611,7 @@ struct DistLowerToRuntimePass
   static void stripDistAttributes(Operation *op) {
     auto isDist = [](NamedAttribute attr) {
       return attr.getName().getValue().starts_with("dist.") &&
-             attr.getName() != DistDialect::getStreamAttrName() &&
+             attr.getName() != DistDialect::getStreamArgumentAttrName() &&
              attr.getName() != DistDialect::getNoStreamSyncAttrName();
     };
     for (NamedAttribute attr : llvm::to_vector(op->getDiscardableAttrs()))

@@ -56,8 +56,8 @@ LogicalResult dist::declareExternalFunction(OpBuilder &builder,
   if (ordering == StreamOrdering::NoSync)
     fn->setAttr(DistDialect::getNoStreamSyncAttrName(), builder.getUnitAttr());
   if (ordering == StreamOrdering::LastArgument && !args.empty())
-    fn.setArgAttr(args.size() - 1, DistDialect::getStreamAttrName(),
-                  builder.getUnitAttr());
+    fn->setAttr(DistDialect::getStreamArgumentAttrName(),
+                builder.getI64IntegerAttr(args.size() - 1));
   return success();
 }
 

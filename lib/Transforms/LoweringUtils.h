@@ -27,7 +27,7 @@ enum class StreamOrdering {
   /// the stream its collective started on.
   NoSync,
   /// The last argument is the stream the call's work is ordered on
-  /// (dist.stream; the call passes null until dist-gpu-streams).
+  /// (dist.stream_argument; the call passes null until dist-gpu-streams).
   LastArgument,
 };
 

@@ -13,6 +13,12 @@
 // RUN: dist-run %s --mesh 4 | FileCheck %s -DN=4
 // RUN: dist-run %s --mesh mesh=8 | FileCheck %s -DN=8
 
+// Nothing on stderr either (no warning from the LLVM translation about the
+// runtime declarations' markings).
+// RUN: dist-run %s --mesh 2 2>&1 | FileCheck %s --check-prefix=QUIET
+// QUIET-NOT: warning
+// QUIET: PASS: 3 of 3 result(s) match the serial run
+
 // CHECK: dist-run: @data_parallel_mlp on [[N]] rank(s), mesh @mesh [dp = [[N]]]
 // CHECK-NEXT: result #0 tensor<16x32xf32> {{.*}}: PASS{{$}}
 // CHECK-NEXT: result #1 tensor<32x8xf32> {{.*}}: PASS{{$}}

@@ -18,7 +18,7 @@
 // CHECK-NOT: memref.
 // CHECK-NOT: linalg.
 // CHECK-NOT: llvm.call @cblas_sgemm
-// CHECK-DAG: llvm.func @dist_all_reduce(!llvm.ptr, !llvm.ptr, i64, i32, i32, !llvm.ptr {dist.stream})
+// CHECK-DAG: llvm.func @dist_all_reduce(!llvm.ptr, !llvm.ptr, i64, i32, i32, !llvm.ptr) attributes {dist.stream_argument = 5 : i64, sym_visibility = "private"}
 // CHECK-DAG: llvm.func @dist_get_group(!llvm.ptr, i32, !llvm.ptr, i32, i32) -> !llvm.ptr attributes {dist.no_stream_sync, sym_visibility = "private"}
 // BLAS-LABEL: llvm.func @block
 // BLAS: llvm.call @cblas_sgemm

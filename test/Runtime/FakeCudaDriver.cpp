@@ -4,8 +4,10 @@
 // streams and events are handles, and work is done when it is issued. With
 // the fake NCCL (FakeNccl.cpp) it runs the nccl backend's code on the CPU:
 // groups, unique ids, streams and events, host reductions, errors and
-// timeouts. FAKE_CUDA_EVENTS_NEVER_COMPLETE=1 leaves every event pending
-// (a collective that never completes). Only the entry points dist calls.
+// timeouts. FAKE_CUDA_EVENTS_NEVER_COMPLETE=1 leaves pending every event
+// recorded on a stream the driver made (a collective that never completes),
+// and a host that synchronizes a stream waiting forever. Only the entry
+// points dist calls.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,20 +15,30 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <unistd.h>
 
 namespace {
 
 struct FakeEvent {
   bool recorded = false;
+  /// Recorded on a stream this driver made (the nccl backend's
+  /// communication streams), not on one the caller passed in.
+  bool onDriverStream = false;
 };
 
+/// FAKE_CUDA_EVENTS_NEVER_COMPLETE=1: the work on the streams this driver
+/// made never completes (a collective stuck in NCCL); the caller's own
+/// work (events on streams it made up) does.
 bool eventsNeverComplete() {
   const char *value = std::getenv("FAKE_CUDA_EVENTS_NEVER_COMPLETE");
   return value && std::strcmp(value, "1") == 0;
 }
 
-int contextStorage, streamStorage;
+int contextStorage, poolStorage;
+std::mutex streamsMutex;
+std::set<CUstream> driverStreams;
 
 } // namespace
 
@@ -75,7 +87,9 @@ FAKE_EXPORT CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned,
 }
 
 FAKE_EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned int) {
-  *stream = reinterpret_cast<CUstream>(&streamStorage);
+  *stream = reinterpret_cast<CUstream>(new int(0)); // never freed
+  std::lock_guard<std::mutex> lock(streamsMutex);
+  driverStreams.insert(*stream);
   return CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuStreamDestroy(CUstream) { return CUDA_SUCCESS; }
@@ -98,14 +112,19 @@ FAKE_EXPORT CUresult cuEventDestroy(CUevent event) {
   delete reinterpret_cast<FakeEvent *>(event);
   return CUDA_SUCCESS;
 }
-FAKE_EXPORT CUresult cuEventRecord(CUevent event, CUstream) {
-  reinterpret_cast<FakeEvent *>(event)->recorded = true;
+FAKE_EXPORT CUresult cuEventRecord(CUevent event, CUstream stream) {
+  auto *fake = reinterpret_cast<FakeEvent *>(event);
+  fake->recorded = true;
+  std::lock_guard<std::mutex> lock(streamsMutex);
+  fake->onDriverStream = driverStreams.count(stream) != 0;
   return CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuEventQuery(CUevent event) {
-  if (!reinterpret_cast<FakeEvent *>(event)->recorded)
+  auto *fake = reinterpret_cast<FakeEvent *>(event);
+  if (!fake->recorded)
     return CUDA_ERROR_INVALID_HANDLE;
-  return eventsNeverComplete() ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+  return eventsNeverComplete() && fake->onDriverStream ? CUDA_ERROR_NOT_READY
+                                                       : CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuEventSynchronize(CUevent event) {
   return cuEventQuery(event) == CUDA_ERROR_INVALID_HANDLE
@@ -133,11 +152,26 @@ FAKE_EXPORT CUresult cuMemFreeAsync(CUdeviceptr pointer, CUstream) {
   return cuMemFree(pointer);
 }
 FAKE_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice) {
-  *pool = reinterpret_cast<CUmemoryPool>(&streamStorage);
+  *pool = reinterpret_cast<CUmemoryPool>(&poolStorage);
   return CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuMemPoolSetAttribute(CUmemoryPool, CUmemPool_attribute,
                                            void *) {
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool, size_t) {
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute,
+                                          CUdevice) {
+  *value = 1; // memory pools, the only attribute asked
+  return CUDA_SUCCESS;
+}
+// Every allocation is the pool's (the only attribute asked).
+FAKE_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute,
+                                           CUdeviceptr) {
+  *static_cast<CUmemoryPool *>(data) =
+      reinterpret_cast<CUmemoryPool>(&poolStorage);
   return CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuMemcpy(CUdeviceptr to, CUdeviceptr from, size_t bytes) {

@@ -47,7 +47,7 @@ module attributes {gpu.container_module} {
     }
   }
   func.func private @dist_get_group(!llvm.ptr) -> !llvm.ptr attributes {dist.no_stream_sync}
-  func.func private @dist_all_reduce(!llvm.ptr, !llvm.ptr, i64, i32, i32, !llvm.ptr {dist.stream})
+  func.func private @dist_all_reduce(!llvm.ptr, !llvm.ptr, i64, i32, i32, !llvm.ptr) attributes {dist.stream_argument = 5 : i64}
   func.func private @host_code()
 
   func.func @step(%mesh: !llvm.ptr, %data: !llvm.ptr, %n: index) -> f32 {
@@ -82,7 +82,7 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// A cuBLAS product (dist.stream on its declaration) is queued on the stream
+// A cuBLAS product (dist.stream_argument on its declaration) is queued on the stream
 // between the kernels that make and use its operands: no host wait between.
 // CHECK-LABEL: func.func @product
 // CHECK: %[[T0:.*]] = gpu.wait async
@@ -101,7 +101,7 @@ module attributes {gpu.container_module} {
       gpu.return
     }
   }
-  func.func private @dist_cublas_sgemm(!llvm.ptr, !llvm.ptr {dist.stream})
+  func.func private @dist_cublas_sgemm(!llvm.ptr, !llvm.ptr) attributes {dist.stream_argument = 1 : i64}
 
   func.func @product(%a: !llvm.ptr) {
     %c1 = arith.constant 1 : index

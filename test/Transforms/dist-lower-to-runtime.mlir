@@ -21,7 +21,7 @@
 // The declarations say how a GPU step orders the calls (dist-gpu-streams):
 // a lookup needs no wait for the device, a collective takes the stream.
 // CHECK-DAG: func.func private @dist_get_group(!llvm.ptr, i32, !llvm.ptr, i32, i32) -> !llvm.ptr attributes {dist.no_stream_sync}
-// CHECK-DAG: func.func private @dist_all_reduce(!llvm.ptr, !llvm.ptr, i64, i32, i32, !llvm.ptr {dist.stream})
+// CHECK-DAG: func.func private @dist_all_reduce(!llvm.ptr, !llvm.ptr, i64, i32, i32, !llvm.ptr) attributes {dist.stream_argument = 5 : i64}
 dist.mesh @mesh_2x4 [dp = 2, mp = 4]
 func.func @all_reduce(%a: memref<4x8xf32>) {
   dist.buffer.all_reduce %a on @mesh_2x4 [mp] sum : memref<4x8xf32>
@@ -168,11 +168,15 @@ func.func @async(%in: memref<4x2xf32>, %out: memref<4x4xf32>, %other: memref<8xf
 
 // Tests collectives over a group of one device (an axis of size 1): no
 // runtime call. In place (all_reduce, started or not) they are nothing;
-// otherwise (all_gather) a copy of the input to the output; the wait goes
-// with its collective.
+// otherwise (all_gather, a permute 0 -> 0) a copy of the input to the
+// output, and a permute without pairs zeros its output; the wait goes with
+// its collective.
 // CHECK-LABEL: func.func @group_of_one
 // CHECK-SAME: (%[[IN:.*]]: memref<4x2xf32>, %[[OUT:.*]]: memref<4x2xf32>, %[[BUF:.*]]: memref<8xf32>)
 // CHECK-NEXT: memref.copy %[[IN]], %[[OUT]]
+// CHECK-NEXT: memref.copy %[[IN]], %[[OUT]]
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: linalg.fill ins(%[[ZERO]] : f32) outs(%[[OUT]] : memref<4x2xf32>)
 // CHECK-NEXT: return
 // CHECK-NOT: call @dist_
 dist.mesh @mesh_1x2 [a = 1, b = 2]
@@ -181,6 +185,8 @@ func.func @group_of_one(%in: memref<4x2xf32>, %out: memref<4x2xf32>, %buf: memre
   dist.buffer.all_gather %in into %out on @mesh_1x2 [a] dim = 1 : memref<4x2xf32>, memref<4x2xf32>
   %t = dist.buffer.all_reduce async %buf on @mesh_1x2 [a] max : memref<8xf32>
   dist.wait %t, %buf : memref<8xf32>
+  dist.buffer.permute %in into %out on @mesh_1x2 [a] pairs = [0 -> 0] : memref<4x2xf32>, memref<4x2xf32>
+  dist.buffer.permute %in into %out on @mesh_1x2 [a] pairs = [] : memref<4x2xf32>, memref<4x2xf32>
   return
 }
 

@@ -375,7 +375,8 @@ def DistLowerToRuntime : Pass<"dist-lower-to-runtime", "::mlir::ModuleOp"> {
 
     Every collective takes a stream last: null here (the CPU backends take
     no other); the declarations say how a GPU step orders the calls
-    (`dist.stream` on a collective's stream argument, `dist.no_stream_sync`
+    (`dist.stream_argument` naming a collective's stream argument,
+    `dist.no_stream_sync`
     on `dist_get_group`, `dist_group_index`, `dist_wait` and
     `dist_progress`), which `dist-gpu-streams` reads.
 
@@ -465,7 +466,8 @@ def DistMatmulToBlas : Pass<"dist-matmul-to-blas", "::mlir::ModuleOp"> {
     cuBLAS. Contractions of bf16 or f16 inputs into an f32 or equal output
     then call `dist_cublas_gemm_ex` (f32 scalars, then the input and
     output types as dist_dtype_t): cublasGemmEx accumulating in f32. Each
-    cuBLAS call takes a CUDA stream last (`dist.stream` on the declaration):
+    cuBLAS call takes a CUDA stream last (`dist.stream_argument` on the
+    declaration):
     null here, where the host waits for the device around the product;
     `dist-gpu-streams` passes the step's stream.
   }];
@@ -1570,7 +1572,7 @@ def DistGpuStreams : Pass<"dist-gpu-streams", "::mlir::ModuleOp"> {
     Each host function with GPU work makes one stream when it starts: every
     kernel launch, allocation, free, copy and fill becomes its asynchronous
     form on that stream, and every runtime call whose declaration marks a
-    stream argument (`dist.stream`: collectives, `dist_cublas_*`) gets the
+    stream argument (`dist.stream_argument`: collectives, `dist_cublas_*`) gets the
     stream there instead of null, so kernels, cuBLAS products and NCCL
     collectives are queued in program order without the host waiting; a
     collective's result is waited for on the device, by an event, where the
@@ -1593,13 +1595,14 @@ def DistGpuStreams : Pass<"dist-gpu-streams", "::mlir::ModuleOp"> {
         : (!llvm.ptr, !llvm.ptr, i64, i32, i32, !llvm.ptr) -> ()
     return %buf : memref<16x32xf32>
     // becomes
-    %token = gpu.wait async
-    %stream = builtin.unrealized_conversion_cast %token
+    %t0 = gpu.wait async
+    %buf, %t1 = gpu.alloc async [%t0] () : memref<16x32xf32>
+    %t2 = gpu.launch_func async [%t1] @dist_kernels::@k ...
+    %s2 = builtin.unrealized_conversion_cast %t2
         : !gpu.async.token to !llvm.ptr
-    %buf, %t0 = gpu.alloc async [%token] () : memref<16x32xf32>
-    %t1 = gpu.launch_func async [%token] @dist_kernels::@k ...
-    call @dist_all_reduce(%group, %p, %n, %dtype, %sum, %stream) : ...
-    gpu.wait [%token]
+    call @dist_all_reduce(%group, %p, %n, %dtype, %sum, %s2) : ...
+    call @mgpuStreamSynchronize(%s2) : (!llvm.ptr) -> ()
+    call @mgpuStreamDestroy(%s2) : (!llvm.ptr) -> ()
     return %buf : memref<16x32xf32>
     ```
   }];

@@ -370,16 +370,6 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
              << " on " << type;
     return success();
   }
-  if (attr.getName() == getStreamAttrName()) {
-    auto func = dyn_cast<FunctionOpInterface>(op);
-    if (!isa<UnitAttr>(attr.getValue()) || !func || !func.isExternal())
-      return op->emitOpError()
-             << "argument " << argIndex << ": '" << getStreamAttrName()
-             << "' is a unit attribute of an argument (the stream) of a "
-                "function declaration, got "
-             << attr.getValue();
-    return success();
-  }
   if (attr.getName() == getInputFillAttrName()) {
     if (!isa<FloatAttr>(attr.getValue()) ||
         !isa<FloatType>(getElementTypeOrSelf(type)))
@@ -554,6 +544,18 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                                << "' is a unit attribute of an allocation "
                                   "of a static 1-D i8 buffer (a bucket's "
                                   "bytes)";
+    return success();
+  }
+  if (attr.getName() == getStreamArgumentAttrName()) {
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    auto index = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!func || !func.isExternal() || !index ||
+        !index.getType().isSignlessInteger(64) || index.getInt() < 0 ||
+        index.getInt() >= (int64_t)func.getNumArguments())
+      return op->emitOpError() << "'" << getStreamArgumentAttrName()
+                               << "' is the index (i64) of an argument of "
+                                  "a function declaration, got "
+                               << attr.getValue();
     return success();
   }
   if (attr.getName() == getNoStreamSyncAttrName()) {

@@ -193,13 +193,15 @@ def Dist_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTrueOnceEveryAttrName() {
       return "dist.true_once_every";
     }
-    /// Name of the unit argument attribute of a runtime function's
-    /// declaration (dist-lower-to-runtime, dist-matmul-to-blas) that marks
-    /// its CUDA stream argument: the call's device work is ordered on that
-    /// stream (null: the host waits for it). dist-gpu-streams passes the
-    /// step's stream there.
-    static constexpr ::llvm::StringLiteral getStreamAttrName() {
-      return "dist.stream";
+    /// Name of the attribute `<argument index> : i64` of a runtime
+    /// function's declaration (dist-lower-to-runtime, dist-matmul-to-blas)
+    /// that names its CUDA stream argument: the call's device work is
+    /// ordered on that stream (null: the host waits for it).
+    /// dist-gpu-streams passes the step's stream there. (On the function,
+    /// not the argument: LLVM's translation warns about parameter
+    /// attributes of dialects it cannot translate.)
+    static constexpr ::llvm::StringLiteral getStreamArgumentAttrName() {
+      return "dist.stream_argument";
     }
     /// Name of the unit attribute of a runtime function's declaration whose
     /// calls need no host synchronization with a GPU step's stream: it
