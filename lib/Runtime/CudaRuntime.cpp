@@ -180,12 +180,13 @@ DIST_EXPORT void mgpuEventRecord(void *event, void *stream) {
 /// Runs `allocate` (a driver allocation); when the device is out of memory,
 /// gives the pool's unused memory back and tries once more.
 template <typename Allocate>
-void allocateOrTrim(const char *call, void *stream, Allocate &&allocate) {
+void allocateOrTrim(const char *call, Allocate &&allocate) {
   CUresult result = allocate();
   distcuda::Driver &cuda = driver();
   if (result == CUDA_ERROR_OUT_OF_MEMORY && cuda.pool) {
-    if (stream)
-      check(cuda.cuStreamSynchronize(asStream(stream)), "cuStreamSynchronize");
+    // Memory freed on a stream returns to the pool once the device got
+    // there: every stream's frees first.
+    check(cuda.cuCtxSynchronize(), "cuCtxSynchronize");
     check(cuda.cuMemPoolTrimTo(cuda.pool, 0), "cuMemPoolTrimTo");
     result = allocate();
   }
@@ -202,15 +203,15 @@ DIST_EXPORT void *mgpuMemAlloc(uint64_t bytes, void *stream,
   distcuda::Driver &cuda = driver();
   CUdeviceptr pointer = 0;
   if (isHostShared)
-    allocateOrTrim("cuMemAllocManaged", stream, [&] {
+    allocateOrTrim("cuMemAllocManaged", [&] {
       return cuda.cuMemAllocManaged(&pointer, bytes, CU_MEM_ATTACH_GLOBAL);
     });
   else if (stream && cuda.pool)
-    allocateOrTrim("cuMemAllocAsync", stream, [&] {
+    allocateOrTrim("cuMemAllocAsync", [&] {
       return cuda.cuMemAllocAsync(&pointer, bytes, asStream(stream));
     });
   else
-    allocateOrTrim("cuMemAlloc", stream,
+    allocateOrTrim("cuMemAlloc",
                    [&] { return cuda.cuMemAlloc(&pointer, bytes); });
   return reinterpret_cast<void *>(pointer);
 }
@@ -223,11 +224,11 @@ DIST_EXPORT void mgpuMemFree(void *pointer, void *stream) {
     return;
   distcuda::Driver &cuda = driver();
   if (stream && cuda.pool) {
+    // Null, or an error from a driver without the attribute: not the pool's.
     CUmemoryPool pool = nullptr;
-    check(cuda.cuPointerGetAttribute(&pool,
-                                     CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE,
-                                     asDevicePointer(pointer)),
-          "cuPointerGetAttribute");
+    if (cuda.cuPointerGetAttribute(&pool, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE,
+                                   asDevicePointer(pointer)) != CUDA_SUCCESS)
+      pool = nullptr;
     if (pool) {
       check(cuda.cuMemFreeAsync(asDevicePointer(pointer), asStream(stream)),
             "cuMemFreeAsync");

@@ -41,6 +41,7 @@
 #include <dlfcn.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -119,6 +120,9 @@ public:
   CUstream stream = nullptr; // where this communicator's collectives run
   /// Set by the first thread that aborts it (the caller's or the monitor's).
   std::atomic<bool> aborted{false};
+  /// Held around NCCL's queries of the communicator and its abort, which
+  /// the caller's thread and the monitor's may make at once.
+  std::mutex ncclMutex;
   /// Watches the collectives callers' streams wait for (null until one).
   StreamMonitor *monitor = nullptr;
 
@@ -187,9 +191,10 @@ class StreamMonitor {
 public:
   explicit StreamMonitor(NCCLBackend &backend);
   void watch(const StreamCollective &collective);
-  /// Returns once the watched collectives of `comm` completed (at once when
-  /// it was aborted, or when the process is exiting after a failure).
-  void drain(NCCLCommunicator &comm);
+  /// Returns once the watched collectives of `comm` completed (true), or at
+  /// once when it was aborted or the process is exiting (false: its
+  /// collectives are no longer watched, and may still run).
+  bool drain(NCCLCommunicator &comm);
 
 private:
   [[noreturn]] void run();
@@ -361,13 +366,18 @@ public:
                 distcuda::describeFailure(*driver, result, "cuEventQuery");
       return false;
     }
-    // Aborted by the other thread, which reports why.
-    if (comm.aborted)
-      return false;
-    ncclResult_t asyncError = ncclSuccess;
-    nccl.ncclCommGetAsyncError(comm.comm, &asyncError);
-    if (asyncError != ncclSuccess && asyncError != ncclInProgress) {
-      std::string message = describeNccl(asyncError, comm.comm);
+    std::string message;
+    {
+      std::lock_guard<std::mutex> lock(comm.ncclMutex);
+      // Aborted by the other thread, which reports why.
+      if (comm.aborted)
+        return false;
+      ncclResult_t asyncError = ncclSuccess;
+      nccl.ncclCommGetAsyncError(comm.comm, &asyncError);
+      if (asyncError != ncclSuccess && asyncError != ncclInProgress)
+        message = describeNccl(asyncError, comm.comm);
+    }
+    if (!message.empty()) {
       abort(comm);
       failure = std::string(what) + " (" + call + ") in group " +
                 comm.label() + " failed: " + message;
@@ -388,6 +398,7 @@ public:
   }
 
   void abort(NCCLCommunicator &comm) {
+    std::lock_guard<std::mutex> lock(comm.ncclMutex);
     if (!comm.aborted.exchange(true))
       nccl.ncclCommAbort(comm.comm);
   }
@@ -586,14 +597,15 @@ private:
 };
 
 NCCLCommunicator::~NCCLCommunicator() {
-  // The streams' collectives on it end before it does.
-  if (monitor)
-    monitor->drain(*this);
+  // The streams' collectives on it end before it does; when they may still
+  // run (an abort, a failure's exit) it is left to the process's end.
+  if (monitor && !monitor->drain(*this))
+    return;
   destroy();
 }
 
-/// Set at exit (after a failure ended the process with std::exit): the
-/// communicators' destructors then wait for nothing.
+/// Set at exit (std::exit: after a failure, or a program that never called
+/// dist_finalize): the communicators' destructors then wait for nothing.
 std::atomic<bool> exiting{false};
 
 StreamMonitor::StreamMonitor(NCCLBackend &backend) : backend(backend) {
@@ -618,11 +630,20 @@ bool StreamMonitor::watches(const NCCLCommunicator &comm) const {
   return false;
 }
 
-void StreamMonitor::drain(NCCLCommunicator &comm) {
+bool StreamMonitor::drain(NCCLCommunicator &comm) {
   std::unique_lock<std::mutex> lock(mutex);
   changed.wait(lock, [&] {
     return exiting || comm.aborted || !watches(comm);
   });
+  if (!watches(comm))
+    return true;
+  // The monitor polls only under the lock: it never sees these again.
+  pending.erase(std::remove_if(pending.begin(), pending.end(),
+                               [&](const StreamCollective &c) {
+                                 return c.comm == &comm;
+                               }),
+                pending.end());
+  return false;
 }
 
 void StreamMonitor::run() {

@@ -36,9 +36,22 @@ bool eventsNeverComplete() {
   return value && std::strcmp(value, "1") == 0;
 }
 
+/// FAKE_CUDA_NO_POOLS=1: a device without memory pools.
+/// FAKE_CUDA_OOM_ONCE=1: allocations run out of memory until the pool is
+/// trimmed (memory the pool held for freed buffers given back).
+bool isSet(const char *name) {
+  const char *value = std::getenv(name);
+  return value && std::strcmp(value, "1") == 0;
+}
+
 int contextStorage, poolStorage;
 std::mutex streamsMutex;
 std::set<CUstream> driverStreams;
+std::set<CUdeviceptr> poolAllocations; // made by cuMemAllocAsync
+bool trimmed = false;
+
+/// FAKE_CUDA_OOM_ONCE fails allocations until the pool was trimmed.
+bool failsForMemory() { return isSet("FAKE_CUDA_OOM_ONCE") && !trimmed; }
 
 } // namespace
 
@@ -133,6 +146,8 @@ FAKE_EXPORT CUresult cuEventSynchronize(CUevent event) {
 }
 
 FAKE_EXPORT CUresult cuMemAlloc(CUdeviceptr *pointer, size_t bytes) {
+  if (failsForMemory())
+    return CUDA_ERROR_OUT_OF_MEMORY;
   *pointer = reinterpret_cast<CUdeviceptr>(std::calloc(bytes, 1));
   return *pointer ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
@@ -141,14 +156,23 @@ FAKE_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *pointer, size_t bytes,
   return cuMemAlloc(pointer, bytes);
 }
 FAKE_EXPORT CUresult cuMemFree(CUdeviceptr pointer) {
+  poolAllocations.erase(pointer);
   std::free(reinterpret_cast<void *>(pointer));
   return CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *pointer, size_t bytes,
                                      CUstream) {
-  return cuMemAlloc(pointer, bytes);
+  if (isSet("FAKE_CUDA_NO_POOLS"))
+    return CUDA_ERROR_NOT_SUPPORTED;
+  CUresult result = cuMemAlloc(pointer, bytes);
+  if (result == CUDA_SUCCESS)
+    poolAllocations.insert(*pointer);
+  return result;
 }
+// Only the pool's memory (the driver refuses other memory).
 FAKE_EXPORT CUresult cuMemFreeAsync(CUdeviceptr pointer, CUstream) {
+  if (!poolAllocations.count(pointer))
+    return CUDA_ERROR_INVALID_VALUE;
   return cuMemFree(pointer);
 }
 FAKE_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice) {
@@ -160,18 +184,22 @@ FAKE_EXPORT CUresult cuMemPoolSetAttribute(CUmemoryPool, CUmemPool_attribute,
   return CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool, size_t) {
+  trimmed = true;
   return CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute,
                                           CUdevice) {
-  *value = 1; // memory pools, the only attribute asked
+  *value = !isSet("FAKE_CUDA_NO_POOLS"); // memory pools, the only one asked
   return CUDA_SUCCESS;
 }
-// Every allocation is the pool's (the only attribute asked).
+// The pool of an allocation (the only attribute asked): null unless
+// cuMemAllocAsync made it.
 FAKE_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute,
-                                           CUdeviceptr) {
+                                           CUdeviceptr pointer) {
   *static_cast<CUmemoryPool *>(data) =
-      reinterpret_cast<CUmemoryPool>(&poolStorage);
+      poolAllocations.count(pointer)
+          ? reinterpret_cast<CUmemoryPool>(&poolStorage)
+          : nullptr;
   return CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuMemcpy(CUdeviceptr to, CUdeviceptr from, size_t bytes) {
