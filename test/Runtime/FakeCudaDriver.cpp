@@ -6,8 +6,10 @@
 // groups, unique ids, streams and events, host reductions, errors and
 // timeouts. FAKE_CUDA_EVENTS_NEVER_COMPLETE=1 leaves pending every event
 // recorded on a stream the driver made (a collective that never completes),
-// and a host that synchronizes a stream waiting forever. Only the entry
-// points dist calls.
+// and a host that synchronizes a stream waiting forever;
+// FAKE_CUDA_NO_POOLS=1 makes a device without memory pools,
+// FAKE_CUDA_OOM_ONCE=1 one out of memory until its pool is trimmed. Only
+// the entry points dist calls.
 //
 //===----------------------------------------------------------------------===//
 
