@@ -161,6 +161,8 @@ void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
 void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
                                     const LowerToNVVMOptions &options) {
   addTensorFront(pm, /*fuseElementwise=*/true);
+  // Reductions with few outputs get a thread per chunk, not per output.
+  pm.addPass(createDistSplitReductions());
   // The BLAS reads transposed operands in place.
   pm.addPass(createDistFoldTransposes());
   addBufferization(pm, /*updateInPlace=*/false);

@@ -1612,4 +1612,51 @@ def DistGpuStreams : Pass<"dist-gpu-streams", "::mlir::ModuleOp"> {
   ];
 }
 
+def DistSplitReductions : Pass<"dist-split-reductions"> {
+  let summary = "Splits reductions with few outputs into partial reductions "
+                "over chunks (parallelism for GPU kernels)";
+  let description = [{
+    On tensors, in `dist-lower-to-nvvm` after the tensor front. A GPU kernel
+    runs one thread per parallel iteration and each thread reduces
+    sequentially: a gradient's bias (a column sum over batch x sequence
+    rows) or a loss (a sum to a scalar) gets a few thousand threads, or one,
+    each summing thousands of elements in a chain of dependent loads. A
+    linalg op with one reduction loop of static extent R whose parallel
+    iterations P are fewer than `min-threads` is split with upstream's
+    `linalg::splitReduction`: R = k x (R / k), where k is the largest
+    divisor of R with P x k <= `min-threads` and R / k >= `min-chunk`; the
+    first op computes k partial results per output in parallel (each a
+    contiguous chunk of R / k elements), a second combines them into the
+    original output. Markings of the op (`dist.grad_of`, roles) move to the
+    combining op. The sum's order changes (chunks, then their sum), as
+    every parallel reduction's does; ops with several reductions, several
+    outputs, dynamic shapes, `linalg.index` (a one-hot pick by label) or a
+    combiner upstream cannot split are left.
+
+    ```mlir
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                          affine_map<(i, j) -> (j)>],
+                         iterator_types = ["reduction", "parallel"]}
+        ins(%x : tensor<8192x64xf32>) outs(%init : tensor<64xf32>) { addf }
+    // becomes (min-threads = 65536, min-chunk = 32: k = 256)
+    %x2 = tensor.expand_shape %x [[0, 1], [2]] : ... into tensor<256x32x64xf32>
+    %partial = linalg.generic {... iterator_types = ["parallel", "reduction",
+        "parallel"]} ins(%x2) outs(%zeros : tensor<256x64xf32>)
+    %r = linalg.generic {... iterator_types = ["reduction", "parallel"]}
+        ins(%partial) outs(%init : tensor<64xf32>)
+    ```
+  }];
+  let options = [
+    Option<"minThreads", "min-threads", "int64_t", /*default=*/"65536",
+           "Reductions with fewer parallel iterations than this are split "
+           "(and split into at most this many partial results)">,
+    Option<"minChunk", "min-chunk", "int64_t", /*default=*/"32",
+           "Elements each partial result reduces at least">
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
 #endif // DIST_TRANSFORMS_PASSES_TD

@@ -1,0 +1,87 @@
+// RUN: dist-opt %s --split-input-file --dist-split-reductions | FileCheck %s
+// RUN: dist-opt %s --split-input-file --dist-split-reductions='min-threads=128 min-chunk=1024' | FileCheck %s --check-prefix=FEW
+
+// A bias gradient: a column sum of 8192 rows into 64 outputs (64 threads).
+// Split into k = 256 chunks of 32 rows (the largest divisor with
+// 64 x k <= 65536 and 8192 / k >= 32): 16384 partial sums in parallel, then
+// 256 per output; the gradient marking moves to the combining op.
+// CHECK-LABEL: func.func @bias_grad
+// CHECK: %[[X:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [256, 32, 64] : tensor<8192x64xf32> into tensor<256x32x64xf32>
+// CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<256x64xf32>)
+// CHECK: %[[PARTIAL:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[X]] : tensor<256x32x64xf32>) outs(%[[ZERO]] : tensor<256x64xf32>) {
+// CHECK-NOT: dist.grad_of
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[PARTIAL]] : tensor<256x64xf32>) outs(%{{.*}} : tensor<64xf32>) attrs = {dist.grad_of = 0 : i64}
+// With chunks of at least 1024 rows and at most 128 threads: k = 2.
+// FEW-LABEL: func.func @bias_grad
+// FEW: tensor.expand_shape {{.*}} output_shape [2, 4096, 64]
+#x = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+func.func @bias_grad(%x: tensor<8192x64xf32>, %init: tensor<64xf32>) -> tensor<64xf32> {
+  %r = linalg.generic {indexing_maps = [#x, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<8192x64xf32>) outs(%init : tensor<64xf32>) attrs = {dist.grad_of = 0 : i64} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+// A loss: a sum of 4096 values to a scalar (one thread) becomes 128 chunks
+// of 32 (the extent bounds it), then their sum.
+// CHECK-LABEL: func.func @loss
+// CHECK: tensor.expand_shape {{.*}} output_shape [128, 32] : tensor<4096xf32> into tensor<128x32xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]}
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]}
+#v = affine_map<(i) -> (i)>
+#s = affine_map<(i) -> ()>
+func.func @loss(%x: tensor<4096xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [#v, #s], iterator_types = ["reduction"]}
+      ins(%x : tensor<4096xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// Left whole: a row reduction with enough rows (65536 threads already), an
+// extent with no divisor in range (4099 is prime), and a reduction that
+// reads its loop index (a one-hot pick by label).
+// CHECK-LABEL: func.func @left
+// CHECK-NOT: tensor.expand_shape
+// CHECK: return
+#x = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+#v = affine_map<(i) -> (i)>
+#s = affine_map<(i) -> ()>
+func.func @left(%rows: tensor<65536x64xf32>, %rinit: tensor<65536xf32>,
+                %prime: tensor<4099xf32>, %sinit: tensor<f32>,
+                %logits: tensor<4096xf32>, %label: index) -> (tensor<65536xf32>, tensor<f32>, tensor<f32>) {
+  %r = linalg.generic {indexing_maps = [#x, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%rows : tensor<65536x64xf32>) outs(%rinit : tensor<65536xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<65536xf32>
+  %p = linalg.generic {indexing_maps = [#v, #s], iterator_types = ["reduction"]}
+      ins(%prime : tensor<4099xf32>) outs(%sinit : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  %pick = linalg.generic {indexing_maps = [#v, #s], iterator_types = ["reduction"]}
+      ins(%logits : tensor<4096xf32>) outs(%sinit : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %i = linalg.index 0 : index
+    %hit = arith.cmpi eq, %i, %label : index
+    %zero = arith.constant 0.0 : f32
+    %v = arith.select %hit, %a, %zero : f32
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r, %p, %pick : tensor<65536xf32>, tensor<f32>, tensor<f32>
+}
