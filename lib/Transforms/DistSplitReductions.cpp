@@ -8,8 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dist/Dialect/Dist/IR/DistDialect.h"
 #include "dist/Transforms/Passes.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
@@ -24,31 +27,65 @@ using namespace mlir::dist;
 
 namespace {
 
+/// Whether upstream's split keeps what `op` computes: plain dimensions in
+/// every map (it reads each result as one), an integer or float result (it
+/// builds the combiner's neutral element), and a combiner without promises
+/// that a chunk's partial result may break (no overflow flags: a chunk may
+/// overflow where the running sum did not; no nnan/ninf: the neutral
+/// element of a max is NaN or -inf).
+bool splitKeepsMeaning(linalg::LinalgOp op) {
+  if (!op.hasOnlyProjectedPermutations())
+    return false;
+  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  if (!isa<IntegerType, FloatType>(element))
+    return false;
+  SmallVector<Operation *> combiners;
+  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
+      combiners.size() != 1)
+    return false;
+  Operation *combiner = combiners.front();
+  if (auto overflow =
+          dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(combiner);
+      overflow && overflow.getOverflowAttr() &&
+      overflow.getOverflowAttr().getValue() != arith::IntegerOverflowFlags::none)
+    return false;
+  if (auto fastMath = dyn_cast<arith::ArithFastMathInterface>(combiner);
+      fastMath && fastMath.getFastMathFlagsAttr() &&
+      arith::bitEnumContainsAny(fastMath.getFastMathFlagsAttr().getValue(),
+                                arith::FastMathFlags::nnan |
+                                    arith::FastMathFlags::ninf))
+    return false;
+  return true;
+}
+
 /// The number of chunks to split `op`'s reduction into (< 2: none): the
 /// largest divisor k of its extent with parallel x k <= maxThreads and
 /// extent / k >= minChunk.
 int64_t chooseChunks(linalg::LinalgOp op, int64_t maxThreads,
                      int64_t minChunk) {
   // linalg.index of the split loop would need rewriting (upstream does
-  // not): a one-hot pick by label stays whole.
+  // not): a one-hot pick by label stays whole. Contractions stay for the
+  // BLAS (dist-matmul-to-blas).
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() != 1 || op.hasDynamicShape() ||
-      op.hasIndexSemantics())
+      op.hasIndexSemantics() || linalg::isaContractionOpInterface(op))
     return 1;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t extent = 1, parallel = 1;
   for (auto [range, type] : llvm::zip(ranges, op.getIteratorTypesArray())) {
+    if (range == 0)
+      return 1;
     if (type == utils::IteratorType::reduction)
       extent = range;
-    else
-      parallel *= range;
+    else if (parallel < maxThreads)
+      parallel *= range; // stops before it could overflow
   }
   if (parallel >= maxThreads)
     return 1;
   int64_t limit = std::min(maxThreads / parallel, extent / minChunk);
   for (int64_t k = limit; k >= 2; --k)
     if (extent % k == 0)
-      return k;
+      return splitKeepsMeaning(op) ? k : 1;
   return 1;
 }
 
@@ -64,28 +101,38 @@ struct DistSplitReductionsPass
           << minThreads << " and " << minChunk;
       return signalPassFailure();
     }
-    SmallVector<linalg::LinalgOp> candidates;
-    getOperation()->walk([&](linalg::LinalgOp op) {
-      if (chooseChunks(op, minThreads, minChunk) > 1)
-        candidates.push_back(op);
-    });
+    SmallVector<linalg::LinalgOp> worklist;
+    getOperation()->walk([&](linalg::LinalgOp op) { worklist.push_back(op); });
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : candidates) {
+    while (!worklist.empty()) {
+      linalg::LinalgOp op = worklist.pop_back_val();
       int64_t chunks = chooseChunks(op, minThreads, minChunk);
-      // Kept before the rewrite erases the op.
-      SmallVector<NamedAttribute> markings(op->getDiscardableAttrs());
+      if (chunks < 2)
+        continue;
+      // Markings the rewrite would drop: the combining op makes the
+      // original result (the gradient), both ops have the original's role.
+      auto gradOf = op->getAttr(DistDialect::getGradOfAttrName());
+      auto role = op->getAttr(DistDialect::getRoleAttrName());
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::SplitReductionResult> split = linalg::splitReduction(
           rewriter, op, [&](linalg::LinalgOp) {
             return linalg::SplitReductionOptions{chunks, /*index=*/0,
                                                  /*innerParallel=*/false};
           });
-      // An op upstream cannot split (no recognized combiner) stays as it is.
+      // An op upstream cannot split stays as it is.
       if (failed(split))
         continue;
-      for (NamedAttribute marking : markings)
-        split->resultCombiningLinalgOp->setDiscardableAttr(marking.getName(),
-                                                           marking.getValue());
+      Operation *combining = split->resultCombiningLinalgOp;
+      if (gradOf)
+        combining->setAttr(DistDialect::getGradOfAttrName(), gradOf);
+      if (role) {
+        combining->setAttr(DistDialect::getRoleAttrName(), role);
+        split->splitLinalgOp->setAttr(DistDialect::getRoleAttrName(), role);
+      }
+      // A long combination (k partial results per output, a chain of k
+      // loads) is split again: a tree of reductions.
+      if (chunks >= minChunk * minChunk)
+        worklist.push_back(cast<linalg::LinalgOp>(combining));
     }
   }
 };

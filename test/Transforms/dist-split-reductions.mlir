@@ -48,9 +48,35 @@ func.func @loss(%x: tensor<4096xf32>, %init: tensor<f32>) -> tensor<f32> {
 
 // -----
 
+// A sum of 2^21 values to a scalar: 65536 chunks of 32, whose combination
+// (65536 long, more than min-chunk^2) is split again into 2048 chunks, and
+// that one again into 64: a tree of reductions, each thread's chain short.
+// CHECK-LABEL: func.func @long_sum
+// CHECK: tensor.expand_shape {{.*}} output_shape [65536, 32] : tensor<2097152xf32>
+// CHECK: tensor.expand_shape {{.*}} output_shape [2048, 32] : tensor<65536xf32>
+// CHECK: tensor.expand_shape {{.*}} output_shape [64, 32] : tensor<2048xf32>
+// CHECK-NOT: tensor.expand_shape
+// CHECK: return
+#v = affine_map<(i) -> (i)>
+#s = affine_map<(i) -> ()>
+func.func @long_sum(%x: tensor<2097152xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [#v, #s], iterator_types = ["reduction"]}
+      ins(%x : tensor<2097152xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
 // Left whole: a row reduction with enough rows (65536 threads already), an
-// extent with no divisor in range (4099 is prime), and a reduction that
-// reads its loop index (a one-hot pick by label).
+// extent with no divisor in range (4099 is prime), a reduction that reads
+// its loop index (a one-hot pick by label), a sum whose adds promise no
+// signed overflow (a chunk's partial sum could overflow), a max promising
+// no NaNs (the neutral element is one), a map that is not plain dimensions
+// (a constant index), and a matmul (for the BLAS).
 // CHECK-LABEL: func.func @left
 // CHECK-NOT: tensor.expand_shape
 // CHECK: return
@@ -60,7 +86,7 @@ func.func @loss(%x: tensor<4096xf32>, %init: tensor<f32>) -> tensor<f32> {
 #s = affine_map<(i) -> ()>
 func.func @left(%rows: tensor<65536x64xf32>, %rinit: tensor<65536xf32>,
                 %prime: tensor<4099xf32>, %sinit: tensor<f32>,
-                %logits: tensor<4096xf32>, %label: index) -> (tensor<65536xf32>, tensor<f32>, tensor<f32>) {
+                %logits: tensor<4096xf32>, %label: index) -> (tensor<65536xf32>, tensor<f32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<f32>, tensor<8x8xf32>) {
   %r = linalg.generic {indexing_maps = [#x, #row], iterator_types = ["parallel", "reduction"]}
       ins(%rows : tensor<65536x64xf32>) outs(%rinit : tensor<65536xf32>) {
   ^bb0(%a: f32, %acc: f32):
@@ -83,5 +109,31 @@ func.func @left(%rows: tensor<65536x64xf32>, %rinit: tensor<65536xf32>,
     %s = arith.addf %v, %acc : f32
     linalg.yield %s : f32
   } -> tensor<f32>
-  return %r, %p, %pick : tensor<65536xf32>, tensor<f32>, tensor<f32>
+  %ints = arith.constant dense<1> : tensor<4096xi32>
+  %iinit = arith.constant dense<0> : tensor<i32>
+  %isum = linalg.generic {indexing_maps = [#v, #s], iterator_types = ["reduction"]}
+      ins(%ints : tensor<4096xi32>) outs(%iinit : tensor<i32>) {
+  ^bb0(%a: i32, %acc: i32):
+    %s = arith.addi %a, %acc overflow<nsw> : i32
+    linalg.yield %s : i32
+  } -> tensor<i32>
+  %max = linalg.generic {indexing_maps = [#v, #s], iterator_types = ["reduction"]}
+      ins(%logits : tensor<4096xf32>) outs(%sinit : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maxnumf %a, %acc fastmath<nnan> : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  %scale = arith.constant dense<2.0> : tensor<4096x1xf32>
+  %first = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i, 0)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+      ins(%logits, %scale : tensor<4096xf32>, tensor<4096x1xf32>) outs(%sinit : tensor<f32>) {
+  ^bb0(%a: f32, %w: f32, %acc: f32):
+    %prod = arith.mulf %a, %w : f32
+    %s = arith.addf %prod, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  %a = arith.constant dense<1.0> : tensor<8x4096xf32>
+  %b = arith.constant dense<1.0> : tensor<4096x8xf32>
+  %c = arith.constant dense<0.0> : tensor<8x8xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<8x4096xf32>, tensor<4096x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r, %p, %pick, %isum, %max, %first, %mm : tensor<65536xf32>, tensor<f32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<f32>, tensor<8x8xf32>
 }

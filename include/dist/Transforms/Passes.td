@@ -1627,11 +1627,14 @@ def DistSplitReductions : Pass<"dist-split-reductions"> {
     divisor of R with P x k <= `min-threads` and R / k >= `min-chunk`; the
     first op computes k partial results per output in parallel (each a
     contiguous chunk of R / k elements), a second combines them into the
-    original output. Markings of the op (`dist.grad_of`, roles) move to the
-    combining op. The sum's order changes (chunks, then their sum), as
-    every parallel reduction's does; ops with several reductions, several
-    outputs, dynamic shapes, `linalg.index` (a one-hot pick by label) or a
-    combiner upstream cannot split are left.
+    original output; it takes the op's `dist.grad_of` (both take its
+    role), and is split again when k >= `min-chunk`^2 (a tree). The sum's
+    order changes (chunks, then their sum), as every parallel reduction's
+    does. Left whole: contractions (for the BLAS), several reductions or
+    outputs, dynamic shapes, maps that are not plain dimensions,
+    `linalg.index` (a one-hot pick by label), results that are neither
+    integers nor floats, combiners upstream cannot split or whose
+    `overflow`/`nnan`/`ninf` promises a chunk could break.
 
     ```mlir
     %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
