@@ -174,6 +174,8 @@ void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
   // (constant inner bounds with a guard, which the mapping needs), tiles to
   // blocks, iterations to threads; reduction loops stay sequential in a
   // thread.
+  // A copy of a strided view is no single transfer: a kernel does it.
+  pm.addPass(createDistGpuStridedCopies());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createDistGpuSerialKernels());
   pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(

@@ -1662,4 +1662,28 @@ def DistSplitReductions : Pass<"dist-split-reductions"> {
   ];
 }
 
+def DistGpuStridedCopies : Pass<"dist-gpu-strided-copies"> {
+  let summary = "Turns buffer copies the GPU runtime cannot do in one "
+                "transfer into linalg.copy (a kernel)";
+  let description = [{
+    On buffers, in `dist-lower-to-nvvm` before linalg becomes parallel
+    loops. `dist-gpu-allocs` makes each `memref.copy` of host code a
+    `gpu.memcpy`, which the GPU lowering turns into one transfer of bytes
+    sized by the source; it accepts only sources with the identity layout
+    and leaves any view unconverted (a slice, even a contiguous one at a
+    dynamic offset), and a strided target would be overwritten past its
+    elements. Every `memref.copy` whose source or target is a view (a
+    layout other than the identity) becomes `linalg.copy`: a kernel with a
+    thread per element. Copies between whole buffers stay (one transfer).
+    It takes no options and refuses nothing.
+
+    ```mlir
+    memref.copy %tile, %column : memref<8x1xf32> to memref<8x1xf32, strided<[4, 1], offset: 2>>
+    // becomes
+    linalg.copy ins(%tile : memref<8x1xf32>) outs(%column : memref<8x1xf32, strided<[4, 1], offset: 2>>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // DIST_TRANSFORMS_PASSES_TD
