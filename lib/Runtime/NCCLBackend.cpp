@@ -107,12 +107,6 @@ public:
       : Communicator(host->size(), host->rank()), host(std::move(host)),
         nccl(nccl), driver(driver) {}
   ~NCCLCommunicator() override;
-  void destroy() {
-    if (comm && !aborted)
-      nccl.ncclCommDestroy(comm);
-    if (stream)
-      driver.cuStreamDestroy(stream);
-  }
 
   /// The same ranks on the host backend (set-up and host reductions).
   std::unique_ptr<Communicator> host;
@@ -601,7 +595,10 @@ NCCLCommunicator::~NCCLCommunicator() {
   // run (an abort, a failure's exit) it is left to the process's end.
   if (monitor && !monitor->drain(*this))
     return;
-  destroy();
+  if (comm && !aborted)
+    nccl.ncclCommDestroy(comm);
+  if (stream)
+    driver.cuStreamDestroy(stream);
 }
 
 /// Set at exit (std::exit: after a failure, or a program that never called

@@ -379,20 +379,25 @@ Value CollectiveLowering::packBucket(ValueRange buffers, bool copyIn,
   return packed;
 }
 
+/// Fills the buffer `output` with zeros.
+static void fillWithZeros(RewriterBase &rewriter, Location loc, Value output) {
+  Type elementType = cast<MemRefType>(output.getType()).getElementType();
+  Value zero = arith::ConstantOp::create(
+      rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(elementType)));
+  linalg::FillOp::create(rewriter, loc, ValueRange{zero}, ValueRange{output});
+}
+
 /// A permute's output is zeros on a rank that no pair targets; send_recv
 /// leaves it as it is.
 static void fillWithZerosIfNoSource(RewriterBase &rewriter, Location loc,
                                     Value source, Value output) {
-  Type elementType = cast<MemRefType>(output.getType()).getElementType();
   Value noSource = arith::CmpIOp::create(
       rewriter, loc, arith::CmpIPredicate::slt, source,
       arith::ConstantIntOp::create(rewriter, loc, 0, 64));
   auto ifOp = scf::IfOp::create(rewriter, loc, noSource);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(ifOp.thenBlock());
-  Value zero = arith::ConstantOp::create(
-      rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(elementType)));
-  linalg::FillOp::create(rewriter, loc, ValueRange{zero}, ValueRange{output});
+  fillWithZeros(rewriter, loc, output);
 }
 
 LogicalResult CollectiveLowering::lower() {
@@ -425,16 +430,10 @@ LogicalResult CollectiveLowering::lower() {
     if (!op.isInPlace()) {
       Value input = op.getCollectiveInputs().front();
       Value output = op.getCollectiveOutputs().front();
-      if (!permute || !permute.getSourceTargetPairs().empty()) {
+      if (!permute || !permute.getSourceTargetPairs().empty())
         memref::CopyOp::create(rewriter, loc, input, output);
-      } else {
-        Value zero = arith::ConstantOp::create(
-            rewriter, loc,
-            cast<TypedAttr>(rewriter.getZeroAttr(
-                cast<MemRefType>(output.getType()).getElementType())));
-        linalg::FillOp::create(rewriter, loc, ValueRange{zero},
-                               ValueRange{output});
-      }
+      else
+        fillWithZeros(rewriter, loc, output);
     }
     if (wait)
       rewriter.eraseOp(wait);
