@@ -58,8 +58,12 @@ def one_device_meshes(path):
 
 
 def export(dist_run, source, entry, out, env, device):
-    args = [dist_run, source] + one_device_meshes(source) + [
-        "--device=" + device, "--export-ranks", out]
+    # "emulated": the GPU program with its kernels run on the host
+    # (dist-gpu-emulate-kernels), for the fake driver and cuBLAS.
+    flags = (["--device=gpu", "--emulate-gpu-kernels"] if device == "emulated"
+             else ["--device=" + device])
+    args = [dist_run, source] + one_device_meshes(source) + flags + [
+        "--export-ranks", out]
     if entry:
         args += ["--entry", entry]
     result = subprocess.run(args, env=env, stdout=subprocess.PIPE,
@@ -220,8 +224,11 @@ def main():
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "gpu-examples"))
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--only", help="prepare: comma-separated example names")
-    parser.add_argument("--device", default="gpu", choices=("gpu", "cpu"),
-                        help="prepare: cpu exports CPU steps (tests the round trip here)")
+    parser.add_argument("--device", default="gpu", choices=("gpu", "cpu", "emulated"),
+                        help="prepare: cpu exports CPU steps (tests the round trip here); "
+                        "emulated the GPU programs with their kernels run on the host "
+                        "(run_all.sh with the fake driver and cuBLAS of test/Runtime on "
+                        "LD_LIBRARY_PATH: the GPU lowering checked without a GPU)")
     parser.add_argument("--results", help="judge: the packed results (default OUT/results.tgz)")
     args = parser.parse_args()
     return prepare(args) if args.command == "prepare" else judge(args)

@@ -30,7 +30,7 @@ namespace distcuda {
   X(cuMemsetD32Async) X(cuMemsetD16Async) X(cuCtxSynchronize)               \
   X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuDeviceGetDefaultMemPool)            \
   X(cuMemPoolSetAttribute) X(cuMemPoolTrimTo) X(cuDeviceGetAttribute)          \
-  X(cuPointerGetAttribute)
+  X(cuPointerGetAttribute) X(cuMemGetAddressRange)
 
 struct Driver {
 #define DIST_CUDA_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

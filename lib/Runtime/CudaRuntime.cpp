@@ -240,6 +240,29 @@ DIST_EXPORT void mgpuMemFree(void *pointer, void *stream) {
   check(cuda.cuMemFree(asDevicePointer(pointer)), "cuMemFree");
 }
 
+/// dist-gpu-emulate-kernels, before a kernel runs on the host: operand
+/// `operand` of `kernel` (`bytes` from `pointer`, its elements' extent) must
+/// lie in one device allocation, or the kernel would fault on a GPU.
+DIST_EXPORT void dist_cuda_check_kernel_operand(const void *pointer,
+                                                int64_t bytes, int64_t operand,
+                                                const char *kernel) {
+  if (bytes <= 0)
+    return;
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  CUdeviceptr start = asDevicePointer(pointer);
+  if (driver().cuMemGetAddressRange(&base, &size, start) == CUDA_SUCCESS &&
+      start + static_cast<uint64_t>(bytes) <= base + size)
+    return;
+  char text[256];
+  std::snprintf(text, sizeof(text),
+                "kernel %s: operand %lld (%lld bytes at %p) is not in device "
+                "memory",
+                kernel, static_cast<long long>(operand),
+                static_cast<long long>(bytes), pointer);
+  fail(text, nullptr);
+}
+
 DIST_EXPORT void mgpuMemcpy(void *destination, void *source, size_t bytes,
                             void *stream) {
   check(driver().cuMemcpyAsync(asDevicePointer(destination),

@@ -23,6 +23,42 @@ using namespace mlir;
 using namespace mlir::dist;
 
 namespace {
+
+/// Whether `value` is a kernel's operand, itself or through views of it (a
+/// partitioned constant is a slice of the global).
+bool reachesKernel(Value value) {
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<gpu::LaunchFuncOp>(user))
+      return true;
+    auto view = dyn_cast<ViewLikeOpInterface>(user);
+    if (view && view.getViewSource() == value && user->getNumResults() == 1 &&
+        reachesKernel(user->getResult(0)))
+      return true;
+  }
+  return false;
+}
+
+/// Makes the kernels that read `host` (or views of it) read `device`
+/// instead (each view made again, of `device`); host code keeps `host`.
+void redirectKernelUses(Value host, Value device, RewriterBase &rewriter) {
+  for (OpOperand &use : llvm::make_early_inc_range(host.getUses())) {
+    Operation *user = use.getOwner();
+    if (isa<gpu::LaunchFuncOp>(user)) {
+      rewriter.modifyOpInPlace(user, [&] { use.set(device); });
+      continue;
+    }
+    auto view = dyn_cast<ViewLikeOpInterface>(user);
+    if (!view || view.getViewSource() != host || user->getNumResults() != 1 ||
+        !reachesKernel(user->getResult(0)))
+      continue;
+    rewriter.setInsertionPointAfter(user);
+    IRMapping mapping;
+    mapping.map(host, device);
+    Operation *deviceView = rewriter.clone(*user, mapping);
+    redirectKernelUses(user->getResult(0), deviceView->getResult(0), rewriter);
+  }
+}
 struct DistGpuAllocsPass
     : public dist::impl::DistGpuAllocsBase<DistGpuAllocsPass> {
   void runOnOperation() override;
@@ -96,10 +132,7 @@ void DistGpuAllocsPass::runOnOperation() {
       rewriter.eraseOp(copy);
     } else if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
       // Host code (the runtime's tables) keeps reading the host copy.
-      auto isKernelUse = [](OpOperand &use) {
-        return isa<gpu::LaunchFuncOp>(use.getOwner());
-      };
-      if (llvm::none_of(global->getUses(), isKernelUse))
+      if (!reachesKernel(global.getResult()))
         continue;
       // A constant in host memory: copied to a device buffer at the
       // function's entry (so that it dominates every use and every return),
@@ -112,7 +145,7 @@ void DistGpuAllocsPass::runOnOperation() {
           allocateOnDevice(rewriter, loc, global.getType(), {}, {});
       gpu::MemcpyOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange{},
                             device, global.getResult());
-      rewriter.replaceUsesWithIf(global.getResult(), device, isKernelUse);
+      redirectKernelUses(global.getResult(), device, rewriter);
       if (llvm::any_of(device.getUsers(), [](Operation *user) {
             return user->hasTrait<OpTrait::ReturnLike>();
           }))

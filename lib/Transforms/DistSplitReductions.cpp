@@ -89,6 +89,39 @@ int64_t chooseChunks(linalg::LinalgOp op, int64_t maxThreads,
   return 1;
 }
 
+/// The iteration dimensions of `op`'s reductions when there are several,
+/// adjacent in the iteration space and in every operand (a sum to a
+/// scalar over a matrix, a bias gradient over batch and sequence), so that
+/// they can become one reduction of their product that the split takes
+/// (upstream splits one reduction loop). Empty when `op` is not such a
+/// reduction or already has enough parallel iterations.
+ReassociationIndices adjacentReductions(linalg::LinalgOp op,
+                                        int64_t maxThreads) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() < 2 || op.hasDynamicShape() ||
+      op.hasIndexSemantics() || linalg::isaContractionOpInterface(op) ||
+      linalg::isaConvolutionOpInterface(op) || !isa<linalg::GenericOp>(op))
+    return {};
+  SmallVector<unsigned> dims;
+  op.getReductionDims(dims);
+  for (auto [previous, next] : llvm::zip(dims, llvm::drop_begin(dims)))
+    if (next != previous + 1)
+      return {};
+  int64_t parallel = 1;
+  for (auto [range, type] :
+       llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray())) {
+    if (range == 0)
+      return {};
+    if (type == utils::IteratorType::parallel && parallel < maxThreads)
+      parallel *= range;
+  }
+  ReassociationIndices group(dims.begin(), dims.end());
+  if (parallel >= maxThreads || !splitKeepsMeaning(op) ||
+      !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {group}))
+    return {};
+  return group;
+}
+
 struct DistSplitReductionsPass
     : public dist::impl::DistSplitReductionsBase<DistSplitReductionsPass> {
   using Base::Base;
@@ -106,13 +139,30 @@ struct DistSplitReductionsPass
     IRRewriter rewriter(&getContext());
     while (!worklist.empty()) {
       linalg::LinalgOp op = worklist.pop_back_val();
-      int64_t chunks = chooseChunks(op, minThreads, minChunk);
-      if (chunks < 2)
-        continue;
-      // Markings the rewrite would drop: the combining op makes the
+      // Markings the rewrites would drop: the combining op makes the
       // original result (the gradient), both ops have the original's role.
       auto gradOf = op->getAttr(DistDialect::getGradOfAttrName());
       auto role = op->getAttr(DistDialect::getRoleAttrName());
+      // Several adjacent reductions: first one loop over their product.
+      if (ReassociationIndices group = adjacentReductions(op, minThreads);
+          !group.empty()) {
+        rewriter.setInsertionPoint(op);
+        FailureOr<linalg::CollapseResult> collapsed =
+            linalg::collapseOpIterationDims(op, {group}, rewriter);
+        if (failed(collapsed))
+          continue;
+        for (auto [name, value] :
+             {std::pair(DistDialect::getGradOfAttrName(), gradOf),
+              std::pair(DistDialect::getRoleAttrName(), role)})
+          if (value)
+            collapsed->collapsedOp->setAttr(name, value);
+        rewriter.replaceOp(op, collapsed->results);
+        worklist.push_back(collapsed->collapsedOp);
+        continue;
+      }
+      int64_t chunks = chooseChunks(op, minThreads, minChunk);
+      if (chunks < 2)
+        continue;
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::SplitReductionResult> split = linalg::splitReduction(
           rewriter, op, [&](linalg::LinalgOp) {

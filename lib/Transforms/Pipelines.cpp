@@ -187,6 +187,8 @@ void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createDistGpuAllocs());
   // One stream per step: kernels, products and collectives queued in order.
   pm.addPass(createDistGpuStreams());
+  if (options.emulateKernels)
+    pm.addPass(createDistGpuEmulateKernels());
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = options.chip;
   nvvm.cubinFeatures = options.features;

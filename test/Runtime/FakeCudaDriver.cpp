@@ -8,8 +8,11 @@
 // recorded on a stream the driver made (a collective that never completes),
 // and a host that synchronizes a stream waiting forever;
 // FAKE_CUDA_NO_POOLS=1 makes a device without memory pools,
-// FAKE_CUDA_OOM_ONCE=1 one out of memory until its pool is trimmed. Only
-// the entry points dist calls.
+// FAKE_CUDA_OOM_ONCE=1 one out of memory until its pool is trimmed. The
+// driver knows its allocations: freeing anything else is an error, and
+// cuMemGetAddressRange finds the allocation of an address (how the fake
+// cuBLAS and emulated kernels check that they get device memory). Only the
+// entry points dist calls.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +20,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <map>
 #include <mutex>
 #include <set>
 #include <unistd.h>
@@ -51,6 +56,8 @@ std::mutex streamsMutex;
 std::set<CUstream> driverStreams;
 std::set<CUdeviceptr> poolAllocations; // made by cuMemAllocAsync
 bool trimmed = false;
+std::mutex allocationsMutex;
+std::map<CUdeviceptr, size_t> allocations; // start -> bytes
 
 /// FAKE_CUDA_OOM_ONCE fails allocations until the pool was trimmed.
 bool failsForMemory() { return isSet("FAKE_CUDA_OOM_ONCE") && !trimmed; }
@@ -64,8 +71,12 @@ extern "C" {
 FAKE_EXPORT CUresult cuInit(unsigned int) { return CUDA_SUCCESS; }
 
 FAKE_EXPORT CUresult cuGetErrorName(CUresult error, const char **name) {
-  *name = error == CUDA_ERROR_NOT_SUPPORTED ? "CUDA_ERROR_NOT_SUPPORTED"
-                                            : "CUDA_ERROR_FAKE";
+  switch (error) {
+  case CUDA_ERROR_NOT_SUPPORTED: *name = "CUDA_ERROR_NOT_SUPPORTED"; break;
+  case CUDA_ERROR_INVALID_VALUE: *name = "CUDA_ERROR_INVALID_VALUE"; break;
+  case CUDA_ERROR_NOT_FOUND: *name = "CUDA_ERROR_NOT_FOUND"; break;
+  default: *name = "CUDA_ERROR_FAKE";
+  }
   return CUDA_SUCCESS;
 }
 
@@ -151,13 +162,24 @@ FAKE_EXPORT CUresult cuMemAlloc(CUdeviceptr *pointer, size_t bytes) {
   if (failsForMemory())
     return CUDA_ERROR_OUT_OF_MEMORY;
   *pointer = reinterpret_cast<CUdeviceptr>(std::calloc(bytes, 1));
-  return *pointer ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  if (!*pointer)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  std::lock_guard<std::mutex> lock(allocationsMutex);
+  allocations[*pointer] = bytes;
+  return CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *pointer, size_t bytes,
                                        unsigned int) {
   return cuMemAlloc(pointer, bytes);
 }
 FAKE_EXPORT CUresult cuMemFree(CUdeviceptr pointer) {
+  if (!pointer)
+    return CUDA_SUCCESS;
+  {
+    std::lock_guard<std::mutex> lock(allocationsMutex);
+    if (!allocations.erase(pointer))
+      return CUDA_ERROR_INVALID_VALUE; // not an allocation of this driver
+  }
   poolAllocations.erase(pointer);
   std::free(reinterpret_cast<void *>(pointer));
   return CUDA_SUCCESS;
@@ -202,6 +224,22 @@ FAKE_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute,
       poolAllocations.count(pointer)
           ? reinterpret_cast<CUmemoryPool>(&poolStorage)
           : nullptr;
+  return CUDA_SUCCESS;
+}
+// The allocation holding `pointer` (CUDA_ERROR_NOT_FOUND: host memory).
+FAKE_EXPORT CUresult cuMemGetAddressRange(CUdeviceptr *base, size_t *bytes,
+                                          CUdeviceptr pointer) {
+  std::lock_guard<std::mutex> lock(allocationsMutex);
+  auto next = allocations.upper_bound(pointer);
+  if (next == allocations.begin())
+    return CUDA_ERROR_NOT_FOUND;
+  auto allocation = std::prev(next);
+  if (pointer >= allocation->first + allocation->second)
+    return CUDA_ERROR_NOT_FOUND;
+  if (base)
+    *base = allocation->first;
+  if (bytes)
+    *bytes = allocation->second;
   return CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuMemcpy(CUdeviceptr to, CUdeviceptr from, size_t bytes) {

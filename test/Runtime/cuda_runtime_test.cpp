@@ -1,6 +1,8 @@
 //===- cuda_runtime_test.cpp - The mgpu functions over the CUDA driver ----===//
 //
 // With a GPU: memory, a memset on a stream, a copy back, events; prints "ok".
+// With the argument "host-operand": the emulated kernels' check of their
+// operands passes a device buffer and stops at a host one.
 // Without a driver (CI): the first call stops with dist's message (checked by
 // the test's expected output), not a crash or a failure to load.
 //
@@ -8,6 +10,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 
 extern "C" {
 void *mgpuStreamCreate();
@@ -22,9 +25,11 @@ void mgpuMemFree(void *pointer, void *stream);
 void mgpuMemcpy(void *destination, void *source, size_t bytes, void *stream);
 void mgpuMemset32(void *destination, unsigned int value, size_t count,
                   void *stream);
+void dist_cuda_check_kernel_operand(const void *pointer, int64_t bytes,
+                                    int64_t operand, const char *kernel);
 }
 
-int main() {
+int main(int argc, char **argv) {
   void *stream = mgpuStreamCreate();
   const int n = 1024;
   void *device = mgpuMemAlloc(n * sizeof(uint32_t), stream, false);
@@ -37,6 +42,14 @@ int main() {
   mgpuEventRecord(event, stream);
   mgpuEventSynchronize(event);
   mgpuEventDestroy(event);
+  if (argc > 1 && std::string(argv[1]) == "host-operand") {
+    dist_cuda_check_kernel_operand(device, n * sizeof(uint32_t), 0,
+                                   "kernels::device_operand");
+    dist_cuda_check_kernel_operand(host, n * sizeof(uint32_t), 1,
+                                   "kernels::host_operand");
+    std::printf("cuda runtime: the host operand passed\n");
+    return 1;
+  }
   int wrong = 0;
   for (int i = 0; i < n; ++i)
     wrong += host[i] != 7 || static_cast<uint32_t *>(managed)[i] != 7;

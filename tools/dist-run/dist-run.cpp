@@ -157,6 +157,15 @@ static cl::opt<std::string> device(
              "through the nccl backend on more than one rank, compared with "
              "the CPU serial run)"),
     cl::init("cpu"), cl::cat(category));
+static cl::opt<bool> emulateGpuKernels(
+    "emulate-gpu-kernels",
+    cl::desc("With --device=gpu: compile no GPU code and run each kernel on "
+             "the host, thread by thread (dist-lower-to-nvvm{emulate-kernels}"
+             "); everything else goes through the CUDA driver and cuBLAS as "
+             "on a GPU. For checking the GPU lowering on a machine without a "
+             "GPU, with the fake driver and cuBLAS of test/Runtime on "
+             "LD_LIBRARY_PATH"),
+    cl::init(false), cl::cat(category));
 static cl::opt<std::string> launcher(
     "launcher",
     cl::desc("How the ranks start: mpirun, tcp (dist-run starts them and "
@@ -340,6 +349,7 @@ static run::StepOptions makeStepOptions(int run, bool distributed,
 #ifdef DIST_CUDA_RUNTIME_LIBRARY
   if (device == "gpu" && distributed) {
     options.compile.gpu = true;
+    options.compile.emulateGpuKernels = emulateGpuKernels;
     options.compile.sharedLibraries.push_back(DIST_CUDA_RUNTIME_LIBRARY);
   }
 #endif
@@ -659,6 +669,8 @@ static void appendWorkerOptions(SmallVectorImpl<std::string> &argv,
     argv.push_back("--update-in-place=false");
   if (device != "cpu")
     argv.push_back("--device=" + device);
+  if (emulateGpuKernels)
+    argv.push_back("--emulate-gpu-kernels");
 }
 
 /// Runs `argv` with `environment`, within --timeout; `what` names it in the
@@ -1423,6 +1435,10 @@ int main(int argc, char **argv) {
   if (device != "cpu" && device != "gpu") {
     llvm::errs() << "dist-run: --device must be cpu or gpu, got '" << device
                  << "'\n";
+    return 1;
+  }
+  if (emulateGpuKernels && device != "gpu") {
+    llvm::errs() << "dist-run: --emulate-gpu-kernels needs --device=gpu\n";
     return 1;
   }
   if (launcher != "auto" && launcher != "mpirun" && launcher != "tcp") {

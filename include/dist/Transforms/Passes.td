@@ -1662,6 +1662,55 @@ def DistSplitReductions : Pass<"dist-split-reductions"> {
   ];
 }
 
+def DistGpuEmulateKernels : Pass<"dist-gpu-emulate-kernels",
+                                  "::mlir::ModuleOp"> {
+  let summary = "Runs a GPU program's kernels on the host, thread by thread "
+                "(the GPU lowering checked without a GPU)";
+  let description = [{
+    A testing aid for machines without a GPU, in `dist-lower-to-nvvm` with
+    `emulate-kernels=true` after `dist-gpu-streams`. Each kernel of a
+    `gpu.module` becomes a host function that takes the kernel's operands
+    and then its block id, thread id, block size and grid size (x, y, z
+    each); each `gpu.launch_func` becomes a loop nest over the grid's blocks
+    and each block's threads that calls it, after the host waits for the
+    launch's stream (the kernel's operands may be written by work queued
+    before it), and its token is the launch's dependency. Before the loops
+    each buffer operand is checked to lie in device memory
+    (`dist_cuda_check_kernel_operand` of the CUDA runtime library: on a GPU
+    a kernel faults on host memory). The `gpu.module`s
+    are erased, so no GPU code is compiled. Everything else stays as on a
+    GPU: device allocations, copies, fills and the stream through the CUDA
+    runtime library, cuBLAS products and collectives on the stream. With a
+    driver whose device memory the host can address (the fake driver of
+    `test/Runtime` with its fake cuBLAS), the program computes what the GPU
+    would, which is how `dist-run --device=gpu --emulate-gpu-kernels`
+    checks the GPU lowering of every example on the CPU.
+
+    Threads run one after another, so a kernel that synchronizes its
+    threads or shares memory between them cannot be emulated; refused with
+    an error: `gpu.barrier` and any other GPU op in a kernel besides the
+    ids and sizes, workgroup or private memory, functions of a `gpu.module`
+    that are not kernels, launches with cluster sizes or dynamic shared
+    memory, and launches of kernels that do not exist.
+
+    ```mlir
+    gpu.launch_func @kernels::@scale blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1) args(%buffer : memref<1024xf32>)
+    // becomes (the host function takes the ids and sizes after the operands)
+    scf.for %bx = %c0 to %c4 step %c1 {
+      scf.for %tx = %c0 to %c256 step %c1 {
+        func.call @__dist_emulated_kernels_scale(%buffer, %bx, %c0, %c0, %tx, %c0, %c0, %c256, %c1, %c1, %c4, %c1, %c1) : (memref<1024xf32>, index, index, index, index, index, index, index, index, index, index, index, index) -> ()
+      }
+    }
+    ```
+    (the loops over the y and z extents of 1 are left out above.)
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def DistGpuStridedCopies : Pass<"dist-gpu-strided-copies"> {
   let summary = "Turns buffer copies the GPU runtime cannot do in one "
                 "transfer into linalg.copy (a kernel)";

@@ -109,6 +109,13 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
                      "many iterations, tiles to blocks, iterations to "
                      "threads"),
       llvm::cl::init(256)};
+  PassOptions::Option<bool> emulateKernels{
+      *this, "emulate-kernels",
+      llvm::cl::desc("Run the kernels on the host, thread by thread "
+                     "(dist-gpu-emulate-kernels): no GPU code is compiled; "
+                     "for checking the lowering with a driver whose device "
+                     "memory the host can address"),
+      llvm::cl::init(false)};
 };
 
 /// Adds the passes that take TOSA ops to linalg, tensor and arith ops

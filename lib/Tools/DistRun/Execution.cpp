@@ -39,7 +39,9 @@ static LogicalResult lower(ModuleOp module, const CompileOptions &options,
                            std::string &error) {
   PassManager pm(module.getContext());
   if (options.gpu) {
-    buildLowerToNVVMPipeline(pm, LowerToNVVMOptions());
+    LowerToNVVMOptions lowering;
+    lowering.emulateKernels = options.emulateGpuKernels;
+    buildLowerToNVVMPipeline(pm, lowering);
   } else {
     LowerToLLVMOptions lowering;
     lowering.blas = options.blas;

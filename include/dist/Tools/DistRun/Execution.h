@@ -47,6 +47,10 @@ struct CompileOptions {
   /// between calls (the CUDA runtime library must be among
   /// `sharedLibraries`).
   bool gpu = false;
+  /// With `gpu`: the kernels run on the host, thread by thread
+  /// (dist-lower-to-nvvm{emulate-kernels}), for a driver whose device memory
+  /// the host addresses (the fake driver of test/Runtime).
+  bool emulateGpuKernels = false;
 };
 
 class CompiledProgram : public PackedProgram {
