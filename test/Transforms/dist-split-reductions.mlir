@@ -71,6 +71,66 @@ func.func @long_sum(%x: tensor<2097152xf32>, %init: tensor<f32>) -> tensor<f32> 
 
 // -----
 
+// Several adjacent reductions become one over their product first (upstream
+// splits one reduction loop): a loss summed over a 256x256 matrix (one
+// thread for 65536 values) is a sum of 65536, split as above; a bias
+// gradient over batch x sequence (4 x 1024 rows, 64 outputs) is one of
+// 4096 rows, split into 128 chunks of 32. Markings follow.
+// CHECK-LABEL: func.func @matrix_loss
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<256x256xf32> into tensor<65536xf32>
+// CHECK: tensor.expand_shape %[[FLAT]] {{.*}} output_shape [2048, 32] : tensor<65536xf32>
+// CHECK: tensor.expand_shape {{.*}} output_shape [64, 32] : tensor<2048xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} {{.*}} attrs = {dist.grad_of = 3 : i64, dist.role = #dist.role<loss>}
+// CHECK-LABEL: func.func @bias_grad_3d
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<4x1024x64xf32> into tensor<4096x64xf32>
+// CHECK: tensor.expand_shape {{.*}} output_shape [128, 32, 64] : tensor<4096x64xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]}
+#x = affine_map<(i, j) -> (i, j)>
+#scalar = affine_map<(i, j) -> ()>
+func.func @matrix_loss(%x: tensor<256x256xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [#x, #scalar], iterator_types = ["reduction", "reduction"]}
+      ins(%x : tensor<256x256xf32>) outs(%init : tensor<f32>)
+      attrs = {dist.grad_of = 3 : i64, dist.role = #dist.role<loss>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+#rows = affine_map<(b, s, h) -> (b, s, h)>
+#column = affine_map<(b, s, h) -> (h)>
+func.func @bias_grad_3d(%x: tensor<4x1024x64xf32>, %init: tensor<64xf32>) -> tensor<64xf32> {
+  %r = linalg.generic {indexing_maps = [#rows, #column], iterator_types = ["reduction", "reduction", "parallel"]}
+      ins(%x : tensor<4x1024x64xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+// Reductions that are not adjacent in the iteration space (rows and
+// columns of each 2-D slice summed, the middle dimension kept) stay whole.
+// CHECK-LABEL: func.func @not_adjacent
+// CHECK-NOT: tensor.collapse_shape
+// CHECK-NOT: tensor.expand_shape
+// CHECK: return
+#cube = affine_map<(i, j, k) -> (i, j, k)>
+#middle = affine_map<(i, j, k) -> (j)>
+func.func @not_adjacent(%x: tensor<64x4x64xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %r = linalg.generic {indexing_maps = [#cube, #middle], iterator_types = ["reduction", "parallel", "reduction"]}
+      ins(%x : tensor<64x4x64xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
 // Left whole: a row reduction with enough rows (65536 threads already), an
 // extent with no divisor in range (4099 is prime), a reduction that reads
 // its loop index (a one-hot pick by label), a sum whose adds promise no
