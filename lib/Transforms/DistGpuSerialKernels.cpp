@@ -43,6 +43,53 @@ static bool isSerialBufferCode(Operation *op) {
   return touchesBuffers && !blocked;
 }
 
+/// Whether `op` may write or free memory (or do something unknown).
+static bool mayWrite(Operation *op) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return !isMemoryEffectFree(op);
+  return effects.hasEffect<MemoryEffects::Write>() ||
+         effects.hasEffect<MemoryEffects::Free>() ||
+         effects.hasEffect<MemoryEffects::Allocate>();
+}
+
+/// The host ops before `op` in its block that compute only what `op` uses:
+/// pure ops and loads (not of host scalars: allocas) whose results are used
+/// only by `op`, by ops inside it or by other such ops, a load only when
+/// nothing between it and `op` may write memory. A rank-0 linalg op becomes
+/// such straight-line code (loads, arithmetic, a store): moved into the
+/// kernel with the store, the host neither reads device memory nor waits
+/// for the device. In block order.
+static SmallVector<Operation *> producersToSink(Operation *op) {
+  llvm::SmallPtrSet<Operation *, 16> inKernel = {op};
+  auto usedOnlyInKernel = [&](Operation *producer) {
+    for (Operation *user : producer->getUsers()) {
+      Operation *ancestor = op->getBlock()->findAncestorOpInBlock(*user);
+      if (!ancestor || !inKernel.contains(ancestor))
+        return false;
+    }
+    return producer->getNumResults() != 0;
+  };
+  SmallVector<Operation *> sunk;
+  bool writerBetween = false;
+  for (Operation *candidate = op->getPrevNode(); candidate;
+       candidate = candidate->getPrevNode()) {
+    bool pure = isMemoryEffectFree(candidate) &&
+                candidate->getNumRegions() == 0;
+    auto load = dyn_cast<memref::LoadOp>(candidate);
+    bool readable = load && !writerBetween &&
+                    !load.getMemRef().getDefiningOp<memref::AllocaOp>();
+    if ((pure || readable) && usedOnlyInKernel(candidate)) {
+      inKernel.insert(candidate);
+      sunk.push_back(candidate);
+      continue;
+    }
+    writerBetween |= mayWrite(candidate);
+  }
+  std::reverse(sunk.begin(), sunk.end());
+  return sunk;
+}
+
 namespace {
 struct DistGpuSerialKernelsPass
     : public dist::impl::DistGpuSerialKernelsBase<DistGpuSerialKernelsPass> {
@@ -61,31 +108,33 @@ struct DistGpuSerialKernelsPass
       }
       return WalkResult::advance();
     });
-    // Loads whose value the host uses (a loop bound, a branch condition):
-    // the element goes through a one-element device buffer to host memory.
-    SmallVector<memref::LoadOp> hostLoads;
-    getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (isa<gpu::GPUModuleOp, gpu::LaunchOp, scf::ParallelOp>(op) ||
-          llvm::is_contained(serial, op))
-        return WalkResult::skip();
-      if (auto load = dyn_cast<memref::LoadOp>(op);
-          load && !load.getMemRef().getDefiningOp<memref::AllocaOp>())
-        hostLoads.push_back(load);
-      return WalkResult::advance();
-    });
     OpBuilder builder(&getContext());
-    auto wrap = [&](Operation *op) {
+    auto wrap = [&](Operation *op, ArrayRef<Operation *> producers = {}) {
       builder.setInsertionPoint(op);
       Location loc = op->getLoc();
       Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
       Value one = arith::ConstantIndexOp::create(builder, loc, 1);
       auto loop = scf::ParallelOp::create(builder, loc, ValueRange{zero},
                                           ValueRange{one}, ValueRange{one});
+      for (Operation *producer : producers)
+        producer->moveBefore(loop.getBody()->getTerminator());
       op->moveBefore(loop.getBody()->getTerminator());
       return loop;
     };
     for (Operation *op : serial)
-      wrap(op);
+      wrap(op, producersToSink(op));
+    // Loads whose value the host uses (a loop bound, a branch condition;
+    // not those that move into a kernel above with what they feed):
+    // the element goes through a one-element device buffer to host memory.
+    SmallVector<memref::LoadOp> hostLoads;
+    getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<gpu::GPUModuleOp, gpu::LaunchOp, scf::ParallelOp>(op))
+        return WalkResult::skip();
+      if (auto load = dyn_cast<memref::LoadOp>(op);
+          load && !load.getMemRef().getDefiningOp<memref::AllocaOp>())
+        hostLoads.push_back(load);
+      return WalkResult::advance();
+    });
     for (memref::LoadOp load : hostLoads) {
       Location loc = load.getLoc();
       auto one = MemRefType::get({1}, load.getType());

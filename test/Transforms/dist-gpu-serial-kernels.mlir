@@ -47,3 +47,43 @@ func.func @serial(%x: memref<8xf32>, %acc: memref<f32>, %out: memref<8xf32>) {
   }
   return
 }
+
+// A rank-0 linalg op lowered to straight-line host code (loads, arithmetic,
+// a store: a global norm summed from per-parameter norms) runs in the
+// kernel whole: the loads and the adds move in with the store, so the host
+// reads no device memory. A load that a write precedes stays on the host
+// (staged); so does what the host itself uses.
+// CHECK-LABEL: func.func @rank0
+// CHECK-SAME: (%[[A:.*]]: memref<f32>, %[[B:.*]]: memref<f32>, %[[C:.*]]: memref<f32>, %[[OUT:.*]]: memref<f32>, %[[OUT2:.*]]: memref<f32>)
+// CHECK: scf.parallel
+// CHECK-NEXT: %[[X:.*]] = memref.load %[[A]][] : memref<f32>
+// CHECK-NEXT: %[[Y:.*]] = memref.load %[[B]][] : memref<f32>
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[X]], %[[Y]] : f32
+// CHECK-NEXT: %[[SQRT:.*]] = math.sqrt %[[SUM]] : f32
+// CHECK-NEXT: memref.store %[[SQRT]], %[[OUT]][] : memref<f32>
+// CHECK-NEXT: scf.reduce
+// The load of %c precedes a write of it: staged to the host, then stored
+// by a kernel.
+// CHECK: %[[STAGED:.*]] = memref.alloca() : memref<1xf32>
+// CHECK: scf.parallel
+// CHECK-NEXT: memref.load %[[C]][] : memref<f32>
+// CHECK: %[[OLD:.*]] = memref.load %[[STAGED]][%{{.*}}] : memref<1xf32>
+// CHECK: scf.parallel
+// CHECK-NEXT: arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: memref.store %{{.*}}, %[[C]][] : memref<f32>
+// CHECK: scf.parallel
+// CHECK-NEXT: %[[TWICE:.*]] = arith.addf %[[OLD]], %[[OLD]] : f32
+// CHECK-NEXT: memref.store %[[TWICE]], %[[OUT2]][] : memref<f32>
+func.func @rank0(%a: memref<f32>, %b: memref<f32>, %c: memref<f32>, %out: memref<f32>, %out2: memref<f32>) {
+  %x = memref.load %a[] : memref<f32>
+  %y = memref.load %b[] : memref<f32>
+  %sum = arith.addf %x, %y : f32
+  %norm = math.sqrt %sum : f32
+  memref.store %norm, %out[] : memref<f32>
+  %old = memref.load %c[] : memref<f32>
+  %zero = arith.constant 0.0 : f32
+  memref.store %zero, %c[] : memref<f32>
+  %twice = arith.addf %old, %old : f32
+  memref.store %twice, %out2[] : memref<f32>
+  return
+}

@@ -1541,9 +1541,11 @@ def DistGpuAllocs : Pass<"dist-gpu-allocs", "::mlir::ModuleOp"> {
     `dist-gpu-streams`, which then orders everything on a stream). The step
     keeps its memory on the device: in host code every `memref.alloc`
     becomes `gpu.alloc`, every `memref.dealloc` `gpu.dealloc`, every
-    `memref.copy` `gpu.memcpy`, and a constant (`memref.get_global`) is
-    copied to a device buffer where it is read, freed when the function
-    returns. Function arguments and results are device buffers (the caller's
+    `memref.copy` `gpu.memcpy`, and a constant (`memref.get_global`) that a
+    kernel reads, itself or through views (a partitioned constant is a
+    slice), is copied to a device buffer at the function's entry, the views
+    made again of it, freed when the function returns; host code keeps
+    reading the host copy. Function arguments and results are device buffers (the caller's
     side of the GPU ABI); the runtime's collectives take device pointers.
 
     Refused with an error: host code that loads or stores one element of a
@@ -1630,8 +1632,12 @@ def DistSplitReductions : Pass<"dist-split-reductions"> {
     original output; it takes the op's `dist.grad_of` (both take its
     role), and is split again when k >= `min-chunk`^2 (a tree). The sum's
     order changes (chunks, then their sum), as every parallel reduction's
-    does. Left whole: contractions (for the BLAS), several reductions or
-    outputs, dynamic shapes, maps that are not plain dimensions,
+    does. Several reduction loops that are adjacent (in the iteration
+    space and in every operand: a loss over a matrix, a bias gradient over
+    batch and sequence) first become one over their product (upstream's
+    `linalg::collapseOpIterationDims`). Left whole: contractions (for the
+    BLAS), reductions that are not adjacent, several outputs, dynamic
+    shapes, maps that are not plain dimensions,
     `linalg.index` (a one-hot pick by label), results that are neither
     integers nor floats, combiners upstream cannot split or whose
     `overflow`/`nnan`/`ninf` promises a chunk could break.
