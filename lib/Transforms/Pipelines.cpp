@@ -178,6 +178,8 @@ void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createDistGpuStridedCopies());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createDistGpuSerialKernels());
+  // Consecutive threads on consecutive elements (coalesced), a 1-D grid.
+  pm.addPass(createDistGpuLinearizeLoops());
   pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(
       {options.blockSize}, /*noMinMaxBounds=*/true));
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());

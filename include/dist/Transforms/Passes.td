@@ -1485,6 +1485,43 @@ def DistFuseGradients : Pass<"dist-fuse-gradients", "::mlir::ModuleOp"> {
   ];
 }
 
+def DistGpuLinearizeLoops : Pass<"dist-gpu-linearize-loops"> {
+  let summary = "Collapses each parallel loop nest bound for the GPU into one "
+                "dimension, so that consecutive threads touch consecutive "
+                "elements";
+  let description = [{
+    Runs in `dist-lower-to-nvvm` after `dist-gpu-serial-kernels`, before
+    the parallel loops are tiled by the block size and mapped to the GPU.
+    Tiling tiles the first dimension of a loop nest and the mapping gives
+    the first dimension thread x, so a row-major 8192x1024 elementwise op
+    would give each warp's 32 threads 32 different rows (32 memory
+    transactions per load where one would do), a 16x64 one blocks of 256
+    threads of which 16 work, and a second dimension beyond 65535 a grid
+    the GPU refuses. Each outermost `scf.parallel` of host code with
+    several dimensions and no reductions becomes one dimension over their
+    product, in row-major order (upstream's `collapseParallelLoops`: the
+    body recovers each index by division and remainder), so the last
+    dimension varies fastest across consecutive threads and the grid is
+    one-dimensional. Loops nested in another parallel loop and loops with
+    reductions are left. It takes no options and refuses nothing.
+
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c16, %c64) step (%c1, %c1) {
+      %x = memref.load %in[%i, %j] : memref<16x64xf32>
+      memref.store %x, %out[%i, %j] : memref<16x64xf32>
+    }
+    // becomes
+    scf.parallel (%k) = (%c0) to (%c1024) step (%c1) {
+      %i = arith.divsi %k, %c64 : index
+      %j = arith.remsi %k, %c64 : index
+      ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def DistGpuSerialKernels : Pass<"dist-gpu-serial-kernels", "::mlir::ModuleOp"> {
   let summary = "Wraps host code that touches buffers in one-iteration parallel loops";
   let description = [{
@@ -1496,8 +1533,11 @@ def DistGpuSerialKernels : Pass<"dist-gpu-serial-kernels", "::mlir::ModuleOp"> {
     that returns nothing, touches buffers (a load or store inside) and
     contains no parallel loop, call or GPU op is wrapped in
     `scf.parallel (%i) = (0) to (1)`, so that it becomes a kernel of one
-    thread. Ops with results (a load whose value the host uses) are left to
-    `dist-gpu-allocs`, which refuses them.
+    thread, with the host code before it that only feeds it (pure ops, and
+    loads that no write separates from it): a rank-0 linalg op's loads,
+    arithmetic and store run in one kernel. A load whose value the host
+    uses (a branch condition, a loop bound) goes through a one-element
+    staging buffer to host memory.
 
     ```mlir
     memref.store %cst, %acc[] : memref<f32>

@@ -1,0 +1,70 @@
+//===- DistGpuLinearizeLoops.cpp - One-dimensional GPU loop nests ---------===//
+//
+// The GPU mapping gives a loop nest's first dimension thread x; with
+// row-major buffers consecutive threads should differ in the last index
+// instead. One dimension over the nest's product, row-major, gives both that
+// and a grid that only ever grows in x.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dist/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <numeric>
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTGPULINEARIZELOOPS
+#include "dist/Transforms/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+struct DistGpuLinearizeLoopsPass
+    : public dist::impl::DistGpuLinearizeLoopsBase<DistGpuLinearizeLoopsPass> {
+  void runOnOperation() override {
+    SmallVector<scf::ParallelOp> nests;
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      // Device code stays as it is; a nested parallel loop is the inside
+      // of a nest.
+      if (isa<gpu::GPUModuleOp, gpu::LaunchOp>(op))
+        return WalkResult::skip();
+      if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+        if (loop.getNumLoops() > 1 && loop.getNumResults() == 0)
+          nests.push_back(loop);
+        return WalkResult::skip();
+      }
+      return WalkResult::advance();
+    });
+    IRRewriter rewriter(&getContext());
+    for (scf::ParallelOp loop : nests) {
+      std::vector<unsigned> all(loop.getNumLoops());
+      std::iota(all.begin(), all.end(), 0u);
+      rewriter.setInsertionPoint(loop);
+      Block *block = loop->getBlock();
+      Operation *before = loop->getPrevNode();
+      collapseParallelLoops(rewriter, loop, {all});
+      // The new extent is a product of the old ones: folded to a constant
+      // where they are (the launch's grid is then known at compile time).
+      SmallVector<Operation *> extents;
+      for (Operation *op = before ? before->getNextNode() : &block->front();
+           op && !isa<scf::ParallelOp>(op); op = op->getNextNode())
+        if (isa<arith::MulIOp>(op))
+          extents.push_back(op);
+      GreedyRewriteConfig config;
+      config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+      (void)applyOpPatternsGreedily(extents, FrozenRewritePatternSet(),
+                                    config);
+    }
+  }
+};
+
+} // namespace
