@@ -167,7 +167,7 @@ struct DistSplitReductionsPass
       FailureOr<linalg::SplitReductionResult> split = linalg::splitReduction(
           rewriter, op, [&](linalg::LinalgOp) {
             return linalg::SplitReductionOptions{chunks, /*index=*/0,
-                                                 /*innerParallel=*/false};
+                                                 /*innerParallel=*/true};
           });
       // An op upstream cannot split stays as it is.
       if (failed(split))

@@ -176,6 +176,9 @@ void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
   // thread.
   // A copy of a strided view is no single transfer: a kernel does it.
   pm.addPass(createDistGpuStridedCopies());
+  // A reduction before a parallel dimension would be a host loop of
+  // launches.
+  pm.addPass(createDistGpuReductionsInside());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createDistGpuSerialKernels());
   // Consecutive threads on consecutive elements (coalesced), a 1-D grid.

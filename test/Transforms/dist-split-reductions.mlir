@@ -2,18 +2,20 @@
 // RUN: dist-opt %s --split-input-file --dist-split-reductions='min-threads=128 min-chunk=1024' | FileCheck %s --check-prefix=FEW
 
 // A bias gradient: a column sum of 8192 rows into 64 outputs (64 threads).
-// Split into k = 256 chunks of 32 rows (the largest divisor with
-// 64 x k <= 65536 and 8192 / k >= 32): 16384 partial sums in parallel, then
-// 256 per output; the gradient marking moves to the combining op.
+// Split into k = 256 interleaved chunks of 32 rows (the largest divisor
+// with 64 x k <= 65536 and 8192 / k >= 32; partial sum p of a column adds
+// rows p, p + 256, ..., so consecutive threads read consecutive elements):
+// 16384 partial sums in parallel, then 256 per output; the gradient
+// marking moves to the combining op.
 // CHECK-LABEL: func.func @bias_grad
-// CHECK: %[[X:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [256, 32, 64] : tensor<8192x64xf32> into tensor<256x32x64xf32>
+// CHECK: %[[X:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [32, 256, 64] : tensor<8192x64xf32> into tensor<32x256x64xf32>
 // CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<256x64xf32>)
-// CHECK: %[[PARTIAL:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[X]] : tensor<256x32x64xf32>) outs(%[[ZERO]] : tensor<256x64xf32>) {
+// CHECK: %[[PARTIAL:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "parallel"]} ins(%[[X]] : tensor<32x256x64xf32>) outs(%[[ZERO]] : tensor<256x64xf32>) {
 // CHECK-NOT: dist.grad_of
 // CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[PARTIAL]] : tensor<256x64xf32>) outs(%{{.*}} : tensor<64xf32>) attrs = {dist.grad_of = 0 : i64}
 // With chunks of at least 1024 rows and at most 128 threads: k = 2.
 // FEW-LABEL: func.func @bias_grad
-// FEW: tensor.expand_shape {{.*}} output_shape [2, 4096, 64]
+// FEW: tensor.expand_shape {{.*}} output_shape [4096, 2, 64]
 #x = affine_map<(i, j) -> (i, j)>
 #col = affine_map<(i, j) -> (j)>
 func.func @bias_grad(%x: tensor<8192x64xf32>, %init: tensor<64xf32>) -> tensor<64xf32> {
@@ -31,8 +33,8 @@ func.func @bias_grad(%x: tensor<8192x64xf32>, %init: tensor<64xf32>) -> tensor<6
 // A loss: a sum of 4096 values to a scalar (one thread) becomes 128 chunks
 // of 32 (the extent bounds it), then their sum.
 // CHECK-LABEL: func.func @loss
-// CHECK: tensor.expand_shape {{.*}} output_shape [128, 32] : tensor<4096xf32> into tensor<128x32xf32>
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]}
+// CHECK: tensor.expand_shape {{.*}} output_shape [32, 128] : tensor<4096xf32> into tensor<32x128xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]}
 // CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]}
 #v = affine_map<(i) -> (i)>
 #s = affine_map<(i) -> ()>
@@ -52,9 +54,9 @@ func.func @loss(%x: tensor<4096xf32>, %init: tensor<f32>) -> tensor<f32> {
 // (65536 long, more than min-chunk^2) is split again into 2048 chunks, and
 // that one again into 64: a tree of reductions, each thread's chain short.
 // CHECK-LABEL: func.func @long_sum
-// CHECK: tensor.expand_shape {{.*}} output_shape [65536, 32] : tensor<2097152xf32>
-// CHECK: tensor.expand_shape {{.*}} output_shape [2048, 32] : tensor<65536xf32>
-// CHECK: tensor.expand_shape {{.*}} output_shape [64, 32] : tensor<2048xf32>
+// CHECK: tensor.expand_shape {{.*}} output_shape [32, 65536] : tensor<2097152xf32>
+// CHECK: tensor.expand_shape {{.*}} output_shape [32, 2048] : tensor<65536xf32>
+// CHECK: tensor.expand_shape {{.*}} output_shape [32, 64] : tensor<2048xf32>
 // CHECK-NOT: tensor.expand_shape
 // CHECK: return
 #v = affine_map<(i) -> (i)>
@@ -78,12 +80,12 @@ func.func @long_sum(%x: tensor<2097152xf32>, %init: tensor<f32>) -> tensor<f32> 
 // 4096 rows, split into 128 chunks of 32. Markings follow.
 // CHECK-LABEL: func.func @matrix_loss
 // CHECK: %[[FLAT:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<256x256xf32> into tensor<65536xf32>
-// CHECK: tensor.expand_shape %[[FLAT]] {{.*}} output_shape [2048, 32] : tensor<65536xf32>
-// CHECK: tensor.expand_shape {{.*}} output_shape [64, 32] : tensor<2048xf32>
+// CHECK: tensor.expand_shape %[[FLAT]] {{.*}} output_shape [32, 2048] : tensor<65536xf32>
+// CHECK: tensor.expand_shape {{.*}} output_shape [32, 64] : tensor<2048xf32>
 // CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} {{.*}} attrs = {dist.grad_of = 3 : i64, dist.role = #dist.role<loss>}
 // CHECK-LABEL: func.func @bias_grad_3d
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<4x1024x64xf32> into tensor<4096x64xf32>
-// CHECK: tensor.expand_shape {{.*}} output_shape [128, 32, 64] : tensor<4096x64xf32>
+// CHECK: tensor.expand_shape {{.*}} output_shape [32, 128, 64] : tensor<4096x64xf32>
 // CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]}
 #x = affine_map<(i, j) -> (i, j)>
 #scalar = affine_map<(i, j) -> ()>

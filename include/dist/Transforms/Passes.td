@@ -1485,6 +1485,37 @@ def DistFuseGradients : Pass<"dist-fuse-gradients", "::mlir::ModuleOp"> {
   ];
 }
 
+def DistGpuReductionsInside : Pass<"dist-gpu-reductions-inside"> {
+  let summary = "Puts each linalg op's reduction loops inside its parallel "
+                "loops, so that the loop nest is one kernel";
+  let description = [{
+    Runs in `dist-lower-to-nvvm` on buffers, before
+    `convert-linalg-to-parallel-loops`. That lowering makes loops in the
+    order of an op's iteration dimensions, a parallel loop for each run of
+    parallel dimensions and a sequential one for each reduction: a bias
+    gradient (a column sum, `["reduction", "parallel"]`) became a host loop
+    over the rows around a kernel over the columns, one launch per row (in
+    a GPT block, 29 host loops and 656 launches a step beyond its 203
+    kernels). Each `linalg.generic` (a named op is generalized first) with
+    a reduction dimension before a parallel one has its dimensions
+    interchanged, parallel ones first, each group in its order (upstream's
+    `interchangeGenericOp`, which also renumbers `linalg.index`): one
+    parallel loop nest, one kernel, each thread reducing its outputs in the
+    same order as before. Ops with only parallel dimensions or with their
+    reductions innermost already are left. It takes no options and refuses
+    nothing.
+
+    ```mlir
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>],
+                    iterator_types = ["reduction", "parallel"]} ...
+    // becomes
+    linalg.generic {indexing_maps = [affine_map<(j, i) -> (i, j)>, affine_map<(j, i) -> (j)>],
+                    iterator_types = ["parallel", "reduction"]} ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def DistGpuLinearizeLoops : Pass<"dist-gpu-linearize-loops"> {
   let summary = "Collapses each parallel loop nest bound for the GPU into one "
                 "dimension, so that consecutive threads touch consecutive "
@@ -1667,8 +1698,9 @@ def DistSplitReductions : Pass<"dist-split-reductions"> {
     iterations P are fewer than `min-threads` is split with upstream's
     `linalg::splitReduction`: R = k x (R / k), where k is the largest
     divisor of R with P x k <= `min-threads` and R / k >= `min-chunk`; the
-    first op computes k partial results per output in parallel (each a
-    contiguous chunk of R / k elements), a second combines them into the
+    first op computes k partial results per output in parallel (partial p
+    over elements p, p + k, p + 2k, ...: consecutive threads read
+    consecutive elements), a second combines them into the
     original output; it takes the op's `dist.grad_of` (both take its
     role), and is split again when k >= `min-chunk`^2 (a tree). The sum's
     order changes (chunks, then their sum), as every parallel reduction's
@@ -1688,8 +1720,8 @@ def DistSplitReductions : Pass<"dist-split-reductions"> {
                          iterator_types = ["reduction", "parallel"]}
         ins(%x : tensor<8192x64xf32>) outs(%init : tensor<64xf32>) { addf }
     // becomes (min-threads = 65536, min-chunk = 32: k = 256)
-    %x2 = tensor.expand_shape %x [[0, 1], [2]] : ... into tensor<256x32x64xf32>
-    %partial = linalg.generic {... iterator_types = ["parallel", "reduction",
+    %x2 = tensor.expand_shape %x [[0, 1], [2]] : ... into tensor<32x256x64xf32>
+    %partial = linalg.generic {... iterator_types = ["reduction", "parallel",
         "parallel"]} ins(%x2) outs(%zeros : tensor<256x64xf32>)
     %r = linalg.generic {... iterator_types = ["reduction", "parallel"]}
         ins(%partial) outs(%init : tensor<64xf32>)
