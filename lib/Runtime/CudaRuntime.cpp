@@ -305,6 +305,14 @@ struct Blas {
                            cudaDataType, int, const void *, void *,
                            cudaDataType, int, cublasComputeType_t,
                            cublasGemmAlgo_t) = nullptr;
+  decltype(&::cublasSgemmStridedBatched) sgemmStridedBatched = nullptr;
+  decltype(&::cublasDgemmStridedBatched) dgemmStridedBatched = nullptr;
+  // The exported cublasGemmStridedBatchedEx (C++ also sees an overload).
+  cublasStatus_t (*gemmStridedBatchedEx)(
+      cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+      const void *, const void *, cudaDataType, int, long long, const void *,
+      cudaDataType, int, long long, const void *, void *, cudaDataType, int,
+      long long, int, cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
   cublasHandle_t handle = nullptr;
 };
 
@@ -328,6 +336,9 @@ Blas &blas() {
     DIST_RESOLVE_BLAS(sgemm, cublasSgemm)
     DIST_RESOLVE_BLAS(dgemm, cublasDgemm)
     DIST_RESOLVE_BLAS(gemmEx, cublasGemmEx)
+    DIST_RESOLVE_BLAS(sgemmStridedBatched, cublasSgemmStridedBatched)
+    DIST_RESOLVE_BLAS(dgemmStridedBatched, cublasDgemmStridedBatched)
+    DIST_RESOLVE_BLAS(gemmStridedBatchedEx, cublasGemmStridedBatchedEx)
 #undef DIST_RESOLVE_BLAS
     if (instance.create(&instance.handle) != CUBLAS_STATUS_SUCCESS)
       fail("cublasCreate failed", nullptr);
@@ -397,6 +408,22 @@ void gemm(const char *name, Gemm function, int order, int transA, int transB,
   });
 }
 
+/// `batchCount` products at once: operand X of product i starts `strideX`
+/// elements after that of product i - 1 (0: the same matrix for all), as
+/// cuBLAS's column-major C_i^T = op(B_i)^T op(A_i)^T.
+template <typename T, typename Gemm>
+void gemmStridedBatched(const char *name, Gemm function, int order,
+                        int transA, int transB, int m, int n, int k, T alpha,
+                        const T *a, int lda, int64_t strideA, const T *b,
+                        int ldb, int64_t strideB, T beta, T *c, int ldc,
+                        int64_t strideC, int batchCount, void *stream) {
+  runBlas(name, order, stream, [&] {
+    return function(blas().handle, toCublas(transB), toCublas(transA), n, m,
+                    k, &alpha, b, ldb, strideB, a, lda, strideA, &beta, c,
+                    ldc, strideC, batchCount);
+  });
+}
+
 /// cuBLAS's type for a dist_dtype_t of a mixed product (f32, f16, bf16).
 cudaDataType_t toCudaType(int dtype) {
   switch (dtype) {
@@ -451,5 +478,51 @@ DIST_EXPORT void dist_cublas_gemm_ex(int order, int transA, int transB, int m,
     return blas().gemmEx(blas().handle, toCublas(transB), toCublas(transA), n,
                          m, k, &alpha, b, input, ldb, a, input, lda, &beta, c,
                          output, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  });
+}
+
+DIST_EXPORT void dist_cublas_sgemm_strided_batched(
+    int order, int transA, int transB, int m, int n, int k, float alpha,
+    const float *a, int lda, int64_t strideA, const float *b, int ldb,
+    int64_t strideB, float beta, float *c, int ldc, int64_t strideC,
+    int batchCount, void *stream) {
+  gemmStridedBatched("cublasSgemmStridedBatched", blas().sgemmStridedBatched,
+                     order, transA, transB, m, n, k, alpha, a, lda, strideA,
+                     b, ldb, strideB, beta, c, ldc, strideC, batchCount,
+                     stream);
+}
+
+DIST_EXPORT void dist_cublas_dgemm_strided_batched(
+    int order, int transA, int transB, int m, int n, int k, double alpha,
+    const double *a, int lda, int64_t strideA, const double *b, int ldb,
+    int64_t strideB, double beta, double *c, int ldc, int64_t strideC,
+    int batchCount, void *stream) {
+  gemmStridedBatched("cublasDgemmStridedBatched", blas().dgemmStridedBatched,
+                     order, transA, transB, m, n, k, alpha, a, lda, strideA,
+                     b, ldb, strideB, beta, c, ldc, strideC, batchCount,
+                     stream);
+}
+
+/// dist_cublas_gemm_ex over `batchCount` strided products
+/// (cublasGemmStridedBatchedEx, f32 accumulation).
+DIST_EXPORT void dist_cublas_gemm_ex_strided_batched(
+    int order, int transA, int transB, int m, int n, int k, float alpha,
+    const void *a, int lda, int64_t strideA, const void *b, int ldb,
+    int64_t strideB, float beta, void *c, int ldc, int64_t strideC,
+    int batchCount, int inputType, int outputType, void *stream) {
+  cudaDataType_t input = toCudaType(inputType), output = toCudaType(outputType);
+  if (input == CUDA_R_32F)
+    fail("dist_cublas_gemm_ex_strided_batched: f32 inputs go to "
+         "dist_cublas_sgemm_strided_batched",
+         nullptr);
+  if (output != CUDA_R_32F && output != input)
+    fail("dist_cublas_gemm_ex_strided_batched: the output must be f32 or of "
+         "the inputs' type",
+         nullptr);
+  runBlas("cublasGemmStridedBatchedEx", order, stream, [&] {
+    return blas().gemmStridedBatchedEx(
+        blas().handle, toCublas(transB), toCublas(transA), n, m, k, &alpha, b,
+        input, ldb, strideB, a, input, lda, strideA, &beta, c, output, ldc,
+        strideC, batchCount, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   });
 }

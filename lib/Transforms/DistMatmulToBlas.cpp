@@ -75,6 +75,12 @@ struct GemmTypes {
   bool isMixed() const { return input != output || input.getIntOrFloatBitWidth() == 16; }
 };
 
+/// The batch of a strided batched product: each operand's distance
+/// between consecutive products (i64 elements) and their number (i32).
+struct StridedBatch {
+  Value strideA, strideB, strideC, count;
+};
+
 /// The module the patterns declare cblas_?gemm in, and the one call they
 /// all make: C = alpha A B + beta C, row-major, with alpha = 1 and beta = 1
 /// (accumulate) or 0 (C's zero fill is erased).
@@ -110,10 +116,14 @@ struct GemmCallee {
   /// A mixed product (16-bit inputs) calls dist_cublas_gemm_ex, whose
   /// scalars are f32 and whose last two arguments are the input and output
   /// types as dist_dtype_t.
+  /// With `batch` (cuBLAS only) the call is the strided batched form
+  /// (dist_cublas_?gemm[_ex]_strided_batched): each matrix's i64 stride
+  /// follows its leading dimension, the i32 count follows C's.
   LogicalResult call(OpBuilder &builder, Location loc, GemmTypes types,
                      Value transA, Value transB, Value m, Value n, Value k,
                      Value a, Value lda, Value b, Value ldb, Value c,
-                     Value ldc, bool accumulate) {
+                     Value ldc, bool accumulate,
+                     std::optional<StridedBatch> batch = std::nullopt) {
     Type scalarType = types.isMixed() ? builder.getF32Type() : types.output;
     Value one = arith::ConstantOp::create(
         builder, loc, builder.getFloatAttr(scalarType, 1));
@@ -122,10 +132,19 @@ struct GemmCallee {
                                   builder, loc,
                                   builder.getFloatAttr(scalarType, 0));
     Value rowMajor = arith::ConstantIntOp::create(builder, loc, kCblasRowMajor, 32);
-    SmallVector<Value> args = {rowMajor, transA, transB, m, n, k, one,
-                               a,        lda,    b,      ldb, beta, c, ldc};
+    SmallVector<Value> args = {rowMajor, transA, transB, m, n, k, one, a, lda};
+    if (batch)
+      args.push_back(batch->strideA);
+    args.append({b, ldb});
+    if (batch)
+      args.push_back(batch->strideB);
+    args.append({beta, c, ldc});
+    if (batch)
+      args.append({batch->strideC, batch->count});
+    StringRef suffix = batch ? "_strided_batched" : "";
     std::string callee =
-        (library + (types.output.isF64() ? "_dgemm" : "_sgemm")).str();
+        (library + (types.output.isF64() ? "_dgemm" : "_sgemm") + suffix)
+            .str();
     if (types.isMixed()) {
       auto code = [](Type type) {
         return type.isF32() ? kDistF32 : type.isBF16() ? kDistBF16 : kDistF16;
@@ -134,7 +153,7 @@ struct GemmCallee {
           arith::ConstantIntOp::create(builder, loc, code(types.input), 32));
       args.push_back(
           arith::ConstantIntOp::create(builder, loc, code(types.output), 32));
-      callee = (library + "_gemm_ex").str();
+      callee = (library + "_gemm_ex" + suffix).str();
     }
     // dist's cuBLAS calls take a stream last (null: the host waits).
     StreamOrdering ordering = StreamOrdering::HostSync;
@@ -322,9 +341,21 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
     auto constI32 = [&](int64_t value) -> Value {
       return arith::ConstantIntOp::create(rewriter, loc, value, 32);
     };
-    // One call per batch element, in nested loops over the batch dims.
+    // cuBLAS computes the products along one batch dim in one call (the
+    // longest: fewest calls); the other batch dims stay loops of calls.
+    std::optional<unsigned> batched;
+    if (gemm.library == "dist_cublas")
+      for (auto [position, dim] : llvm::enumerate(dims->batch))
+        if (ranges[dim] <= INT32_MAX && c.batchStrides[position] != 0 &&
+            (!batched || ranges[dim] >= ranges[dims->batch[*batched]]))
+          batched = position;
+    // One call per batch element (of the others), in nested loops.
     SmallVector<Value> ivs;
-    for (unsigned batch : dims->batch) {
+    SmallVector<int64_t> loopPositions;
+    for (auto [position, batch] : llvm::enumerate(dims->batch)) {
+      if (batched && position == *batched)
+        continue;
+      loopPositions.push_back(position);
       Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
       Value ub = arith::ConstantIndexOp::create(rewriter, loc, ranges[batch]);
       Value step = arith::ConstantIndexOp::create(rewriter, loc, 1);
@@ -337,8 +368,8 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
       int64_t bytes =
           cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8;
       Value elements = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      for (auto [iv, stride] : llvm::zip(ivs, x.batchStrides))
-        if (stride != 0)
+      for (auto [iv, position] : llvm::zip(ivs, loopPositions))
+        if (int64_t stride = x.batchStrides[position]; stride != 0)
           elements = arith::AddIOp::create(
               rewriter, loc, elements,
               arith::MulIOp::create(
@@ -349,13 +380,23 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
     auto trans = [&](bool transposed) {
       return constI32(transposed ? kCblasTrans : kCblasNoTrans);
     };
+    std::optional<StridedBatch> batch;
+    if (batched) {
+      auto constI64 = [&](int64_t value) -> Value {
+        return arith::ConstantIntOp::create(rewriter, loc, value, 64);
+      };
+      batch = StridedBatch{constI64(a.batchStrides[*batched]),
+                           constI64(b.batchStrides[*batched]),
+                           constI64(c.batchStrides[*batched]),
+                           constI32(ranges[dims->batch[*batched]])};
+    }
     if (failed(gemm.call(rewriter, loc, *types, trans(layoutA->first),
                          trans(layoutB->first), constI32(rowsC),
                          constI32(colsC), constI32(ranges[k]),
                          address(aValue, a), constI32(layoutA->second),
                          address(bValue, b), constI32(layoutB->second),
                          address(operands[2], c), constI32(layoutC->second),
-                         /*accumulate=*/!zeroFill)))
+                         /*accumulate=*/!zeroFill, batch)))
       return failure();
     if (zeroFill)
       rewriter.eraseOp(zeroFill);

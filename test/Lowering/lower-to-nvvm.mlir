@@ -74,9 +74,10 @@
 // MATMUL-NOT: llvm.call @dist_cublas_sgemm
 
 // The 28 products of the bf16 step (forward, both backward products of each
-// matmul, attention's) are dist_cublas_gemm_ex calls with bf16 inputs (3);
-// none is left to a kernel.
-// BF16-COUNT-28: llvm.call @dist_cublas_gemm_ex({{.*}}) : (i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32, i32, i32, !llvm.ptr) -> ()
+// matmul, attention's) are dist_cublas_gemm_ex calls with bf16 inputs (3),
+// attention's batched over the heads (_strided_batched: strides and a
+// count after the leading dimensions); none is left to a kernel.
+// BF16-COUNT-28: llvm.call @dist_cublas_gemm_ex{{(_strided_batched)?}}({{.*}}) : (i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, {{(i64, )?}}!llvm.ptr, i32, {{(i64, )?}}f32, !llvm.ptr, i32, {{(i64, i32, )?}}i32, i32, !llvm.ptr) -> ()
 // BF16-NOT: llvm.call @dist_cublas_gemm_ex
 // BF16-NOT: llvm.call @dist_cublas_sgemm
 // BF16: gpu.binary @dist_kernels

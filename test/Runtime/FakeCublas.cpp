@@ -2,7 +2,8 @@
 //
 // A libcublas.so.13 beside the fake driver (FakeCudaDriver.cpp): the
 // products dist's CUDA runtime calls (cublasSgemm, cublasDgemm,
-// cublasGemmEx with f16/bf16 inputs accumulating in f32), column-major as
+// cublasGemmEx with f16/bf16 inputs accumulating in f32, and their strided
+// batched forms), column-major as
 // cuBLAS defines them, computed on the host when they are issued. Every
 // matrix must lie in memory of the fake driver (device memory) and every
 // leading dimension must be one cuBLAS accepts, so that a product the real
@@ -150,6 +151,53 @@ cublasStatus_t typedGemm(const char *call, cublasHandle_t handle,
                  *beta, c, ldc, sizeof(T), sizeof(T), load, load, load, store);
 }
 
+/// Runs `product(i)` for each of `batchCount` products, stopping at the
+/// first that fails.
+template <typename Product>
+cublasStatus_t batched(const char *call, int batchCount, Product product) {
+  if (batchCount < 0)
+    return reject(call, "a negative batch count");
+  for (int64_t i = 0; i < batchCount; ++i)
+    if (cublasStatus_t status = product(i); status != CUBLAS_STATUS_SUCCESS)
+      return status;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+/// cublasGemmEx's products: f16/bf16 inputs, an f32 or same-type output.
+cublasStatus_t mixedGemm(const char *call, cublasHandle_t handle,
+                         cublasOperation_t transA, cublasOperation_t transB,
+                         int m, int n, int k, const void *alpha, const void *a,
+                         cudaDataType typeA, int lda, const void *b,
+                         cudaDataType typeB, int ldb, const void *beta,
+                         void *c, cudaDataType typeC, int ldc,
+                         cublasComputeType_t compute, cublasGemmAlgo_t) {
+  auto isHalf = [](cudaDataType type) {
+    return type == CUDA_R_16F || type == CUDA_R_16BF;
+  };
+  if (compute != CUBLAS_COMPUTE_32F)
+    return reject(call, "a compute type other than CUBLAS_COMPUTE_32F");
+  if (typeA != typeB || !isHalf(typeA) ||
+      (typeC != CUDA_R_32F && typeC != typeA))
+    return reject(call, "types other than f16/bf16 inputs with an f32 or "
+                        "same-type output");
+  auto loadA = [typeA](const void *data, int64_t index) {
+    return toFloat(data, typeA, index);
+  };
+  auto loadC = [typeC](const void *data, int64_t index) {
+    return toFloat(data, typeC, index);
+  };
+  auto storeC = [typeC](void *data, int64_t index, float value) {
+    fromFloat(data, typeC, index, value);
+  };
+  // Lambdas of one signature: loads as function objects of one type.
+  using Load = std::function<float(const void *, int64_t)>;
+  return gemm<float, Load>(
+      call, handle, transA, transB, m, n, k, *static_cast<const float *>(alpha),
+      a, lda, b, ldb, *static_cast<const float *>(beta), c, ldc,
+      elementBytes(typeA), elementBytes(typeC), Load(loadA), Load(loadA),
+      Load(loadC), storeC);
+}
+
 } // namespace
 
 #define FAKE_EXPORT __attribute__((visibility("default")))
@@ -192,39 +240,63 @@ FAKE_EXPORT cublasStatus_t cublasDgemm(cublasHandle_t handle,
                    lda, b, ldb, beta, c, ldc);
 }
 
+
 FAKE_EXPORT cublasStatus_t
 cublasGemmEx(cublasHandle_t handle, cublasOperation_t transA,
              cublasOperation_t transB, int m, int n, int k, const void *alpha,
              const void *a, cudaDataType typeA, int lda, const void *b,
              cudaDataType typeB, int ldb, const void *beta, void *c,
              cudaDataType typeC, int ldc, cublasComputeType_t compute,
-             cublasGemmAlgo_t) {
-  const char *call = "cublasGemmEx";
-  auto isHalf = [](cudaDataType type) {
-    return type == CUDA_R_16F || type == CUDA_R_16BF;
+             cublasGemmAlgo_t algo) {
+  return mixedGemm("cublasGemmEx", handle, transA, transB, m, n, k, alpha, a,
+                   typeA, lda, b, typeB, ldb, beta, c, typeC, ldc, compute,
+                   algo);
+}
+
+// Strided batches: product i's operands start i strides (elements) after
+// the first's.
+FAKE_EXPORT cublasStatus_t cublasSgemmStridedBatched(
+    cublasHandle_t handle, cublasOperation_t transA, cublasOperation_t transB,
+    int m, int n, int k, const float *alpha, const float *a, int lda,
+    long long strideA, const float *b, int ldb, long long strideB,
+    const float *beta, float *c, int ldc, long long strideC, int batchCount) {
+  return batched("cublasSgemmStridedBatched", batchCount, [&](int64_t i) {
+    return typedGemm("cublasSgemmStridedBatched", handle, transA, transB, m, n,
+                     k, alpha, a + i * strideA, lda, b + i * strideB, ldb,
+                     beta, c + i * strideC, ldc);
+  });
+}
+
+FAKE_EXPORT cublasStatus_t cublasDgemmStridedBatched(
+    cublasHandle_t handle, cublasOperation_t transA, cublasOperation_t transB,
+    int m, int n, int k, const double *alpha, const double *a, int lda,
+    long long strideA, const double *b, int ldb, long long strideB,
+    const double *beta, double *c, int ldc, long long strideC,
+    int batchCount) {
+  return batched("cublasDgemmStridedBatched", batchCount, [&](int64_t i) {
+    return typedGemm("cublasDgemmStridedBatched", handle, transA, transB, m, n,
+                     k, alpha, a + i * strideA, lda, b + i * strideB, ldb,
+                     beta, c + i * strideC, ldc);
+  });
+}
+
+FAKE_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
+    cublasHandle_t handle, cublasOperation_t transA, cublasOperation_t transB,
+    int m, int n, int k, const void *alpha, const void *a, cudaDataType typeA,
+    int lda, long long strideA, const void *b, cudaDataType typeB, int ldb,
+    long long strideB, const void *beta, void *c, cudaDataType typeC, int ldc,
+    long long strideC, int batchCount, cublasComputeType_t compute,
+    cublasGemmAlgo_t algo) {
+  auto at = [](const void *base, cudaDataType type, int64_t elements) {
+    return static_cast<const char *>(base) + elements * elementBytes(type);
   };
-  if (compute != CUBLAS_COMPUTE_32F)
-    return reject(call, "a compute type other than CUBLAS_COMPUTE_32F");
-  if (typeA != typeB || !isHalf(typeA) ||
-      (typeC != CUDA_R_32F && typeC != typeA))
-    return reject(call, "types other than f16/bf16 inputs with an f32 or "
-                        "same-type output");
-  auto loadA = [typeA](const void *data, int64_t index) {
-    return toFloat(data, typeA, index);
-  };
-  auto loadC = [typeC](const void *data, int64_t index) {
-    return toFloat(data, typeC, index);
-  };
-  auto storeC = [typeC](void *data, int64_t index, float value) {
-    fromFloat(data, typeC, index, value);
-  };
-  // Lambdas of one signature: loads as function objects of one type.
-  using Load = std::function<float(const void *, int64_t)>;
-  return gemm<float, Load>(
-      call, handle, transA, transB, m, n, k, *static_cast<const float *>(alpha),
-      a, lda, b, ldb, *static_cast<const float *>(beta), c, ldc,
-      elementBytes(typeA), elementBytes(typeC), Load(loadA), Load(loadA),
-      Load(loadC), storeC);
+  return batched("cublasGemmStridedBatchedEx", batchCount, [&](int64_t i) {
+    return mixedGemm("cublasGemmStridedBatchedEx", handle, transA, transB, m,
+                     n, k, alpha, at(a, typeA, i * strideA), typeA, lda,
+                     at(b, typeB, i * strideB), typeB, ldb, beta,
+                     const_cast<char *>(at(c, typeC, i * strideC)), typeC,
+                     ldc, compute, algo);
+  });
 }
 
 } // extern "C"

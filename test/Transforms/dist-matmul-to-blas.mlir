@@ -149,7 +149,7 @@ func.func @fills_that_stay(%a: memref<8x4xf32>, %b: memref<4x8xf32>, %c: memref<
 // output call dist_cublas_gemm_ex, whose scalars are f32 and whose last two
 // arguments are the input and output types as dist_dtype_t (bf16 3, f16 2,
 // f32 0); it accumulates in f32. Attention's bf16 product goes there too,
-// one call per batch element, and the CBLAS (first RUN) leaves them all.
+// and the CBLAS (first RUN) leaves them all.
 // CUBLAS-LABEL: func.func @mixed
 // CUBLAS: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CUBLAS: %[[BF16:.*]] = arith.constant 3 : i32
@@ -158,9 +158,11 @@ func.func @fills_that_stay(%a: memref<8x4xf32>, %b: memref<4x8xf32>, %c: memref<
 // CUBLAS: %[[F16:.*]] = arith.constant 2 : i32
 // CUBLAS: %[[F16B:.*]] = arith.constant 2 : i32
 // CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %[[F16]], %[[F16B]], %{{.*}})
-// CUBLAS: scf.for
-// CUBLAS: scf.for
-// CUBLAS: call @dist_cublas_gemm_ex(%c101_i32{{[_0-9]*}}, %c111_i32{{[_0-9]*}}, %c112_i32{{[_0-9]*}}, %c16_i32{{[_0-9]*}}, %c16_i32{{[_0-9]*}}, %c8_i32{{[_0-9]*}}, {{.*}}, %c3_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %{{.*}})
+// With cuBLAS the heads (the longest batch dim, 4) are one strided batched
+// call (A's and B's heads 8 elements apart, C's 256), the batch (2) a loop.
+// CUBLAS: scf.for %{{.*}} = %{{.*}} to %c2{{[_0-9]*}}
+// CUBLAS-NOT: scf.for
+// CUBLAS: call @dist_cublas_gemm_ex_strided_batched(%c101_i32{{[_0-9]*}}, %c111_i32{{[_0-9]*}}, %c112_i32{{[_0-9]*}}, %c16_i32{{[_0-9]*}}, %c16_i32{{[_0-9]*}}, %c8_i32{{[_0-9]*}}, %{{[^,]*}}, %{{[^,]*}}, %c32_i32{{[_0-9]*}}, %c8_i64{{[_0-9]*}}, %{{[^,]*}}, %c32_i32{{[_0-9]*}}, %c8_i64{{[_0-9]*}}, %{{[^,]*}}, %{{[^,]*}}, %c16_i32{{[_0-9]*}}, %c256_i64{{[_0-9]*}}, %c4_i32{{[_0-9]*}}, %c3_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %{{.*}}) : (i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, i64, !llvm.ptr, i32, i64, f32, !llvm.ptr, i32, i64, i32, i32, i32, !llvm.ptr) -> ()
 // CUBLAS-NOT: linalg.matmul
 // CUBLAS-NOT: linalg.generic
 // CUBLAS: return
