@@ -163,6 +163,24 @@ cublasStatus_t batched(const char *call, int batchCount, Product product) {
   return CUBLAS_STATUS_SUCCESS;
 }
 
+/// cublas?gemmStridedBatched: product i's operands start i strides
+/// (elements) after the first's.
+template <typename T>
+cublasStatus_t typedStridedBatched(const char *call, cublasHandle_t handle,
+                                   cublasOperation_t transA,
+                                   cublasOperation_t transB, int m, int n,
+                                   int k, const T *alpha, const T *a, int lda,
+                                   long long strideA, const T *b, int ldb,
+                                   long long strideB, const T *beta, T *c,
+                                   int ldc, long long strideC,
+                                   int batchCount) {
+  return batched(call, batchCount, [&](int64_t i) {
+    return typedGemm(call, handle, transA, transB, m, n, k, alpha,
+                     a + i * strideA, lda, b + i * strideB, ldb, beta,
+                     c + i * strideC, ldc);
+  });
+}
+
 /// cublasGemmEx's products: f16/bf16 inputs, an f32 or same-type output.
 cublasStatus_t mixedGemm(const char *call, cublasHandle_t handle,
                          cublasOperation_t transA, cublasOperation_t transB,
@@ -253,18 +271,14 @@ cublasGemmEx(cublasHandle_t handle, cublasOperation_t transA,
                    algo);
 }
 
-// Strided batches: product i's operands start i strides (elements) after
-// the first's.
 FAKE_EXPORT cublasStatus_t cublasSgemmStridedBatched(
     cublasHandle_t handle, cublasOperation_t transA, cublasOperation_t transB,
     int m, int n, int k, const float *alpha, const float *a, int lda,
     long long strideA, const float *b, int ldb, long long strideB,
     const float *beta, float *c, int ldc, long long strideC, int batchCount) {
-  return batched("cublasSgemmStridedBatched", batchCount, [&](int64_t i) {
-    return typedGemm("cublasSgemmStridedBatched", handle, transA, transB, m, n,
-                     k, alpha, a + i * strideA, lda, b + i * strideB, ldb,
-                     beta, c + i * strideC, ldc);
-  });
+  return typedStridedBatched("cublasSgemmStridedBatched", handle, transA,
+                             transB, m, n, k, alpha, a, lda, strideA, b, ldb,
+                             strideB, beta, c, ldc, strideC, batchCount);
 }
 
 FAKE_EXPORT cublasStatus_t cublasDgemmStridedBatched(
@@ -273,11 +287,9 @@ FAKE_EXPORT cublasStatus_t cublasDgemmStridedBatched(
     long long strideA, const double *b, int ldb, long long strideB,
     const double *beta, double *c, int ldc, long long strideC,
     int batchCount) {
-  return batched("cublasDgemmStridedBatched", batchCount, [&](int64_t i) {
-    return typedGemm("cublasDgemmStridedBatched", handle, transA, transB, m, n,
-                     k, alpha, a + i * strideA, lda, b + i * strideB, ldb,
-                     beta, c + i * strideC, ldc);
-  });
+  return typedStridedBatched("cublasDgemmStridedBatched", handle, transA,
+                             transB, m, n, k, alpha, a, lda, strideA, b, ldb,
+                             strideB, beta, c, ldc, strideC, batchCount);
 }
 
 FAKE_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
