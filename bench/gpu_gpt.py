@@ -17,7 +17,11 @@ The PyTorch model is the functional GPT of the training tests
 (test/Training/check_against_torch.py) with torch.optim.Adam; bf16 runs it
 under torch.autocast with f32 parameters (PyTorch's mixed precision).
 `run --torch-device cpu` (tiny sizes, e.g. --hidden 32 --seq 16) checks the
-PyTorch half without a GPU.
+PyTorch half without a GPU; with `--emulate` on both halves (`prepare
+--emulate`: the kernels run on the host, dist-gpu-emulate-kernels; `run
+--emulate`: dist-step on the fake driver and cuBLAS of test/Runtime) the
+dist half runs here too, so the whole harness is checked (its times mean
+nothing).
 """
 
 import argparse
@@ -60,7 +64,9 @@ def prepare(args):
                    CUDA_HOME="/usr/local/cuda")
         subprocess.run([os.path.join(args.bin, "dist-run"), step, "--device=gpu",
                         "--steps", str(args.steps + 1), "--no-compare",
-                        "--export-ranks", out], check=True, env=env)
+                        "--export-ranks", out] +
+                       (["--emulate-gpu-kernels"] if args.emulate else []),
+                       check=True, env=env)
         subprocess.run(["bash", os.path.join(ROOT, "scripts", "device_bundle.sh"), out,
                         os.path.join(args.bin, "..")], check=True)
         # The weights would not fit the 64 MiB a device run carries: dist-step
@@ -94,8 +100,11 @@ def time_dist(args, dtype):
     out = os.path.abspath(os.path.join(args.out, dtype))
 
     def run(profile):
+        # Emulated: the fake driver and cuBLAS of the build stand in.
+        fake = [os.path.abspath(os.path.join(args.bin, "..", "test", "Runtime", "fake-cuda"))]
         env = dict(os.environ, DIST_BACKEND="self",
-                   LD_LIBRARY_PATH=":".join([os.path.join(out, "lib")] + torch_library_path()))
+                   LD_LIBRARY_PATH=":".join([os.path.join(out, "lib")] +
+                                            (fake if args.emulate else torch_library_path())))
         env.pop("DIST_CUDA_PROFILE", None)
         if profile:
             env["DIST_CUDA_PROFILE"] = "1"
@@ -168,11 +177,13 @@ def run(args):
                  "the PyTorch half")
     print("GPT block: hidden %d, %d heads, sequence %d, batch %d, vocabulary %d, Adam; %s" %
           (args.hidden, args.heads, args.seq, args.batch, args.vocab,
-           torch.cuda.get_device_name() if device == "cuda" else device))
+           (torch.cuda.get_device_name() if device == "cuda" else device) +
+           ("; dist emulated on the CPU (fake driver and cuBLAS): times mean nothing"
+            if args.emulate else "")))
     for dtype in TYPES:
         eager = time_torch(args, dtype, False, device)
         compiled = time_torch(args, dtype, True, device)
-        if device == "cuda":
+        if device == "cuda" or args.emulate:
             dist_ms, blas_ms = time_dist(args, dtype)
             print("  %-4s dist %.2f ms (cuBLAS %.0f%%), PyTorch eager %.2f ms, torch.compile "
                   "%.2f ms: dist/eager %.2f, dist/compile %.2f" %
@@ -190,6 +201,10 @@ def main():
     parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "gpu-bench"))
     parser.add_argument("--torch-device", default=None, help="run: cpu to check without a GPU")
+    parser.add_argument("--emulate", action="store_true",
+                        help="prepare: kernels emulated on the host; run: dist-step on the "
+                             "fake driver and cuBLAS (with --torch-device cpu: the whole "
+                             "harness without a GPU)")
     add_model_arguments(parser)
     args = parser.parse_args()
     return prepare(args) if args.phase == "prepare" else run(args)
