@@ -240,6 +240,12 @@ DIST_EXPORT void mgpuMemFree(void *pointer, void *stream) {
   check(cuda.cuMemFree(asDevicePointer(pointer)), "cuMemFree");
 }
 
+/// dist-gpu-emulate-kernels, where a kernel would be launched: counted
+/// with the launches (DIST_CUDA_PROFILE=1).
+DIST_EXPORT void dist_cuda_emulated_launch(const char *) {
+  ++Profile::profile().kernelLaunches;
+}
+
 /// dist-gpu-emulate-kernels, before a kernel runs on the host: operand
 /// `operand` of `kernel` (`bytes` from `pointer`, its elements' extent) must
 /// lie in one device allocation, or the kernel would fault on a GPU.

@@ -41,6 +41,7 @@ enum IdArgument : unsigned {
 };
 
 constexpr StringLiteral kCheckOperand = "dist_cuda_check_kernel_operand";
+constexpr StringLiteral kCountLaunch = "dist_cuda_emulated_launch";
 
 unsigned dimensionIndex(gpu::Dimension dimension) {
   return static_cast<unsigned>(dimension);
@@ -108,6 +109,7 @@ struct DistGpuEmulateKernelsPass
         continue;
       }
       op.moveBefore(module.getBody(), module.getBody()->end());
+      symbols.insert(&op);
     }
     return success();
   }
@@ -189,14 +191,15 @@ struct DistGpuEmulateKernelsPass
 
   /// Calls the runtime's check that each buffer operand of `launch` lies
   /// in device memory (on a GPU the kernel would fault on host memory).
+  /// `kernelName` is the address of the kernel's name (for messages).
   LogicalResult checkOperandsOnDevice(gpu::LaunchFuncOp launch,
                                       ModuleOp module, SymbolTable &symbols,
-                                      OpBuilder &builder) {
+                                      OpBuilder &builder, Value kernelName) {
     MLIRContext *context = module.getContext();
     Location loc = launch.getLoc();
     auto pointer = LLVM::LLVMPointerType::get(context);
     Type i64 = builder.getI64Type();
-    Value kernelName;
+    bool declared = false;
     for (auto [index, operand] : llvm::enumerate(launch.getKernelOperands())) {
       auto type = dyn_cast<MemRefType>(operand.getType());
       if (!type)
@@ -209,12 +212,12 @@ struct DistGpuEmulateKernelsPass
                                  : 0;
       if (!elementBytes)
         continue;
-      if (!kernelName) {
+      if (!declared) {
         if (failed(declareExternalFunction(
                 builder, module, symbols, kCheckOperand,
                 {pointer, i64, i64, pointer}, {}, StreamOrdering::NoSync)))
           return failure();
-        kernelName = nameOf(launch, module, builder);
+        declared = true;
       }
       // The elements span [offset, offset + sum (size - 1) stride] of the
       // aligned pointer; an empty buffer spans nothing.
@@ -307,6 +310,7 @@ struct DistGpuEmulateKernelsPass
 
     Location loc = launch.getLoc();
     builder.setInsertionPoint(launch);
+    auto pointer = LLVM::LLVMPointerType::get(builder.getContext());
     if (Value token = launch.getAsyncToken()) {
       ValueRange dependencies = launch.getAsyncDependencies();
       Value ready = dependencies.size() == 1
@@ -315,7 +319,6 @@ struct DistGpuEmulateKernelsPass
                                               dependencies)
                               .getAsyncToken();
       // The work queued before the kernel is done when it runs.
-      auto pointer = LLVM::LLVMPointerType::get(builder.getContext());
       Value stream = UnrealizedConversionCastOp::create(
                          builder, loc, TypeRange{pointer}, ValueRange{ready})
                          .getResult(0);
@@ -333,7 +336,14 @@ struct DistGpuEmulateKernelsPass
                 "dist-gpu-streams made)";
     }
 
-    if (failed(checkOperandsOnDevice(launch, module, symbols, builder)))
+    // Counted as a launch (DIST_CUDA_PROFILE=1), then its operands checked.
+    if (failed(declareExternalFunction(builder, module, symbols, kCountLaunch,
+                                       {pointer}, {}, StreamOrdering::NoSync)))
+      return failure();
+    Value name = nameOf(launch, module, builder);
+    func::CallOp::create(builder, loc, kCountLaunch, TypeRange{},
+                         ValueRange{name});
+    if (failed(checkOperandsOnDevice(launch, module, symbols, builder, name)))
       return failure();
 
     gpu::KernelDim3 grid = launch.getGridSizeOperandValues();

@@ -2,8 +2,8 @@
 
 // Tests that each kernel becomes a host function taking its operands, then
 // block id, thread id, block size and grid size (x, y, z each); that each
-// launch becomes a wait for its stream, a check that its buffers are device
-// memory, and a loop nest over blocks (z, y, x) and threads (z, y, x)
+// launch becomes a wait for its stream, a count of the launch, a check that
+// its buffers are device memory, and a loop nest over blocks (z, y, x) and threads (z, y, x)
 // calling it; that a launch's token is its dependency; and that the GPU
 // module's constants move to the host with it.
 
@@ -18,6 +18,7 @@
 // CHECK: %[[PTR:.*]] = builtin.unrealized_conversion_cast %[[STREAM]] : !gpu.async.token to !llvm.ptr
 // CHECK-NEXT: call @mgpuStreamSynchronize(%[[PTR]])
 // CHECK: %[[NAME:.*]] = llvm.mlir.addressof @__dist_emulated_name_kernels_scale
+// CHECK-NEXT: call @dist_cuda_emulated_launch(%[[NAME]]) : (!llvm.ptr) -> ()
 // CHECK: %[[START:.*]] = llvm.inttoptr
 // CHECK: %[[OPERAND:.*]] = arith.constant 0 : i64
 // CHECK: %[[BYTES:.*]] = arith.index_cast

@@ -1753,7 +1753,8 @@ def DistGpuEmulateKernels : Pass<"dist-gpu-emulate-kernels",
     and each block's threads that calls it, after the host waits for the
     launch's stream (the kernel's operands may be written by work queued
     before it), and its token is the launch's dependency. Before the loops
-    each buffer operand is checked to lie in device memory
+    the launch is counted (`dist_cuda_emulated_launch`, for
+    `DIST_CUDA_PROFILE=1`) and each buffer operand is checked to lie in device memory
     (`dist_cuda_check_kernel_operand` of the CUDA runtime library: on a GPU
     a kernel faults on host memory). The `gpu.module`s
     are erased, so no GPU code is compiled. Everything else stays as on a
