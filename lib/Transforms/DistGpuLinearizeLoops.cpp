@@ -10,6 +10,7 @@
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -32,18 +33,28 @@ struct DistGpuLinearizeLoopsPass
     : public dist::impl::DistGpuLinearizeLoopsBase<DistGpuLinearizeLoopsPass> {
   void runOnOperation() override {
     SmallVector<scf::ParallelOp> nests;
-    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      // Device code stays as it is; a nested parallel loop is the inside
-      // of a nest.
-      if (isa<gpu::GPUModuleOp, gpu::LaunchOp>(op))
-        return WalkResult::skip();
-      if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
-        if (loop.getNumLoops() > 1 && loop.getNumResults() == 0)
-          nests.push_back(loop);
-        return WalkResult::skip();
-      }
-      return WalkResult::advance();
-    });
+    WalkResult walk = getOperation()->walk<WalkOrder::PreOrder>(
+        [&](Operation *op) {
+          // Device code stays as it is; a nested parallel loop is the
+          // inside of a nest.
+          if (isa<gpu::GPUModuleOp, gpu::LaunchOp>(op))
+            return WalkResult::skip();
+          auto loop = dyn_cast<scf::ParallelOp>(op);
+          if (!loop)
+            return WalkResult::advance();
+          // Collapsing would drop the mapping's per-dimension choices.
+          if (loop->hasAttr(gpu::getMappingAttrName())) {
+            loop.emitOpError()
+                << "is already mapped to the GPU; run dist-gpu-linearize-loops "
+                   "before gpu-map-parallel-loops";
+            return WalkResult::interrupt();
+          }
+          if (loop.getNumLoops() > 1 && loop.getNumResults() == 0)
+            nests.push_back(loop);
+          return WalkResult::skip();
+        });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
     IRRewriter rewriter(&getContext());
     for (scf::ParallelOp loop : nests) {
       std::vector<unsigned> all(loop.getNumLoops());

@@ -58,31 +58,42 @@ bool splitKeepsMeaning(linalg::LinalgOp op) {
   return true;
 }
 
+/// The parallel iterations of a reduction the split may take, capped at
+/// `maxThreads`; std::nullopt when it may not: not on tensors with one
+/// output and static shapes, a zero extent, `linalg.index` (the split loop's
+/// index would need rewriting, which upstream does not: a one-hot pick by
+/// label stays whole), or a contraction (left for the BLAS).
+std::optional<int64_t> splittableParallelIterations(linalg::LinalgOp op,
+                                                    int64_t maxThreads) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op.hasDynamicShape() || op.hasIndexSemantics() ||
+      linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  int64_t parallel = 1;
+  for (auto [range, type] :
+       llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray())) {
+    if (range == 0)
+      return std::nullopt;
+    if (type == utils::IteratorType::parallel && parallel < maxThreads)
+      parallel *= range; // stops before it could overflow
+  }
+  return std::min(parallel, maxThreads);
+}
+
 /// The number of chunks to split `op`'s reduction into (< 2: none): the
 /// largest divisor k of its extent with parallel x k <= maxThreads and
 /// extent / k >= minChunk.
 int64_t chooseChunks(linalg::LinalgOp op, int64_t maxThreads,
                      int64_t minChunk) {
-  // linalg.index of the split loop would need rewriting (upstream does
-  // not): a one-hot pick by label stays whole. Contractions stay for the
-  // BLAS (dist-matmul-to-blas).
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() != 1 || op.hasDynamicShape() ||
-      op.hasIndexSemantics() || linalg::isaContractionOpInterface(op))
+  if (op.getNumReductionLoops() != 1)
     return 1;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t extent = 1, parallel = 1;
-  for (auto [range, type] : llvm::zip(ranges, op.getIteratorTypesArray())) {
-    if (range == 0)
-      return 1;
-    if (type == utils::IteratorType::reduction)
-      extent = range;
-    else if (parallel < maxThreads)
-      parallel *= range; // stops before it could overflow
-  }
-  if (parallel >= maxThreads)
+  std::optional<int64_t> parallel = splittableParallelIterations(op, maxThreads);
+  if (!parallel || *parallel >= maxThreads)
     return 1;
-  int64_t limit = std::min(maxThreads / parallel, extent / minChunk);
+  SmallVector<unsigned> dims;
+  op.getReductionDims(dims);
+  int64_t extent = op.getStaticLoopRanges()[dims.front()];
+  int64_t limit = std::min(maxThreads / *parallel, extent / minChunk);
   for (int64_t k = limit; k >= 2; --k)
     if (extent % k == 0)
       return splitKeepsMeaning(op) ? k : 1;
@@ -97,26 +108,19 @@ int64_t chooseChunks(linalg::LinalgOp op, int64_t maxThreads,
 /// reduction or already has enough parallel iterations.
 ReassociationIndices adjacentReductions(linalg::LinalgOp op,
                                         int64_t maxThreads) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() < 2 || op.hasDynamicShape() ||
-      op.hasIndexSemantics() || linalg::isaContractionOpInterface(op) ||
-      linalg::isaConvolutionOpInterface(op) || !isa<linalg::GenericOp>(op))
+  if (op.getNumReductionLoops() < 2 || !isa<linalg::GenericOp>(op) ||
+      linalg::isaConvolutionOpInterface(op))
+    return {};
+  std::optional<int64_t> parallel = splittableParallelIterations(op, maxThreads);
+  if (!parallel || *parallel >= maxThreads)
     return {};
   SmallVector<unsigned> dims;
   op.getReductionDims(dims);
   for (auto [previous, next] : llvm::zip(dims, llvm::drop_begin(dims)))
     if (next != previous + 1)
       return {};
-  int64_t parallel = 1;
-  for (auto [range, type] :
-       llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray())) {
-    if (range == 0)
-      return {};
-    if (type == utils::IteratorType::parallel && parallel < maxThreads)
-      parallel *= range;
-  }
   ReassociationIndices group(dims.begin(), dims.end());
-  if (parallel >= maxThreads || !splitKeepsMeaning(op) ||
+  if (!splitKeepsMeaning(op) ||
       !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {group}))
     return {};
   return group;

@@ -1534,7 +1534,8 @@ def DistGpuLinearizeLoops : Pass<"dist-gpu-linearize-loops"> {
     body recovers each index by division and remainder), so the last
     dimension varies fastest across consecutive threads and the grid is
     one-dimensional. Loops nested in another parallel loop and loops with
-    reductions are left. It takes no options and refuses nothing.
+    reductions are left. It takes no options. Refused with an error: a
+    loop already mapped to the GPU (`gpu-map-parallel-loops` ran first).
 
     ```mlir
     scf.parallel (%i, %j) = (%c0, %c0) to (%c16, %c64) step (%c1, %c1) {
