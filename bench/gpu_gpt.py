@@ -10,7 +10,8 @@ machine has no LLVM, so it runs in two halves:
           (dist-gen, dist-run --device=gpu --export-ranks --no-compare, and
           scripts/device_bundle.sh for each type: what `dist-step` runs)
   there:  python3 bench/gpu_gpt.py run [--out build/gpu-bench]
-          (dist-step's median step time with DIST_CUDA_PROFILE=1, and the same
+          (dist-step's median step time, its profile (DIST_CUDA_PROFILE=2:
+          the time in cuBLAS and in generated kernels, the longest), and the same
           model in PyTorch, eager and compiled, on the same GPU)
 
 The PyTorch model is the functional GPT of the training tests
@@ -35,6 +36,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
 TYPES = ("f32", "bf16")
+sys.path.insert(0, os.path.join(ROOT, "test", "Training"))
+
+
+def torch_library_path():
+    from check_against_torch import torch_library_path as library_path
+    return library_path()
 
 
 def add_model_arguments(parser):
@@ -78,28 +85,22 @@ def prepare(args):
     return 0
 
 
-def torch_library_path():
-    """The directories of PyTorch's CUDA libraries (cuBLAS, NCCL) from its wheels."""
-    dirs = []
-    try:
-        import nvidia  # noqa: F401  (the nvidia-* wheels)
-        base = os.path.dirname(nvidia.__path__[0] if hasattr(nvidia, "__path__") else nvidia.__file__)
-        for root, _, files in os.walk(os.path.join(base, "nvidia")):
-            if any(f.startswith(("libcublas", "libnccl")) for f in files):
-                dirs.append(root)
-    except ImportError:
-        pass
-    return dirs
+PROFILE_LINE = re.compile(r"dist cuda profile on rank 0: (.*): (\d+) in ([0-9.]+) ms$")
+PROFILE_TOTALS = re.compile(r"(\d+) cuBLAS call\(s\) in ([0-9.]+) ms, (\d+) kernel "
+                            r"launch\(es\) in ([0-9.]+) ms")
 
 
 def time_dist(args, dtype):
     """dist-step's median step time (ms), from a run without the profile (the
-    step on one stream, the host waiting only at its end), and its cuBLAS time
-    per step (ms), from a run with DIST_CUDA_PROFILE=1 (which synchronizes
-    around every product so that their wall time is their GPU time)."""
+    step on one stream, the host waiting only at its end), and its profile
+    per step: DIST_CUDA_PROFILE=2 (the host waits around every product and
+    launch, so that their wall time is their GPU time) over 1 step and over
+    1 + --steps steps, the difference divided by --steps (the first step
+    loads cuBLAS's and the kernels' code). Returns (median ms, {"cuBLAS":
+    ms, "kernels": ms, "launches": count, "top": [(what, ms)]})."""
     out = os.path.abspath(os.path.join(args.out, dtype))
 
-    def run(profile):
+    def run(profile, steps=None):
         # Emulated: the fake driver and cuBLAS of the build stand in.
         fake = [os.path.abspath(os.path.join(args.bin, "..", "test", "Runtime", "fake-cuda"))]
         env = dict(os.environ, DIST_BACKEND="self",
@@ -107,24 +108,39 @@ def time_dist(args, dtype):
                                             (fake if args.emulate else torch_library_path())))
         env.pop("DIST_CUDA_PROFILE", None)
         if profile:
-            env["DIST_CUDA_PROFILE"] = "1"
-        result = subprocess.run([os.path.join(out, "bin", "dist-step"), "--synthetic-inputs", out],
-                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            env["DIST_CUDA_PROFILE"] = "2"
+        command = [os.path.join(out, "bin", "dist-step"), "--synthetic-inputs"]
+        if steps:
+            command += ["--steps", str(steps)]
+        result = subprocess.run(command + [out], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
         if result.returncode != 0:
             sys.exit("dist-step failed:\n" + result.stdout)
         with open(os.path.join(out, "times.rank0.txt")) as f:
             return [float(line) * 1e3 for line in f if line.strip()], result.stdout
 
+    def profile(steps):
+        _, output = run(True, steps)
+        totals = PROFILE_TOTALS.search(output)
+        if not totals:
+            sys.exit("dist-step printed no profile:\n" + output)
+        entries = {m.group(1): float(m.group(3)) for m in map(PROFILE_LINE.search,
+                                                              output.splitlines()) if m}
+        return ({"cuBLAS": float(totals.group(2)), "kernels": float(totals.group(4)),
+                 "launches": int(totals.group(3))}, entries)
+
     times, _ = run(profile=False)
-    profiled, output = run(profile=True)
-    profile = re.search(r"(\d+) cuBLAS call\(s\) in ([0-9.]+) ms", output)
-    blas_ms = float(profile.group(2)) / len(profiled) if profile else float("nan")
-    return statistics.median(times[1:]), blas_ms
+    first, first_entries = profile(1)
+    more, more_entries = profile(1 + args.steps)
+    per_step = {k: (more[k] - first[k]) / args.steps for k in first}
+    top = sorted(((what, (ms - first_entries.get(what, 0.0)) / args.steps)
+                  for what, ms in more_entries.items()), key=lambda e: -e[1])
+    per_step["top"] = top[:args.top]
+    return statistics.median(times[1:]), per_step
 
 
 def time_torch(args, dtype, compiled, device):
     import torch
-    sys.path.insert(0, os.path.join(ROOT, "test", "Training"))
     from check_against_torch import Compute, gpt_loss
 
     opts = argparse.Namespace(layers=1, hidden=args.hidden, heads=args.heads, seq=args.seq,
@@ -184,11 +200,16 @@ def run(args):
         eager = time_torch(args, dtype, False, device)
         compiled = time_torch(args, dtype, True, device)
         if device == "cuda" or args.emulate:
-            dist_ms, blas_ms = time_dist(args, dtype)
-            print("  %-4s dist %.2f ms (cuBLAS %.0f%%), PyTorch eager %.2f ms, torch.compile "
-                  "%.2f ms: dist/eager %.2f, dist/compile %.2f" %
-                  (dtype, dist_ms, 100 * blas_ms / dist_ms, eager, compiled,
-                   dist_ms / eager, dist_ms / compiled))
+            dist_ms, shares = time_dist(args, dtype)
+            print("  %-4s dist %.2f ms, PyTorch eager %.2f ms, torch.compile %.2f ms: "
+                  "dist/eager %.2f, dist/compile %.2f" %
+                  (dtype, dist_ms, eager, compiled, dist_ms / eager, dist_ms / compiled))
+            print("       dist's step (profiled, each call waited for): cuBLAS %.2f ms (%.0f%%), "
+                  "generated kernels %.2f ms (%.0f%%, %d launches)" %
+                  (shares["cuBLAS"], 100 * shares["cuBLAS"] / dist_ms, shares["kernels"],
+                   100 * shares["kernels"] / dist_ms, shares["launches"]))
+            for what, ms in shares["top"]:
+                print("         %8.3f ms  %s" % (ms, what))
         else:
             print("  %-4s PyTorch eager %.2f ms, torch.compile %.2f ms (no dist on %s)" %
                   (dtype, eager, compiled, device))
@@ -205,6 +226,8 @@ def main():
                         help="prepare: kernels emulated on the host; run: dist-step on the "
                              "fake driver and cuBLAS (with --torch-device cpu: the whole "
                              "harness without a GPU)")
+    parser.add_argument("--top", type=int, default=12,
+                        help="run: list dist's longest kernels and products")
     add_model_arguments(parser)
     args = parser.parse_args()
     return prepare(args) if args.phase == "prepare" else run(args)

@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -13,6 +14,8 @@
 using namespace distcuda;
 
 namespace {
+
+std::atomic<bool> exiting{false};
 
 /// Opens and initializes the driver; returns the error, empty on success.
 std::string initialize(Driver &driver, int preferredDevice) {
@@ -31,6 +34,8 @@ std::string initialize(Driver &driver, int preferredDevice) {
   CUresult result = driver.cuInit(0);
   if (result != CUDA_SUCCESS)
     return describeFailure(driver, result, "cuInit");
+  // Exit handlers run in reverse order: this one before the driver's.
+  std::atexit([] { exiting.store(true); });
   int count = 0;
   result = driver.cuDeviceGetCount(&count);
   if (result != CUDA_SUCCESS)
@@ -102,6 +107,8 @@ Driver *distcuda::loadDriver(int preferredDevice, std::string &error) {
   }
   return &instance;
 }
+
+bool distcuda::processExiting() { return exiting.load(); }
 
 std::string distcuda::describeFailure(const Driver &driver, CUresult result,
                                       const char *call) {

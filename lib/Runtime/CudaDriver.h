@@ -55,6 +55,13 @@ struct Driver {
 __attribute__((visibility("default"))) Driver *
 loadDriver(int preferredDevice, std::string &error);
 
+/// True once the process exits (an exit handler registered right after
+/// cuInit, so it runs before the driver's own, which deinitializes it).
+/// From then on the driver refuses every call, cuCtxSetCurrent included,
+/// and releases the process's modules, memory, streams and events itself:
+/// what a program's global destructors would release is left to it.
+__attribute__((visibility("default"))) bool processExiting();
+
 /// "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (device 0)".
 __attribute__((visibility("default"))) std::string
 describeFailure(const Driver &driver, CUresult result, const char *call);

@@ -21,8 +21,11 @@
 #include <cstdio>
 #include <cstring>
 #include <cstdlib>
+#include <algorithm>
+#include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #define DIST_STRINGIFY(x) #x
 #define DIST_SYMBOL(x) DIST_STRINGIFY(x)
@@ -30,8 +33,10 @@
 namespace {
 
 const char *rankText() {
-  const char *rank = std::getenv("OMPI_COMM_WORLD_RANK");
-  return rank ? rank : "0";
+  for (const char *name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "RANK"})
+    if (const char *rank = std::getenv(name))
+      return rank;
+  return "0";
 }
 
 /// Ends the process without running destructors: a program's global
@@ -45,29 +50,55 @@ const char *rankText() {
 
 int defaultDevice = -1;
 
-/// DIST_CUDA_PROFILE=1: the time in cuBLAS (each call runs between two
-/// synchronizations, so its wall time is its GPU time) and the kernels
-/// launched, printed at exit (the benchmark's share of the step in cuBLAS).
+/// DIST_CUDA_PROFILE=1: the time in cuBLAS and in the kernels, printed at
+/// exit (the host waits before and after each product and launch, so that
+/// its wall time is its GPU time: not the timed run); =2 also each kernel's
+/// and each product shape's time, the longest first.
 struct Profile {
-  bool on = false;
-  int64_t blasCalls = 0, kernelLaunches = 0;
-  double blasSeconds = 0;
+  struct Entry {
+    int64_t calls = 0;
+    double seconds = 0;
+  };
+  int level = 0;
+  Entry blas, kernels;
+  std::map<std::string, Entry> details;
+  std::map<void *, std::string> kernelNames; // CUfunction -> its name
+
   Profile() {
     const char *value = std::getenv("DIST_CUDA_PROFILE");
-    on = value && std::strcmp(value, "1") == 0;
-    if (on)
-      std::atexit([] {
-        std::fprintf(stderr,
-                     "dist cuda profile on rank %s: %lld cuBLAS call(s) in "
-                     "%.3f ms, %lld kernel launch(es)\n",
-                     rankText(), (long long)profile().blasCalls,
-                     profile().blasSeconds * 1e3,
-                     (long long)profile().kernelLaunches);
-      });
+    level = value ? std::atoi(value) : 0;
+    if (level > 0)
+      std::atexit([] { profile().print(); });
   }
   static Profile &profile() {
     static Profile &instance = *new Profile();
     return instance;
+  }
+  bool on() const { return level > 0; }
+  void record(Entry &total, const std::string &detail, double seconds) {
+    ++total.calls;
+    total.seconds += seconds;
+    if (level > 1) {
+      Entry &entry = details[detail];
+      ++entry.calls;
+      entry.seconds += seconds;
+    }
+  }
+  void print() const {
+    std::fprintf(stderr,
+                 "dist cuda profile on rank %s: %lld cuBLAS call(s) in %.3f ms, "
+                 "%lld kernel launch(es) in %.3f ms\n",
+                 rankText(), (long long)blas.calls, blas.seconds * 1e3,
+                 (long long)kernels.calls, kernels.seconds * 1e3);
+    std::vector<std::pair<std::string, Entry>> sorted(details.begin(),
+                                                      details.end());
+    std::stable_sort(sorted.begin(), sorted.end(), [](auto &x, auto &y) {
+      return x.second.seconds > y.second.seconds;
+    });
+    for (auto &[what, entry] : sorted)
+      std::fprintf(stderr, "dist cuda profile on rank %s: %s: %lld in %.3f ms\n",
+                   rankText(), what.c_str(), (long long)entry.calls,
+                   entry.seconds * 1e3);
   }
 };
 
@@ -107,6 +138,9 @@ DIST_EXPORT void *mgpuModuleLoad(void *data, size_t /*size*/) {
 }
 
 DIST_EXPORT void mgpuModuleUnload(void *module) {
+  // A program's global destructor, after the driver's teardown.
+  if (distcuda::processExiting())
+    return;
   check(driver().cuModuleUnload(asModule(module)),
         "cuModuleUnload");
 }
@@ -116,6 +150,8 @@ DIST_EXPORT void *mgpuModuleGetFunction(void *module, const char *name) {
   check(driver().cuModuleGetFunction(&function,
                                      asModule(module), name),
         "cuModuleGetFunction");
+  if (Profile::profile().level > 1)
+    Profile::profile().kernelNames[function] = name;
   return function;
 }
 
@@ -125,12 +161,35 @@ DIST_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
                                   intptr_t blockZ, int32_t sharedBytes,
                                   void *stream, void **params, void **extra,
                                   size_t /*paramsCount*/) {
-  if (Profile::profile().on)
-    ++Profile::profile().kernelLaunches;
-  check(driver().cuLaunchKernel(reinterpret_cast<CUfunction>(function), gridX,
-                                gridY, gridZ, blockX, blockY, blockZ,
-                                sharedBytes, asStream(stream), params, extra),
-        "cuLaunchKernel");
+  auto launch = [&] {
+    check(driver().cuLaunchKernel(reinterpret_cast<CUfunction>(function),
+                                  gridX, gridY, gridZ, blockX, blockY, blockZ,
+                                  sharedBytes, asStream(stream), params,
+                                  extra),
+          "cuLaunchKernel");
+  };
+  Profile &profile = Profile::profile();
+  if (!profile.on())
+    return launch();
+  auto synchronize = [&] {
+    check(driver().cuStreamSynchronize(asStream(stream)),
+          "cuStreamSynchronize");
+  };
+  synchronize();
+  auto start = std::chrono::steady_clock::now();
+  launch();
+  synchronize();
+  std::string name;
+  if (profile.level > 1) {
+    auto known = profile.kernelNames.find(function);
+    name = "kernel " +
+           (known == profile.kernelNames.end() ? std::string("?")
+                                                : known->second);
+  }
+  profile.record(profile.kernels, name,
+                 std::chrono::duration<double>(
+                     std::chrono::steady_clock::now() - start)
+                     .count());
 }
 
 DIST_EXPORT void *mgpuStreamCreate() {
@@ -141,6 +200,8 @@ DIST_EXPORT void *mgpuStreamCreate() {
 }
 
 DIST_EXPORT void mgpuStreamDestroy(void *stream) {
+  if (distcuda::processExiting())
+    return;
   check(driver().cuStreamDestroy(asStream(stream)), "cuStreamDestroy");
 }
 
@@ -162,6 +223,8 @@ DIST_EXPORT void *mgpuEventCreate() {
 }
 
 DIST_EXPORT void mgpuEventDestroy(void *event) {
+  if (distcuda::processExiting())
+    return;
   check(driver().cuEventDestroy(asEvent(event)),
         "cuEventDestroy");
 }
@@ -220,7 +283,7 @@ DIST_EXPORT void *mgpuMemAlloc(uint64_t bytes, void *stream,
 /// (which may still read it); other memory once the stream is done with it.
 /// Without a stream, at once (the caller has synchronized).
 DIST_EXPORT void mgpuMemFree(void *pointer, void *stream) {
-  if (!pointer)
+  if (!pointer || distcuda::processExiting())
     return;
   distcuda::Driver &cuda = driver();
   if (stream && cuda.pool) {
@@ -243,7 +306,7 @@ DIST_EXPORT void mgpuMemFree(void *pointer, void *stream) {
 /// dist-gpu-emulate-kernels, where a kernel would be launched: counted
 /// with the launches (DIST_CUDA_PROFILE=1).
 DIST_EXPORT void dist_cuda_emulated_launch(const char *) {
-  ++Profile::profile().kernelLaunches;
+  ++Profile::profile().kernels.calls;
 }
 
 /// dist-gpu-emulate-kernels, before a kernel runs on the host: operand
@@ -365,8 +428,14 @@ cublasOperation_t toCublas(int cblasTranspose) {
 /// it runs between two synchronizations of the context (the kernels before
 /// it may be on any stream). With DIST_CUDA_PROFILE=1 the host waits around
 /// each product, so that its wall time is its GPU time.
+/// A product's shape, as the profile names it.
+struct BlasShape {
+  int transA, transB, m, n, k, batch = 1;
+};
+
 template <typename Call>
-void runBlas(const char *name, int order, void *stream, Call &&call) {
+void runBlas(const char *name, int order, void *stream, const BlasShape &shape,
+             Call &&call) {
   if (order != kCblasRowMajor)
     fail(name, ": only row-major products are supported");
   Blas &library = blas();
@@ -378,7 +447,7 @@ void runBlas(const char *name, int order, void *stream, Call &&call) {
     else
       check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
   };
-  if (!stream || profile.on)
+  if (!stream || profile.on())
     synchronize();
   if (library.setStream(library.handle, asStream(stream)) !=
       CUBLAS_STATUS_SUCCESS)
@@ -391,13 +460,19 @@ void runBlas(const char *name, int order, void *stream, Call &&call) {
                   static_cast<int>(status));
     fail(text, nullptr);
   }
-  if (!stream || profile.on)
+  if (!stream || profile.on())
     synchronize();
-  if (profile.on) {
-    ++profile.blasCalls;
-    profile.blasSeconds += std::chrono::duration<double>(
-                               std::chrono::steady_clock::now() - start)
-                               .count();
+  if (profile.on()) {
+    char detail[160] = "";
+    if (profile.level > 1)
+      std::snprintf(detail, sizeof(detail), "%s %c%c m=%d n=%d k=%d batch=%d",
+                    name, shape.transA == kCblasTrans ? 'T' : 'N',
+                    shape.transB == kCblasTrans ? 'T' : 'N', shape.m, shape.n,
+                    shape.k, shape.batch);
+    profile.record(profile.blas, detail,
+                   std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count());
   }
 }
 
@@ -408,7 +483,7 @@ template <typename T, typename Gemm>
 void gemm(const char *name, Gemm function, int order, int transA, int transB,
           int m, int n, int k, T alpha, const T *a, int lda, const T *b,
           int ldb, T beta, T *c, int ldc, void *stream) {
-  runBlas(name, order, stream, [&] {
+  runBlas(name, order, stream, {transA, transB, m, n, k}, [&] {
     return function(blas().handle, toCublas(transB), toCublas(transA), n, m, k,
                     &alpha, b, ldb, a, lda, &beta, c, ldc);
   });
@@ -423,7 +498,7 @@ void gemmStridedBatched(const char *name, Gemm function, int order,
                         const T *a, int lda, int64_t strideA, const T *b,
                         int ldb, int64_t strideB, T beta, T *c, int ldc,
                         int64_t strideC, int batchCount, void *stream) {
-  runBlas(name, order, stream, [&] {
+  runBlas(name, order, stream, {transA, transB, m, n, k, batchCount}, [&] {
     return function(blas().handle, toCublas(transB), toCublas(transA), n, m,
                     k, &alpha, b, ldb, strideB, a, lda, strideA, &beta, c,
                     ldc, strideC, batchCount);
@@ -480,7 +555,7 @@ DIST_EXPORT void dist_cublas_gemm_ex(int order, int transA, int transB, int m,
   if (output != CUDA_R_32F && output != input)
     fail("dist_cublas_gemm_ex: the output must be f32 or of the inputs' type",
          nullptr);
-  runBlas("cublasGemmEx", order, stream, [&] {
+  runBlas("cublasGemmEx", order, stream, {transA, transB, m, n, k}, [&] {
     return blas().gemmEx(blas().handle, toCublas(transB), toCublas(transA), n,
                          m, k, &alpha, b, input, ldb, a, input, lda, &beta, c,
                          output, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
@@ -525,7 +600,8 @@ DIST_EXPORT void dist_cublas_gemm_ex_strided_batched(
     fail("dist_cublas_gemm_ex_strided_batched: the output must be f32 or of "
          "the inputs' type",
          nullptr);
-  runBlas("cublasGemmStridedBatchedEx", order, stream, [&] {
+  runBlas("cublasGemmStridedBatchedEx", order, stream,
+          {transA, transB, m, n, k, batchCount}, [&] {
     return blas().gemmStridedBatchedEx(
         blas().handle, toCublas(transB), toCublas(transA), n, m, k, &alpha, b,
         input, ldb, strideB, a, input, lda, strideA, &beta, c, output, ldc,

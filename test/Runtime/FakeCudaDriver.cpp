@@ -18,6 +18,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -68,9 +69,23 @@ bool failsForMemory() { return isSet("FAKE_CUDA_OOM_ONCE") && !trimmed; }
 
 extern "C" {
 
-FAKE_EXPORT CUresult cuInit(unsigned int) { return CUDA_SUCCESS; }
+// As the real driver: its exit handler (registered by cuInit) deinitializes
+// it, and every later call fails, cuGetErrorName included (seen on an H200:
+// a step's global destructor unloading its kernels met this).
+static std::atomic<bool> deinitialized{false};
+
+FAKE_EXPORT CUresult cuInit(unsigned int) {
+  static std::once_flag registered;
+  std::call_once(registered,
+                 [] { std::atexit([] { deinitialized.store(true); }); });
+  return CUDA_SUCCESS;
+}
 
 FAKE_EXPORT CUresult cuGetErrorName(CUresult error, const char **name) {
+  if (deinitialized.load()) {
+    *name = nullptr;
+    return CUDA_ERROR_DEINITIALIZED;
+  }
   switch (error) {
   case CUDA_ERROR_NOT_SUPPORTED: *name = "CUDA_ERROR_NOT_SUPPORTED"; break;
   case CUDA_ERROR_INVALID_VALUE: *name = "CUDA_ERROR_INVALID_VALUE"; break;
@@ -95,7 +110,9 @@ FAKE_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice) {
   return CUDA_SUCCESS;
 }
 
-FAKE_EXPORT CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+FAKE_EXPORT CUresult cuCtxSetCurrent(CUcontext) {
+  return deinitialized.load() ? CUDA_ERROR_DEINITIALIZED : CUDA_SUCCESS;
+}
 FAKE_EXPORT CUresult cuCtxSynchronize() { return CUDA_SUCCESS; }
 
 // No kernels on this device.

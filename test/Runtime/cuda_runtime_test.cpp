@@ -1,6 +1,9 @@
 //===- cuda_runtime_test.cpp - The mgpu functions over the CUDA driver ----===//
 //
 // With a GPU: memory, a memset on a stream, a copy back, events; prints "ok".
+// A buffer, an event and the stream are released at exit, after the driver's
+// own exit handler, as a program's global destructors release its kernels:
+// that must neither fail nor print an error.
 // With the argument "host-operand": the emulated kernels' check of their
 // operands passes a device buffer and stops at a host one.
 // Without a driver (CI): the first call stops with dist's message (checked by
@@ -10,6 +13,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 extern "C" {
@@ -29,7 +33,17 @@ void dist_cuda_check_kernel_operand(const void *pointer, int64_t bytes,
                                     int64_t operand, const char *kernel);
 }
 
+namespace {
+void *releasedAtExit[3]; // buffer, event, stream
+} // namespace
+
 int main(int argc, char **argv) {
+  // Registered before the driver is loaded, so it runs after its handler.
+  std::atexit([] {
+    mgpuMemFree(releasedAtExit[0], releasedAtExit[2]);
+    mgpuEventDestroy(releasedAtExit[1]);
+    mgpuStreamDestroy(releasedAtExit[2]);
+  });
   void *stream = mgpuStreamCreate();
   const int n = 1024;
   void *device = mgpuMemAlloc(n * sizeof(uint32_t), stream, false);
@@ -53,9 +67,10 @@ int main(int argc, char **argv) {
   int wrong = 0;
   for (int i = 0; i < n; ++i)
     wrong += host[i] != 7 || static_cast<uint32_t *>(managed)[i] != 7;
-  mgpuMemFree(device, stream);
   mgpuMemFree(managed, stream);
-  mgpuStreamDestroy(stream);
+  releasedAtExit[0] = device;
+  releasedAtExit[1] = mgpuEventCreate();
+  releasedAtExit[2] = stream;
   std::printf("cuda runtime: %s (%d wrong of %d)\n", wrong ? "FAIL" : "ok",
               wrong, n);
   return wrong != 0;

@@ -13,10 +13,20 @@ optimizer state after every step with the same model written in PyTorch
 (functional, parameters as leaf tensors) trained by torch.optim on the same
 weights and batch. Needs Debian's python3-torch (run with /usr/bin/python3).
 No numpy: raw files go through the array module.
+
+On a GPU machine without LLVM (the `device` machine) the same check runs
+in two halves: here `--export DIR` generates the step, draws the inputs,
+exports the partitioned run for one GPU (`dist-run --device=gpu
+--export-ranks DIR/run`, the serial run made here) and bundles it
+(scripts/device_bundle.sh); there `--from-export DIR` runs DIR/run on the
+GPU (dist-step) and compares its every step with the same training in
+PyTorch on that GPU (`--torch-device cuda`, the default there). Back here,
+`dist-run --judge DIR/run` compares the GPU's results with the serial run's.
 """
 
 import argparse
 import array
+import json
 import math
 import os
 import re
@@ -30,6 +40,8 @@ import torch
 import torch.nn.functional as F
 
 from step_signature import parse_signature
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
 TORCH_DTYPES = {"f32": torch.float32, "f64": torch.float64, "bf16": torch.bfloat16,
                 "f16": torch.float16, "fp16": torch.float16,
@@ -58,6 +70,22 @@ def read_raw(path, dtype, shape):
     if dtype in SIXTEEN_BIT:
         return torch.frombuffer(data, dtype=torch.int16).view(dtype).reshape(shape)
     return torch.frombuffer(data, dtype=dtype).reshape(shape).clone()
+
+
+def torch_library_path():
+    """The directories of the CUDA libraries (cuBLAS, NCCL) PyTorch's wheels
+    carry: dist's CUDA runtime library loads cuBLAS, its nccl backend NCCL."""
+    dirs = []
+    try:
+        import nvidia  # noqa: F401  (the nvidia-* wheels)
+    except ImportError:
+        return dirs
+    roots = list(getattr(nvidia, "__path__", [])) or [os.path.dirname(nvidia.__file__)]
+    for root in roots:
+        for path, _, files in os.walk(root):
+            if any(f.startswith(("libcublas", "libnccl")) for f in files):
+                dirs.append(path)
+    return dirs
 
 
 def copy_params_into_state(arg_values, inputs):
@@ -179,22 +207,8 @@ def relative_error(actual, expected, floor):
     return (actual - expected).abs().max().item() / scale
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bin", required=True, help="directory of dist-gen and dist-run")
-    parser.add_argument("--steps", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--dist-run-args", default="", help="extra dist-run options")
-    parser.add_argument("--passes", default="",
-                        help="dist-opt options applied to the step before dist-run, "
-                             "split as a shell would (quote a pass with several "
-                             "options: \"'--dist-sharding=stage=1 ownership=whole'\"), "
-                             "e.g. --dist-data-parallel")
-    parser.add_argument("--keep", help="keep the work files in this directory")
-    parser.add_argument("gen", nargs=argparse.REMAINDER, help="-- dist-gen arguments")
-    args = parser.parse_args()
-    gen_args = args.gen[1:] if args.gen and args.gen[0] == "--" else args.gen
-
+def parse_model_options(gen_args):
+    """The model's dist-gen options that the PyTorch model needs."""
     model_parser = argparse.ArgumentParser()
     model_parser.add_argument("model")
     for name in ("--widths", "--optimizer", "--dtype", "--parallel", "--mesh"):
@@ -213,9 +227,10 @@ def main():
     for key, value in defaults.items():
         if getattr(opts, key) is None:
             setattr(opts, key, value)
+    return opts
 
-    work = args.keep or tempfile.mkdtemp(prefix="dist-torch-")
-    os.makedirs(work, exist_ok=True)
+
+def generate_step(args, gen_args, work):
     step_file = os.path.join(work, "step.mlir")
     subprocess.run([os.path.join(args.bin, "dist-gen")] + gen_args +
                    ["--return-gradients", "-o", step_file], check=True)
@@ -224,30 +239,141 @@ def main():
         os.replace(step_file, generated)
         subprocess.run([os.path.join(args.bin, "dist-opt"), generated, "-o", step_file] +
                        shlex.split(args.passes), check=True)
+    return step_file
+
+
+def run_dist(args, step_file, input_files, work):
+    """dist-run's serial and partitioned runs (which it compares); the serial
+    run's result file of (result, step). With --export, the GPU run exported
+    and bundled instead (None)."""
+    run_dir = os.path.join(work, "run")
+    shutil.rmtree(run_dir, ignore_errors=True)
+    command = [os.path.join(args.bin, "dist-run"), step_file, "--steps", str(args.steps)]
+    if args.export:
+        command += ["--device=gpu", "--export-ranks", run_dir]
+    else:
+        command += ["--keep", "--work-dir", run_dir]
+    command += args.dist_run_args.split()
+    for i, path in enumerate(input_files):
+        command += ["--input", "%d=%s" % (i, path)]
+    env = dict(os.environ, PATH="/usr/local/cuda/bin:" + os.environ["PATH"])
+    run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         env=env)
+    verdicts = [l for l in run.stdout.splitlines() if l.startswith(("PASS", "FAIL"))]
+    if not args.export:
+        print("dist-run (partitioned vs serial): " + (verdicts[-1] if verdicts else "no verdict"))
+    if run.returncode != 0:
+        print(run.stdout)
+        print("FAIL: dist-run exited with %d" % run.returncode)
+        return False
+    if args.export:
+        subprocess.run(["bash", os.path.join(ROOT, "scripts", "device_bundle.sh"), run_dir,
+                        os.path.join(args.bin, "..")], check=True, stdout=subprocess.DEVNULL)
+    return True
+
+
+def run_exported(work):
+    """--from-export: the bundled run on this machine's GPU (one rank)."""
+    run_dir = os.path.join(work, "run")
+    for name in os.listdir(run_dir):
+        if re.match(r"result\d+\.step\d+\.rank\d+\.bin$", name):
+            os.remove(os.path.join(run_dir, name))
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = ":".join(torch_library_path() +
+                                      [p for p in [env.get("LD_LIBRARY_PATH")] if p])
+    run = subprocess.run([os.path.join(run_dir, "run.sh"), "1"], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, env=env)
+    if run.returncode != 0:
+        print(run.stdout)
+        print("FAIL: %s/run.sh 1 exited with %d" % (run_dir, run.returncode))
+        return False
+    print("dist-step on the GPU: %d step(s) ran" % len(open(os.path.join(
+        run_dir, "times.rank0.txt")).read().split()))
+    return True
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", help="directory of dist-gen and dist-run")
+    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--dist-run-args", default="", help="extra dist-run options")
+    parser.add_argument("--passes", default="",
+                        help="dist-opt options applied to the step before dist-run, "
+                             "split as a shell would (quote a pass with several "
+                             "options: \"'--dist-sharding=stage=1 ownership=whole'\"), "
+                             "e.g. --dist-data-parallel")
+    parser.add_argument("--keep", help="keep the work files in this directory")
+    parser.add_argument("--export", metavar="DIR",
+                        help="prepare the check for a GPU machine in DIR (see above)")
+    parser.add_argument("--from-export", metavar="DIR",
+                        help="on the GPU machine: run DIR/run and compare with PyTorch")
+    parser.add_argument("--torch-device", default=None,
+                        help="where PyTorch trains (default: cuda with --from-export, else cpu)")
+    parser.add_argument("--stepwise", action="store_true",
+                        help="f32: judge each step from dist's own state before it (the "
+                             "default on a GPU; see compare_with_torch)")
+    parser.add_argument("gen", nargs=argparse.REMAINDER, help="-- dist-gen arguments")
+    args = parser.parse_args()
+    gen_args = args.gen[1:] if args.gen and args.gen[0] == "--" else args.gen
+    device = args.torch_device or ("cuda" if args.from_export else "cpu")
+
+    if args.from_export:
+        work = args.from_export
+        with open(os.path.join(work, "check.json")) as f:
+            saved = json.load(f)
+        gen_args, args.steps = saved["gen"], saved["steps"]
+        step_file = os.path.join(work, "step.mlir")
+    else:
+        if not args.bin or not gen_args:
+            parser.error("--bin and the dist-gen arguments are needed (or --from-export)")
+        work = args.export or args.keep or tempfile.mkdtemp(prefix="dist-torch-")
+        os.makedirs(work, exist_ok=True)
+        step_file = generate_step(args, gen_args, work)
+    opts = parse_model_options(gen_args)
     with open(step_file) as f:
         arg_values, result_values = parse_signature(f.read(), "train_step")
     for value in arg_values + result_values:
         value.dtype = TORCH_DTYPES[value.element]
 
-    generator = torch.Generator().manual_seed(args.seed)
-    inputs = [initial_value(v, generator) for v in arg_values]
-    copy_params_into_state(arg_values, inputs)
+    input_files = [os.path.join(work, "input%d.bin" % i) for i in range(len(arg_values))]
+    if args.from_export:
+        inputs = [read_raw(path, v.dtype, v.shape) for v, path in zip(arg_values, input_files)]
+        if not run_exported(work):
+            return 1
+        run_name = "rank0"
+    else:
+        generator = torch.Generator().manual_seed(args.seed)
+        inputs = [initial_value(v, generator) for v in arg_values]
+        copy_params_into_state(arg_values, inputs)
+        for value, path in zip(inputs, input_files):
+            write_raw(value, path)
+        if not run_dist(args, step_file, input_files, work):
+            return 1
+        if args.export:
+            with open(os.path.join(work, "check.json"), "w") as f:
+                json.dump({"gen": gen_args, "steps": args.steps}, f)
+            print("exported %s: on the GPU machine `check_against_torch.py --from-export %s`, "
+                  "then here `dist-run --judge %s/run`" % (work, work, work))
+            return 0
+        run_name = "serial"
     run_dir = os.path.join(work, "run")
-    shutil.rmtree(run_dir, ignore_errors=True)
-    command = [os.path.join(args.bin, "dist-run"), step_file, "--steps", str(args.steps),
-               "--keep", "--work-dir", run_dir] + args.dist_run_args.split()
-    for i, value in enumerate(inputs):
-        path = os.path.join(work, "input%d.bin" % i)
-        write_raw(value, path)
-        command += ["--input", "%d=%s" % (i, path)]
-    run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    verdicts = [l for l in run.stdout.splitlines() if l.startswith(("PASS", "FAIL"))]
-    print("dist-run (partitioned vs serial): " + (verdicts[-1] if verdicts else "no verdict"))
-    if run.returncode != 0:
-        print(run.stdout)
-        print("FAIL: dist-run exited with %d" % run.returncode)
-        return 1
 
+    def result_of(index, value, step):
+        return read_raw(os.path.join(run_dir, "result%d.step%d.%s.bin" % (index, step, run_name)),
+                        value.dtype, value.shape)
+
+    failures = compare_with_torch(opts, arg_values, result_values, inputs, args.steps,
+                                  result_of, device, args.stepwise)
+    if not args.keep and not args.export and not args.from_export:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failures else 0
+
+
+def compare_with_torch(opts, arg_values, result_values, inputs, steps, result_of, device,
+                       stepwise=False):
+    """Trains the model in PyTorch on `device` and compares every result of
+    every step (`result_of(index, value, step)`); the number of failures."""
     # The same training in PyTorch; for bf16 and fp16 also in f64 (the truth
     # that both runs are judged against; it skips the steps fp16 skips).
     batch = {v.name: t for v, t in zip(arg_values, inputs)
@@ -255,13 +381,32 @@ def main():
              and v.name not in STEP_STATE}
     initial = {v.name: t for v, t in zip(arg_values, inputs) if v.is_param}
     loss_fn = mlp_loss if opts.model == "mlp" else gpt_loss
-    peer = Trainer(opts, initial, batch, loss_fn, TORCH_DTYPES[opts.dtype])
-    sixteen_bit = TORCH_DTYPES[opts.dtype] in SIXTEEN_BIT
-    truth = Trainer(opts, initial, batch, loss_fn, torch.float64) if sixteen_bit else None
+    compute = TORCH_DTYPES[opts.dtype]
+    peer = Trainer(opts, initial, batch, loss_fn, compute, device)
+    # On a GPU the f32 steps are judged step by step: each of dist's steps
+    # against PyTorch's step (f32, and f64: the truth) from dist's own
+    # parameters and optimizer state before it. cuBLAS picks other kernels
+    # (other summation orders) for PyTorch's shapes and layouts than for
+    # dist's, and Adam turns a gradient's last bits into a whole update where
+    # the gradient is near zero, so two f32 trajectories part more than
+    # either step errs.
+    stepwise = compute == torch.float32 and (stepwise or device != "cpu")
+    by_truth = compute in SIXTEEN_BIT or stepwise
+    truth = Trainer(opts, initial, batch, loss_fn, torch.float64, device) if by_truth else None
     tolerance = TOLERANCE[opts.dtype]
     worst = {}
     failures = 0
-    for step in range(1, args.steps + 1):
+    previous = {}  # stepwise: dist's parameters and state before the step
+    for v, t in zip(arg_values, inputs):
+        if v.is_param or v.state_of is not None:
+            previous[v.name] = t
+    for step in range(1, steps + 1):
+        if stepwise:
+            params = {v.name: previous[v.name] for v in arg_values if v.is_param}
+            peer = Trainer(opts, params, batch, loss_fn, compute, device)
+            truth = Trainer(opts, params, batch, loss_fn, torch.float64, device)
+            for trainer in (peer, truth):
+                trainer.load_state(arg_values, previous, step - 1)
         peer.step()
         if truth:
             truth.step(skip=peer.skipped)
@@ -269,11 +414,12 @@ def main():
         for i, value in enumerate(result_values):
             if peer.skipped and value.name.startswith("grad."):
                 continue  # not finite: the loss scale says the step was skipped
-            actual = read_raw(os.path.join(run_dir, "result%d.step%d.serial.bin" % (i, step)),
-                              value.dtype, value.shape)
+            actual = result_of(i, value, step)
+            if value.name in previous:
+                previous[value.name] = actual
             kind, expected = peer.value_of(value, arg_values)
-            compared.append((kind, value, actual, expected,
-                             truth.value_of(value, arg_values)[1]
+            compared.append((kind, value, actual, expected.cpu(),
+                             truth.value_of(value, arg_values)[1].cpu()
                              if truth and kind != "loss scale" else None))
             if kind == "loss":
                 dist_loss = actual.double().item()
@@ -294,7 +440,7 @@ def main():
                 error = relative_error(actual, expected, floor)
                 allowed = tolerance
             else:
-                # bf16: as close to the f64 truth as PyTorch's bf16 step, up
+                # bf16 (f32 on a GPU): as close to the f64 truth as PyTorch's step, up
                 # to a factor of 2 (or within the tolerance).
                 error = relative_error(actual, true_value, floor)
                 allowed = max(2 * relative_error(expected, true_value, floor), tolerance)
@@ -310,18 +456,17 @@ def main():
                                             " (skipped: gradients not finite)"
                                             if peer.skipped else "")
                if peer.loss_scaling else ""))
-    print("largest relative errors vs torch%s: " % (" f64" if truth else "") +
+    print("largest relative errors vs torch%s%s: " % (" f64" if truth else "",
+                                                   ", step by step" if stepwise else "") +
           ", ".join("%s %.2e" % (k, worst[k]) for k in sorted(worst)) +
           " (allowed %.0e%s)" % (tolerance, " or twice torch %s's" % opts.dtype
                                  if truth else ""))
-    if not args.keep:
-        shutil.rmtree(work, ignore_errors=True)
     if failures:
         print("FAIL: %d value(s) differ from PyTorch" % failures)
-        return 1
-    print("PASS: loss, gradients, parameters and optimizer state equal PyTorch's for %d step(s)"
-          % args.steps)
-    return 0
+    else:
+        print("PASS: loss, gradients, parameters and optimizer state equal PyTorch's for "
+              "%d step(s)" % steps)
+    return failures
 
 
 class Trainer:
@@ -330,11 +475,11 @@ class Trainer:
     (scale, unscale_ with the found-inf check, step or skip, update), written
     out because GradScaler needs CUDA in PyTorch 1.13."""
 
-    def __init__(self, opts, initial, batch, loss_fn, compute):
+    def __init__(self, opts, initial, batch, loss_fn, compute, device="cpu"):
         master = torch.float64 if compute == torch.float64 else torch.float32
-        self.params = {name: t.to(master).clone().requires_grad_(True)
+        self.params = {name: t.to(device, master).clone().requires_grad_(True)
                        for name, t in initial.items()}
-        self.batch = {name: (t.to(master) if t.is_floating_point() else t)
+        self.batch = {name: (t.to(device, master) if t.is_floating_point() else t.to(device))
                       for name, t in batch.items()}
         self.opts, self.loss_fn, self.compute = opts, loss_fn, Compute(compute)
         self.optimizer = make_optimizer(opts, list(self.params.values()))
@@ -373,6 +518,22 @@ class Trainer:
                 self.growth_tracker = 0
             else:
                 self.growth_tracker += 1
+
+    def load_state(self, arg_values, values, steps_done):
+        """Starts from another run's optimizer state (`values`: by dist.name)
+        after `steps_done` updates."""
+        self.steps = steps_done
+        if not steps_done:
+            return  # zeros: torch.optim makes its own
+        for value in arg_values:
+            if value.state_of is None:
+                continue
+            param = self.params[arg_values[value.state_of].name]
+            key = value.name[len(arg_values[value.state_of].name) + 1:]
+            state = self.optimizer.state[param]
+            state[STATE_KEYS[key]] = values[value.name].to(param.device, param.dtype).clone()
+            if key.startswith("exp_avg"):
+                state["step"] = torch.tensor(float(steps_done))
 
     def state_of(self, param_name, state_name, shape):
         """The optimizer's state `state_name` ("<param>.<key>") of a parameter."""

@@ -52,21 +52,35 @@ int fail(int rank, const std::string &message) {
 } // namespace
 
 int main(int argc, char **argv) {
-  bool synthetic = argc == 3 && !std::strcmp(argv[1], "--synthetic-inputs");
-  if ((argc != 2 && !synthetic) || !std::strcmp(argv[1], "--help")) {
+  bool synthetic = false, usage = argc < 2;
+  int steps = 0; // 0: the manifest's
+  for (int next = 1; next < argc - 1 && !usage; ++next) {
+    if (!std::strcmp(argv[next], "--synthetic-inputs"))
+      synthetic = true;
+    else if (!std::strcmp(argv[next], "--steps") && next + 2 < argc &&
+             (steps = std::atoi(argv[next + 1])) > 0)
+      ++next;
+    else
+      usage = true;
+  }
+  bool help = argc == 2 && !std::strcmp(argv[1], "--help");
+  if (usage || help) {
     std::fprintf(
         stderr,
-        "usage: dist-step [--synthetic-inputs] DIR\n"
+        "usage: dist-step [--synthetic-inputs] [--steps N] DIR\n"
         "Runs one rank of the partitioned run dist-run --export-ranks DIR "
         "prepared;\nstart one process per rank (scripts/launch.py -n N, or "
         "mpirun -np N).\n--synthetic-inputs: no input files (a benchmark): "
-        "each argument drawn in the\nrange its exported values had.\n");
-    return argc == 2 ? 0 : 2;
+        "each argument drawn in the\nrange its exported values had.\n"
+        "--steps N: run N steps instead of the manifest's (a benchmark).\n");
+    return help ? 0 : 2;
   }
   WorkDir dir(argv[argc - 1]);
   llvm::Expected<StepManifest> manifest = readManifest(dir.manifest());
   if (!manifest)
     return fail(-1, llvm::toString(manifest.takeError()));
+  if (steps > 0)
+    manifest->options.steps = steps;
   dist_init(&argc, &argv);
   int rank = dist_world_rank();
   if (dist_world_size() != manifest->worldSize)
