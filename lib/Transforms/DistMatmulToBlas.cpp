@@ -272,16 +272,10 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
     if (gemm.reportedError || !op.hasPureBufferSemantics() ||
-        op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-        !linalg::isaContractionOpInterface(op))
+        !isGemmContraction(op))
       return failure();
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(op);
-    // Every loop must be one of them: a loop over one operand only (a sum
-    // or a broadcast) is no GEMM.
-    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-        dims->k.size() != 1 || dims->batch.size() + 3 != op.getNumLoops())
-      return failure();
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (llvm::any_of(ranges, ShapedType::isDynamic))
       return failure();

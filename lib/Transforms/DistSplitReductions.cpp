@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringUtils.h"
 #include "dist/Dialect/Dist/IR/DistDialect.h"
 #include "dist/Transforms/Passes.h"
 
@@ -62,12 +63,12 @@ bool splitKeepsMeaning(linalg::LinalgOp op) {
 /// `maxThreads`; std::nullopt when it may not: not on tensors with one
 /// output and static shapes, a zero extent, `linalg.index` (the split loop's
 /// index would need rewriting, which upstream does not: a one-hot pick by
-/// label stays whole), or a contraction (left for the BLAS).
+/// label stays whole), or a product dist-matmul-to-blas makes a BLAS call
+/// of (isGemmContraction).
 std::optional<int64_t> splittableParallelIterations(linalg::LinalgOp op,
                                                     int64_t maxThreads) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op.hasDynamicShape() || op.hasIndexSemantics() ||
-      linalg::isaContractionOpInterface(op))
+      op.hasDynamicShape() || op.hasIndexSemantics() || isGemmContraction(op))
     return std::nullopt;
   int64_t parallel = 1;
   for (auto [range, type] :

@@ -139,3 +139,15 @@ Operation *dist::findFirstUserInBlock(Operation *op) {
       first = top;
   return first;
 }
+
+bool dist::isGemmContraction(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !linalg::isaContractionOpInterface(op))
+    return false;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  // Every loop must be one of them: a loop over one operand only (a sum or
+  // a broadcast) is no GEMM.
+  return succeeded(dims) && dims->m.size() == 1 && dims->n.size() == 1 &&
+         dims->k.size() == 1 && dims->batch.size() + 3 == op.getNumLoops();
+}

@@ -5,6 +5,7 @@
 
 #include "dist/Dialect/Dist/IR/CollectiveOpInterface.h"
 
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -74,6 +75,12 @@ Operation *findFirstUserInBlock(Operation *op);
 /// The byte offset of each member's slot in a bucket of static buffers, in
 /// operand order, then the bucket's size.
 SmallVector<int64_t> getBucketSlotOffsets(ValueRange members);
+
+/// A contraction dist-matmul-to-blas turns into a BLAS product: one m, one n
+/// and one k loop, every other loop a batch loop. A sum of products without
+/// an m or n loop (a dot product; a column sum of products, as a layernorm
+/// gain's gradient) is none.
+bool isGemmContraction(linalg::LinalgOp op);
 
 } // namespace mlir::dist
 

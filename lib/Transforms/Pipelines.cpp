@@ -187,6 +187,11 @@ void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
       {options.blockSize}, /*noMinMaxBounds=*/true));
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addPass(createConvertParallelLoopToGpuPass());
+  // Loop bounds and strides folded to constants inside the kernels: a
+  // delinearized index divides by them (by a constant, a multiply and a
+  // shift; by a kernel argument, a 64-bit division per element).
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createDistGpuMergeKernels());
   pm.addPass(createDistGpuAllocs());

@@ -13,10 +13,12 @@ func.func @global(%x: tensor<8xf32> {dist.sharding = #dist.sharding<@m, [{a}]>})
 
 // Tests that a buffer already placed in another memory space is refused
 // where the step's buffers are put on the device.
-func.func @memory_space() {
+func.func @memory_space() -> f32 {
   %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
   // expected-error@+1 {{'memref.alloc' op allocates in memory space 3 : i64; dist-gpu-allocs places only buffers of the default memory space on the GPU}}
   %buf = memref.alloc() : memref<4xf32, 3>
   linalg.fill ins(%zero : f32) outs(%buf : memref<4xf32, 3>)
-  return
+  %v = memref.load %buf[%c0] : memref<4xf32, 3>
+  return %v : f32
 }

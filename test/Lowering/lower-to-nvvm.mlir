@@ -11,6 +11,7 @@
 // RUN: dist-opt %S/../E2E/layernorm.mlir --dist-auto-partition | dist-opt --dist-lower-to-nvvm | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
 // RUN: dist-opt %S/../E2E/layernorm.mlir --dist-auto-partition | dist-opt --dist-lower-to-nvvm=format=isa | FileCheck %s --check-prefix=PTX
 // RUN: dist-opt %S/../E2E/megatron_mlp.mlir --dist-auto-partition | dist-opt --dist-lower-to-nvvm | FileCheck %s --check-prefix=MATMUL
+// RUN: dist-opt %S/../E2E/layernorm.mlir --dist-auto-partition | dist-opt --dist-lower-to-nvvm --mlir-print-ir-after=gpu-kernel-outlining 2>&1 >/dev/null | FileCheck %s --check-prefix=KERNELS
 // RUN: dist-gen gpt --layers 1 --hidden 16 --heads 2 --seq 4 --vocab 8 --batch 2 --optimizer adam --clip-grad-norm 0.5 --mesh mp=2 --parallel mp | dist-opt --dist-auto-partition | dist-opt --dist-lower-to-nvvm > %t.gpt.mlir
 // RUN: FileCheck %s --check-prefix=GPT < %t.gpt.mlir
 // In bf16 (master weights) every product is cuBLAS with f32 accumulation.
@@ -40,6 +41,12 @@
 // CHECK-NOT: gpu.binary
 // CHECK-NOT: memref.alloc
 // CHECK-NOT: @malloc
+
+// Loop bounds and steps are constants inside each kernel (an index divided
+// by a kernel argument would be a 64-bit division per element), and the
+// launch sizes are known to the kernel.
+// KERNELS: gpu.func @layernorm_kernel(%arg0: memref<16xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 1, 1, 1>}
+// KERNELS-NOT: gpu.func @{{.*}}: index
 
 // LLVMIR: @dist_kernels_binary = internal constant
 // LLVMIR-DAG: call void @mgpuLaunchKernel(

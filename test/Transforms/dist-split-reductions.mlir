@@ -199,3 +199,27 @@ func.func @left(%rows: tensor<65536x64xf32>, %rinit: tensor<65536xf32>,
   %mm = linalg.matmul ins(%a, %b : tensor<8x4096xf32>, tensor<4096x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %r, %p, %pick, %isum, %max, %first, %mm : tensor<65536xf32>, tensor<f32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<f32>, tensor<8x8xf32>
 }
+
+// -----
+
+// A layernorm gain's gradient: a column sum of products over 8192 rows into
+// 1024 outputs is a contraction to upstream (a batch loop j and a k loop i)
+// but no GEMM (no m or n loop), so no BLAS call takes it: split like a
+// column sum (k = 64 chunks of 128 rows), the product inside the partials.
+// CHECK-LABEL: func.func @gain_grad
+// CHECK: tensor.expand_shape %{{.*}} output_shape [128, 64, 1024] : tensor<8192x1024xf32> into tensor<128x64x1024xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<128x64x1024xf32>, tensor<128x64x1024xf32>) outs(%{{.*}} : tensor<64x1024xf32>)
+// CHECK: arith.mulf
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%{{.*}} : tensor<64x1024xf32>) outs(%{{.*}} : tensor<1024xf32>)
+#xg = affine_map<(i, j) -> (i, j)>
+#colg = affine_map<(i, j) -> (j)>
+func.func @gain_grad(%x: tensor<8192x1024xf32>, %dy: tensor<8192x1024xf32>, %init: tensor<1024xf32>) -> tensor<1024xf32> {
+  %r = linalg.generic {indexing_maps = [#xg, #xg, #colg], iterator_types = ["reduction", "parallel"]}
+      ins(%x, %dy : tensor<8192x1024xf32>, tensor<8192x1024xf32>) outs(%init : tensor<1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1024xf32>
+  return %r : tensor<1024xf32>
+}

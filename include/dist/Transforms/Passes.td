@@ -1708,8 +1708,10 @@ def DistSplitReductions : Pass<"dist-split-reductions"> {
     does. Several reduction loops that are adjacent (in the iteration
     space and in every operand: a loss over a matrix, a bias gradient over
     batch and sequence) first become one over their product (upstream's
-    `linalg::collapseOpIterationDims`). Left whole: contractions (for the
-    BLAS), reductions that are not adjacent, several outputs, dynamic
+    `linalg::collapseOpIterationDims`). A sum of products is split too when
+    it is no GEMM (a layernorm gain's gradient: a column sum of products,
+    no m or n loop). Left whole: products `dist-matmul-to-blas` makes BLAS
+    calls of (one m, n and k loop each), reductions that are not adjacent, several outputs, dynamic
     shapes, maps that are not plain dimensions,
     `linalg.index` (a one-hot pick by label), results that are neither
     integers nor floats, combiners upstream cannot split or whose
