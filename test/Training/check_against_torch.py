@@ -311,8 +311,9 @@ def main():
     parser.add_argument("--torch-device", default=None,
                         help="where PyTorch trains (default: cuda with --from-export, else cpu)")
     parser.add_argument("--stepwise", action="store_true",
-                        help="f32: judge each step from dist's own state before it (the "
-                             "default on a GPU; see compare_with_torch)")
+                        help="f32: judge each step from dist's own state before it, the "
+                             "update with dist's own gradients (the default on a GPU; see "
+                             "compare_with_torch)")
     parser.add_argument("gen", nargs=argparse.REMAINDER, help="-- dist-gen arguments")
     args = parser.parse_args()
     gen_args = args.gen[1:] if args.gen and args.gen[0] == "--" else args.gen
@@ -383,13 +384,15 @@ def compare_with_torch(opts, arg_values, result_values, inputs, steps, result_of
     loss_fn = mlp_loss if opts.model == "mlp" else gpt_loss
     compute = TORCH_DTYPES[opts.dtype]
     peer = Trainer(opts, initial, batch, loss_fn, compute, device)
-    # On a GPU the f32 steps are judged step by step: each of dist's steps
-    # against PyTorch's step (f32, and f64: the truth) from dist's own
-    # parameters and optimizer state before it. cuBLAS picks other kernels
-    # (other summation orders) for PyTorch's shapes and layouts than for
-    # dist's, and Adam turns a gradient's last bits into a whole update where
-    # the gradient is near zero, so two f32 trajectories part more than
-    # either step errs.
+    # On a GPU the f32 steps are judged step by step, from dist's own
+    # parameters and optimizer state before each: its loss and gradients
+    # against PyTorch's (f32, and f64: the truth), its updated parameters
+    # and state against torch.optim's f64 update with dist's gradients.
+    # cuBLAS picks other kernels (other summation orders) for PyTorch's
+    # shapes and layouts than for dist's, and Adam turns a gradient's last
+    # bits into a whole update where the gradient is near zero (|g| ~ eps),
+    # so neither two trajectories nor two updates of two f32 gradients can
+    # be held to f32's precision; the update of the same gradient can.
     stepwise = compute == torch.float32 and (stepwise or device != "cpu")
     by_truth = compute in SIXTEEN_BIT or stepwise
     truth = Trainer(opts, initial, batch, loss_fn, torch.float64, device) if by_truth else None
@@ -410,17 +413,27 @@ def compare_with_torch(opts, arg_values, result_values, inputs, steps, result_of
         peer.step()
         if truth:
             truth.step(skip=peer.skipped)
+        actuals = [result_of(i, value, step) for i, value in enumerate(result_values)]
+        update = None
+        if stepwise:
+            update = Trainer(opts, params, batch, loss_fn, torch.float64, device)
+            update.load_state(arg_values, previous, step - 1)
+            update.apply({v.name[5:]: a for v, a in zip(result_values, actuals)
+                          if v.name.startswith("grad.")})
         compared = []
-        for i, value in enumerate(result_values):
+        for value, actual in zip(result_values, actuals):
             if peer.skipped and value.name.startswith("grad."):
                 continue  # not finite: the loss scale says the step was skipped
-            actual = result_of(i, value, step)
             if value.name in previous:
                 previous[value.name] = actual
             kind, expected = peer.value_of(value, arg_values)
+            reference = truth
+            if update and kind in ("parameter", "state"):
+                reference = update
+                expected = update.value_of(value, arg_values)[1]  # judged alone
             compared.append((kind, value, actual, expected.cpu(),
-                             truth.value_of(value, arg_values)[1].cpu()
-                             if truth and kind != "loss scale" else None))
+                             reference.value_of(value, arg_values)[1].cpu()
+                             if reference and kind != "loss scale" else None))
             if kind == "loss":
                 dist_loss = actual.double().item()
         # A value whose exact result is (nearly) zero, as the key bias's
@@ -518,6 +531,14 @@ class Trainer:
                 self.growth_tracker = 0
             else:
                 self.growth_tracker += 1
+
+    def apply(self, grads):
+        """One optimizer step with the given gradients (by parameter name)."""
+        self.optimizer.zero_grad()
+        for name, p in self.params.items():
+            p.grad = grads[name].to(p.device, p.dtype).reshape(p.shape)
+        self.optimizer.step()
+        self.steps += 1
 
     def load_state(self, arg_values, values, steps_done):
         """Starts from another run's optimizer state (`values`: by dist.name)
