@@ -101,6 +101,43 @@ int64_t chooseChunks(linalg::LinalgOp op, int64_t maxThreads,
   return 1;
 }
 
+/// The number of chunks to split a reduction along its input rows'
+/// contiguous dimension into (< 2: none) when it has enough outputs that the
+/// rule above leaves it (softmax's and layernorm's row sums): each thread
+/// would sum its own row, so consecutive threads read elements a row apart.
+/// k = the elements of a 32-byte sector: partial sum p of a row adds
+/// elements p, p + k, ..., so consecutive threads read consecutive elements
+/// and a warp whole sectors.
+int64_t chooseRowChunks(linalg::LinalgOp op, int64_t maxThreads) {
+  if (op.getNumReductionLoops() != 1)
+    return 1;
+  std::optional<int64_t> parallel = splittableParallelIterations(op, maxThreads);
+  if (!parallel || *parallel < maxThreads)
+    return 1;
+  SmallVector<unsigned> dims;
+  op.getReductionDims(dims);
+  unsigned reduction = dims.front();
+  int64_t elementBytes = 0;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (!map.isFunctionOfDim(reduction))
+      continue;
+    // Contiguous: the last dimension of a row-major tensor.
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!last || last.getPosition() != reduction)
+      return 1;
+    elementBytes = std::max(
+        elementBytes, getElementBytes(getElementTypeOrSelf(input->get())));
+  }
+  if (elementBytes == 0 || elementBytes > 16)
+    return 1;
+  int64_t chunks = 32 / elementBytes;
+  int64_t extent = op.getStaticLoopRanges()[reduction];
+  if (chunks < 2 || extent % chunks != 0 || extent / chunks < 2)
+    return 1;
+  return splitKeepsMeaning(op) ? chunks : 1;
+}
+
 /// The iteration dimensions of `op`'s reductions when there are several,
 /// adjacent in the iteration space and in every operand (a sum to a
 /// scalar over a matrix, a bias gradient over batch and sequence), so that
@@ -166,12 +203,19 @@ struct DistSplitReductionsPass
         continue;
       }
       int64_t chunks = chooseChunks(op, minThreads, minChunk);
+      // Row sums put the partial sums last: consecutive threads take
+      // consecutive partial sums of a row.
+      unsigned partialIndex = 0;
+      if (chunks < 2) {
+        chunks = chooseRowChunks(op, minThreads);
+        partialIndex = op.getRank(op.getDpsInitOperand(0));
+      }
       if (chunks < 2)
         continue;
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::SplitReductionResult> split = linalg::splitReduction(
           rewriter, op, [&](linalg::LinalgOp) {
-            return linalg::SplitReductionOptions{chunks, /*index=*/0,
+            return linalg::SplitReductionOptions{chunks, partialIndex,
                                                  /*innerParallel=*/true};
           });
       // An op upstream cannot split stays as it is.

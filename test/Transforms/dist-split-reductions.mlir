@@ -133,7 +133,8 @@ func.func @not_adjacent(%x: tensor<64x4x64xf32>, %init: tensor<4xf32>) -> tensor
 
 // -----
 
-// Left whole: a row reduction with enough rows (65536 threads already), an
+// Left whole: a row reduction with enough rows (65536 threads already)
+// whose rows are one 32-byte sector (8 f32: nothing to interleave), an
 // extent with no divisor in range (4099 is prime), a reduction that reads
 // its loop index (a one-hot pick by label), a sum whose adds promise no
 // signed overflow (a chunk's partial sum could overflow), a max promising
@@ -146,11 +147,11 @@ func.func @not_adjacent(%x: tensor<64x4x64xf32>, %init: tensor<4xf32>) -> tensor
 #row = affine_map<(i, j) -> (i)>
 #v = affine_map<(i) -> (i)>
 #s = affine_map<(i) -> ()>
-func.func @left(%rows: tensor<65536x64xf32>, %rinit: tensor<65536xf32>,
+func.func @left(%rows: tensor<65536x8xf32>, %rinit: tensor<65536xf32>,
                 %prime: tensor<4099xf32>, %sinit: tensor<f32>,
                 %logits: tensor<4096xf32>, %label: index) -> (tensor<65536xf32>, tensor<f32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<f32>, tensor<8x8xf32>) {
   %r = linalg.generic {indexing_maps = [#x, #row], iterator_types = ["parallel", "reduction"]}
-      ins(%rows : tensor<65536x64xf32>) outs(%rinit : tensor<65536xf32>) {
+      ins(%rows : tensor<65536x8xf32>) outs(%rinit : tensor<65536xf32>) {
   ^bb0(%a: f32, %acc: f32):
     %s = arith.addf %a, %acc : f32
     linalg.yield %s : f32
@@ -222,4 +223,55 @@ func.func @gain_grad(%x: tensor<8192x1024xf32>, %dy: tensor<8192x1024xf32>, %ini
     linalg.yield %s : f32
   } -> tensor<1024xf32>
   return %r : tensor<1024xf32>
+}
+
+// -----
+
+// A row sum of products over the rows' contiguous dimension with 131072
+// outputs (softmax's backward): enough threads, but each would read its own
+// row, consecutive threads 4 KB apart. Split into 8 interleaved partial sums
+// per row (8 f32 = a 32-byte sector), the partials last: consecutive
+// threads read consecutive elements; then the 8 of each row are summed.
+// CHECK-LABEL: func.func @softmax_row_sum
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [8, 16384, 128, 8] : tensor<8x16384x1024xf32> into tensor<8x16384x128x8xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<8x16384x128x8xf32>, tensor<8x16384x128x8xf32>) outs(%{{.*}} : tensor<8x16384x8xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<8x16384x8xf32>) outs(%{{.*}} : tensor<8x16384xf32>)
+// bf16 rows: 16 partial sums (16 bf16 = 32 bytes).
+// CHECK-LABEL: func.func @bf16_row_max
+// CHECK: output_shape [131072, 64, 16] : tensor<131072x1024xbf16> into tensor<131072x64x16xbf16>
+// A reduction along a dimension that is not contiguous stays whole.
+// CHECK-LABEL: func.func @strided_row_sum
+// CHECK-NOT: tensor.expand_shape
+#xr = affine_map<(b, r, j) -> (b, r, j)>
+#or = affine_map<(b, r, j) -> (b, r)>
+func.func @softmax_row_sum(%x: tensor<8x16384x1024xf32>, %y: tensor<8x16384x1024xf32>, %init: tensor<8x16384xf32>) -> tensor<8x16384xf32> {
+  %r = linalg.generic {indexing_maps = [#xr, #xr, #or], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : tensor<8x16384x1024xf32>, tensor<8x16384x1024xf32>) outs(%init : tensor<8x16384xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16384xf32>
+  return %r : tensor<8x16384xf32>
+}
+#x2 = affine_map<(r, j) -> (r, j)>
+#o2 = affine_map<(r, j) -> (r)>
+func.func @bf16_row_max(%x: tensor<131072x1024xbf16>, %init: tensor<131072xbf16>) -> tensor<131072xbf16> {
+  %r = linalg.generic {indexing_maps = [#x2, #o2], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<131072x1024xbf16>) outs(%init : tensor<131072xbf16>) {
+  ^bb0(%a: bf16, %acc: bf16):
+    %m = arith.maximumf %a, %acc : bf16
+    linalg.yield %m : bf16
+  } -> tensor<131072xbf16>
+  return %r : tensor<131072xbf16>
+}
+#t2 = affine_map<(r, j) -> (j, r)>
+func.func @strided_row_sum(%x: tensor<1024x131072xf32>, %init: tensor<131072xf32>) -> tensor<131072xf32> {
+  %r = linalg.generic {indexing_maps = [#t2, #o2], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<1024x131072xf32>) outs(%init : tensor<131072xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<131072xf32>
+  return %r : tensor<131072xf32>
 }
