@@ -1582,6 +1582,43 @@ def DistGpuSerialKernels : Pass<"dist-gpu-serial-kernels", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
+def DistPromoteAccumulators : Pass<"dist-promote-accumulators"> {
+  let summary = "Keeps a reduction loop's output element in a register";
+  let description = [{
+    In `dist-lower-to-nvvm` after `convert-linalg-to-parallel-loops`. A
+    linalg reduction lowered to loops loads and stores its output element
+    in every iteration of the reduction loop; in a GPU kernel each store
+    goes to memory (L2), as often as the inputs are read, and LLVM cannot
+    keep the value in a register because a kernel's buffers might alias.
+    An `scf.for` whose body loads and then stores one element at
+    loop-invariant indices, with no other write inside and every other
+    read from a buffer that is provably another (different root buffers,
+    one of them allocated in the function: two arguments might be one
+    buffer), carries the element instead: loaded before the loop, stored
+    after it. Inner loops first, so a nest of reduction loops carries it
+    through every level. Anything else is left as it is; it takes no
+    options and refuses nothing.
+
+    ```mlir
+    scf.for %k = %c0 to %c128 step %c1 {
+      %a = memref.load %x[%i, %k] : memref<64x128xf32>
+      %acc = memref.load %sum[%i] : memref<64xf32>
+      %s = arith.addf %acc, %a : f32
+      memref.store %s, %sum[%i] : memref<64xf32>
+    }
+    // becomes (%sum = memref.alloc)
+    %init = memref.load %sum[%i] : memref<64xf32>
+    %r = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %init) -> (f32) {
+      %a = memref.load %x[%i, %k] : memref<64x128xf32>
+      %s = arith.addf %acc, %a : f32
+      scf.yield %s : f32
+    }
+    memref.store %r, %sum[%i] : memref<64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect"];
+}
+
 def DistGpuMergeKernels : Pass<"dist-gpu-merge-kernels", "::mlir::ModuleOp"> {
   let summary = "Gathers the outlined kernels into one gpu.module";
   let description = [{
@@ -1713,9 +1750,8 @@ def DistSplitReductions : Pass<"dist-split-reductions"> {
     layernorm's row sums, is split too, into k partial results per output
     where k elements make a 32-byte sector (8 f32, 16 bf16), placed last:
     each thread would otherwise read its own row, consecutive threads a row
-    apart; split, consecutive threads read consecutive elements (measured on
-    an H200: softmax's backward row sum 1.6 ms -> see bench/README.md). A
-    sum of products is split too when
+    apart; split, consecutive threads read consecutive elements. A sum of
+    products is split too when
     it is no GEMM (a layernorm gain's gradient: a column sum of products,
     no m or n loop). Left whole: products `dist-matmul-to-blas` makes BLAS
     calls of (one m, n and k loop each), reductions that are not adjacent, several outputs, dynamic
