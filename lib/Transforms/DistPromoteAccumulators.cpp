@@ -95,7 +95,12 @@ struct DistPromoteAccumulatorsPass
     // Inner loops first: a promoted inner loop's load and store are then
     // the outer loop's.
     SmallVector<scf::ForOp> loops;
-    getOperation()->walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    // Only in kernels to be: a host loop that carried a value would no
+    // longer be one op dist-gpu-serial-kernels can move into a kernel.
+    getOperation()->walk([&](scf::ForOp loop) {
+      if (loop->getParentOfType<scf::ParallelOp>())
+        loops.push_back(loop);
+    });
     for (scf::ForOp loop : loops) {
       auto accumulator = findAccumulator(loop);
       if (!accumulator)

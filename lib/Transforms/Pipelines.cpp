@@ -180,9 +180,9 @@ void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
   // launches.
   pm.addPass(createDistGpuReductionsInside());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createDistGpuSerialKernels());
   // A reduction's output element in a register, not stored every iteration.
   pm.addPass(createDistPromoteAccumulators());
-  pm.addPass(createDistGpuSerialKernels());
   // Consecutive threads on consecutive elements (coalesced), a 1-D grid.
   pm.addPass(createDistGpuLinearizeLoops());
   pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(

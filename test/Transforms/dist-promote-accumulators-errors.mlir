@@ -15,13 +15,36 @@ func.func @arguments(%x: memref<128xf32>, %sum: memref<f32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c128 = arith.constant 128 : index
+  scf.parallel (%t) = (%c0) to (%c1) step (%c1) {
+    scf.for %k = %c0 to %c128 step %c1 {
+      %a = memref.load %x[%k] : memref<128xf32>
+      %acc = memref.load %sum[] : memref<f32>
+      %s = arith.addf %acc, %a : f32
+      memref.store %s, %sum[] : memref<f32>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A host loop (no kernel around it) stays one op for
+// dist-gpu-serial-kernels to move into a kernel, even over a fresh buffer.
+// CHECK-LABEL: func.func @host
+// CHECK-NOT: iter_args
+func.func @host(%x: memref<128xf32>) -> memref<f32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %sum = memref.alloc() : memref<f32>
   scf.for %k = %c0 to %c128 step %c1 {
     %a = memref.load %x[%k] : memref<128xf32>
     %acc = memref.load %sum[] : memref<f32>
     %s = arith.addf %acc, %a : f32
     memref.store %s, %sum[] : memref<f32>
   }
-  return
+  return %sum : memref<f32>
 }
 
 // -----
@@ -35,6 +58,9 @@ func.func @left(%x: memref<128xf32>) -> (memref<129xf32>, memref<2xf32>, memref<
   %c1 = arith.constant 1 : index
   %c128 = arith.constant 128 : index
   %prefix = memref.alloc() : memref<129xf32>
+  %two = memref.alloc() : memref<2xf32>
+  %copy = memref.alloc() : memref<128xf32>
+  scf.parallel (%t) = (%c0) to (%c1) step (%c1) {
   scf.for %k = %c0 to %c128 step %c1 {
     %next = arith.addi %k, %c1 : index
     %a = memref.load %prefix[%k] : memref<129xf32>
@@ -42,7 +68,6 @@ func.func @left(%x: memref<128xf32>) -> (memref<129xf32>, memref<2xf32>, memref<
     %s = arith.addf %acc, %a : f32
     memref.store %s, %prefix[%c0] : memref<129xf32>
   }
-  %two = memref.alloc() : memref<2xf32>
   scf.for %k = %c0 to %c128 step %c1 {
     %a = memref.load %x[%k] : memref<128xf32>
     %acc = memref.load %two[%c0] : memref<2xf32>
@@ -50,12 +75,13 @@ func.func @left(%x: memref<128xf32>) -> (memref<129xf32>, memref<2xf32>, memref<
     memref.store %s, %two[%c0] : memref<2xf32>
     memref.store %a, %two[%c1] : memref<2xf32>
   }
-  %copy = memref.alloc() : memref<128xf32>
   scf.for %k = %c0 to %c128 step %c1 {
     %a = memref.load %x[%k] : memref<128xf32>
     %acc = memref.load %copy[%k] : memref<128xf32>
     %s = arith.addf %acc, %a : f32
     memref.store %s, %copy[%k] : memref<128xf32>
+  }
+  scf.reduce
   }
   return %prefix, %two, %copy : memref<129xf32>, memref<2xf32>, memref<128xf32>
 }

@@ -31,8 +31,9 @@ func.func @row_sum(%x: memref<64x128xf32>) -> memref<64xf32> {
 
 // -----
 
-// Two reduction loops (a sum over a matrix into a view of a fresh buffer):
-// the inner loop carries the element, then the outer one.
+// Two reduction loops in a one-thread kernel to be (a sum over a matrix
+// into a view of a fresh buffer): the inner loop carries the element, then
+// the outer one.
 // CHECK-LABEL: func.func @nest
 // CHECK: %[[INIT:.*]] = memref.load %[[OUT:.*]][] : memref<f32, strided<[], offset: 1>>
 // CHECK: %[[OUTER:.*]] = scf.for {{.*}} iter_args(%[[ACC0:.*]] = %[[INIT]]) -> (f32) {
@@ -46,13 +47,16 @@ func.func @nest(%x: memref<32x16xf32>) -> memref<2xf32> {
   %c32 = arith.constant 32 : index
   %buffer = memref.alloc() : memref<2xf32>
   %out = memref.subview %buffer[1] [1] [1] : memref<2xf32> to memref<f32, strided<[], offset: 1>>
-  scf.for %i = %c0 to %c32 step %c1 {
-    scf.for %j = %c0 to %c16 step %c1 {
-      %a = memref.load %x[%i, %j] : memref<32x16xf32>
-      %acc = memref.load %out[] : memref<f32, strided<[], offset: 1>>
-      %s = arith.addf %acc, %a : f32
-      memref.store %s, %out[] : memref<f32, strided<[], offset: 1>>
+  scf.parallel (%t) = (%c0) to (%c1) step (%c1) {
+    scf.for %i = %c0 to %c32 step %c1 {
+      scf.for %j = %c0 to %c16 step %c1 {
+        %a = memref.load %x[%i, %j] : memref<32x16xf32>
+        %acc = memref.load %out[] : memref<f32, strided<[], offset: 1>>
+        %s = arith.addf %acc, %a : f32
+        memref.store %s, %out[] : memref<f32, strided<[], offset: 1>>
+      }
     }
+    scf.reduce
   }
   return %buffer : memref<2xf32>
 }

@@ -1585,9 +1585,9 @@ def DistGpuSerialKernels : Pass<"dist-gpu-serial-kernels", "::mlir::ModuleOp"> {
 def DistPromoteAccumulators : Pass<"dist-promote-accumulators"> {
   let summary = "Keeps a reduction loop's output element in a register";
   let description = [{
-    In `dist-lower-to-nvvm` after `convert-linalg-to-parallel-loops`. A
-    linalg reduction lowered to loops loads and stores its output element
-    in every iteration of the reduction loop; in a GPU kernel each store
+    In `dist-lower-to-nvvm` after `dist-gpu-serial-kernels`. A linalg
+    reduction lowered to loops loads and stores its output element in every
+    iteration of the reduction loop; in a GPU kernel each store
     goes to memory (L2), as often as the inputs are read, and LLVM cannot
     keep the value in a register because a kernel's buffers might alias.
     An `scf.for` whose body loads and then stores one element at
@@ -1596,8 +1596,10 @@ def DistPromoteAccumulators : Pass<"dist-promote-accumulators"> {
     one of them allocated in the function: two arguments might be one
     buffer), carries the element instead: loaded before the loop, stored
     after it. Inner loops first, so a nest of reduction loops carries it
-    through every level. Anything else is left as it is; it takes no
-    options and refuses nothing.
+    through every level. Only loops inside an `scf.parallel` (kernels to
+    be; a host loop that carried a value would no longer be one op that
+    `dist-gpu-serial-kernels` moves into a kernel). Anything else is left
+    as it is; it takes no options and refuses nothing.
 
     ```mlir
     scf.for %k = %c0 to %c128 step %c1 {
