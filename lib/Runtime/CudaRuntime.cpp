@@ -430,8 +430,20 @@ cublasOperation_t toCublas(int cblasTranspose) {
 /// each product, so that its wall time is its GPU time.
 /// A product's shape, as the profile names it.
 struct BlasShape {
-  int transA, transB, m, n, k, batch = 1;
+  int transA, transB, m, n, k;
+  const void *a, *b, *c;
+  int lda, ldb, ldc, batch = 1;
 };
+
+/// The largest power of two (up to 256) an operand's address is a multiple
+/// of: cuBLAS's fast kernels need 16-byte aligned operands.
+int alignmentOf(const void *pointer) {
+  auto address = reinterpret_cast<uintptr_t>(pointer);
+  int alignment = 1;
+  while (alignment < 256 && address % (2 * alignment) == 0)
+    alignment *= 2;
+  return alignment;
+}
 
 template <typename Call>
 void runBlas(const char *name, int order, void *stream, const BlasShape &shape,
@@ -463,12 +475,15 @@ void runBlas(const char *name, int order, void *stream, const BlasShape &shape,
   if (!stream || profile.on())
     synchronize();
   if (profile.on()) {
-    char detail[160] = "";
+    char detail[224] = "";
     if (profile.level > 1)
-      std::snprintf(detail, sizeof(detail), "%s %c%c m=%d n=%d k=%d batch=%d",
+      std::snprintf(detail, sizeof(detail),
+                    "%s %c%c m=%d n=%d k=%d batch=%d ld=%d/%d/%d align=%d/%d/%d",
                     name, shape.transA == kCblasTrans ? 'T' : 'N',
                     shape.transB == kCblasTrans ? 'T' : 'N', shape.m, shape.n,
-                    shape.k, shape.batch);
+                    shape.k, shape.batch, shape.lda, shape.ldb, shape.ldc,
+                    alignmentOf(shape.a), alignmentOf(shape.b),
+                    alignmentOf(shape.c));
     profile.record(profile.blas, detail,
                    std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)
@@ -483,7 +498,8 @@ template <typename T, typename Gemm>
 void gemm(const char *name, Gemm function, int order, int transA, int transB,
           int m, int n, int k, T alpha, const T *a, int lda, const T *b,
           int ldb, T beta, T *c, int ldc, void *stream) {
-  runBlas(name, order, stream, {transA, transB, m, n, k}, [&] {
+  runBlas(name, order, stream, {transA, transB, m, n, k, a, b, c, lda, ldb, ldc},
+          [&] {
     return function(blas().handle, toCublas(transB), toCublas(transA), n, m, k,
                     &alpha, b, ldb, a, lda, &beta, c, ldc);
   });
@@ -498,7 +514,8 @@ void gemmStridedBatched(const char *name, Gemm function, int order,
                         const T *a, int lda, int64_t strideA, const T *b,
                         int ldb, int64_t strideB, T beta, T *c, int ldc,
                         int64_t strideC, int batchCount, void *stream) {
-  runBlas(name, order, stream, {transA, transB, m, n, k, batchCount}, [&] {
+  runBlas(name, order, stream,
+          {transA, transB, m, n, k, a, b, c, lda, ldb, ldc, batchCount}, [&] {
     return function(blas().handle, toCublas(transB), toCublas(transA), n, m,
                     k, &alpha, b, ldb, strideB, a, lda, strideA, &beta, c,
                     ldc, strideC, batchCount);
@@ -555,7 +572,8 @@ DIST_EXPORT void dist_cublas_gemm_ex(int order, int transA, int transB, int m,
   if (output != CUDA_R_32F && output != input)
     fail("dist_cublas_gemm_ex: the output must be f32 or of the inputs' type",
          nullptr);
-  runBlas("cublasGemmEx", order, stream, {transA, transB, m, n, k}, [&] {
+  runBlas("cublasGemmEx", order, stream,
+          {transA, transB, m, n, k, a, b, c, lda, ldb, ldc}, [&] {
     return blas().gemmEx(blas().handle, toCublas(transB), toCublas(transA), n,
                          m, k, &alpha, b, input, ldb, a, input, lda, &beta, c,
                          output, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
@@ -601,7 +619,7 @@ DIST_EXPORT void dist_cublas_gemm_ex_strided_batched(
          "the inputs' type",
          nullptr);
   runBlas("cublasGemmStridedBatchedEx", order, stream,
-          {transA, transB, m, n, k, batchCount}, [&] {
+          {transA, transB, m, n, k, a, b, c, lda, ldb, ldc, batchCount}, [&] {
     return blas().gemmStridedBatchedEx(
         blas().handle, toCublas(transB), toCublas(transA), n, m, k, &alpha, b,
         input, ldb, strideB, a, input, lda, strideA, &beta, c, output, ldc,
