@@ -13,7 +13,34 @@
 #
 # then, back here: dist-run --judge DIR.
 #   scripts/device_bundle.sh DIR [BUILD_DIR]
+#   scripts/device_bundle.sh --libs-only LIB_DIR ROOT...
+# The second form copies only the libraries ROOT... load (the same closure and
+# glibc rule) into LIB_DIR: scripts/gpu_check.sh bundles its test executables so.
 set -euo pipefail
+
+# copy_closure LIB_DIR ROOT...: every library the roots load, by the name it
+# is needed as (ldd's left column), but glibc's.
+copy_closure() {
+  local libdir=$1 root
+  shift
+  mkdir -p "$libdir"
+  for root in "$@"; do
+    ldd "$root" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
+  done | sort -u | while read -r name path; do
+    case "$name" in
+      libc.so.*|libm.so.*|libdl.so.*|librt.so.*|libpthread.so.*|ld-linux*|libresolv.so.*) continue ;;
+    esac
+    [ "$path" -ef "$libdir/$name" ] || cp -L "$path" "$libdir/$name"
+  done
+}
+
+if [ "${1:-}" = --libs-only ]; then
+  [ $# -ge 3 ] || { echo "usage: scripts/device_bundle.sh --libs-only LIB_DIR ROOT..." >&2; exit 1; }
+  shift
+  copy_closure "$@"
+  exit 0
+fi
+
 dir=${1:?usage: scripts/device_bundle.sh DIR [BUILD_DIR]}
 build=${2:-$(cd "$(dirname "$0")/.." && pwd)/build}
 [ -f "$dir/partitioned.so" ] || { echo "device_bundle: $dir/partitioned.so is missing (dist-run --export-ranks $dir)" >&2; exit 1; }
@@ -26,16 +53,7 @@ for extra in libdist_cuda_runtime.so libdist_backend_nccl.so; do
     roots+=("$build/lib/$extra")
   fi
 done
-# Every library by the name it is needed as (ldd's left column).
-for root in "${roots[@]}"; do
-  ldd "$root" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
-done | sort -u | while read -r name path; do
-  case "$name" in
-    libc.so.*|libm.so.*|libdl.so.*|librt.so.*|libpthread.so.*|ld-linux*|libresolv.so.*) continue ;;
-  esac
-  target="$dir/lib/$name"
-  [ "$path" -ef "$target" ] || cp -L "$path" "$target"
-done
+copy_closure "$dir/lib" "${roots[@]}"
 # The newest glibc symbol anything here needs: run.sh checks the machine has
 # it before the loader would fail with a less helpful message.
 glibc=$(for f in "$dir/bin/dist-step" "$dir/partitioned.so" "$dir"/lib/*; do

@@ -37,21 +37,15 @@ prepare() {
   local bin=$here/build/bin
   local local_dir=$out.local
   rm -rf "$out" "$local_dir" "$out.tar.xz" && mkdir -p "$out/runtime" "$local_dir"
-  # The runtime tests and their library closure (device_bundle.sh's rules).
+  # The runtime tests and the libraries they load.
   local tests=$here/build/test/Runtime
   cp "$tests/dist-cuda-runtime-test" "$tests/dist-runtime-test" "$here/scripts/launch.py" \
     "$out/runtime/"
   mkdir -p "$out/runtime/lib"
   cp "$here/build/lib/libdist_backend_nccl.so" "$out/runtime/lib/"
-  for root in "$out/runtime/dist-cuda-runtime-test" "$out/runtime/dist-runtime-test" \
-      "$here/build/lib/libdist_backend_nccl.so"; do
-    ldd "$root" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
-  done | sort -u | while read -r name path; do
-    case "$name" in
-      libc.so.*|libm.so.*|libdl.so.*|librt.so.*|libpthread.so.*|ld-linux*|libresolv.so.*) ;;
-      *) cp -L "$path" "$out/runtime/lib/$name" ;;
-    esac
-  done
+  bash "$here/scripts/device_bundle.sh" --libs-only "$out/runtime/lib" \
+    "$out/runtime/dist-cuda-runtime-test" "$out/runtime/dist-runtime-test" \
+    "$here/build/lib/libdist_backend_nccl.so"
   /usr/bin/python3 "$here/scripts/gpu_examples.py" prepare --out "$local_dir/examples" \
     > "$local_dir/examples-prepare.log"
   mv "$local_dir/examples/device" "$out/examples"
