@@ -64,6 +64,80 @@ static linalg::FillOp findZeroFillOf(Operation *op, Value c) {
   return nullptr;
 }
 
+/// A 16-bit copy the f32 result `c` of a mixed-precision product exists
+/// for: the first op after `op` that touches memory is a linalg.generic
+/// rounding all of `c` (an allocation nobody else reads) into a buffer of
+/// the inputs' type and `c`'s shape (`arith.truncf`, identity layouts). The
+/// product can write that buffer directly (cublasGemmEx rounds its f32
+/// accumulators once, to nearest even, as truncf does): the f32 buffer and
+/// the pass over it go. Null when there is no such copy.
+static linalg::GenericOp findRoundingCopyOf(Operation *op, Value a, Value b,
+                                            Value c, Type inputType) {
+  auto cType = cast<MemRefType>(c.getType());
+  if (!cType.getElementType().isF32() || !cType.getLayout().isIdentity() ||
+      !c.getDefiningOp<memref::AllocOp>())
+    return nullptr;
+  // Between them: pure ops, allocations and deallocations (of other
+  // buffers: the copy writes its own and reads c afterwards).
+  Operation *next = op->getNextNode();
+  for (; next; next = next->getNextNode()) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(next);
+    if (!isPure(next) &&
+        !(effects && effects.onlyHasEffect<MemoryEffects::Allocate>()) &&
+        !isa<memref::DeallocOp>(next))
+      break;
+  }
+  auto copy = dyn_cast_if_present<linalg::GenericOp>(next);
+  if (!copy || !copy.hasPureBufferSemantics() || copy.getNumDpsInputs() != 1 ||
+      copy.getNumDpsInits() != 1 || copy.getDpsInputOperand(0)->get() != c ||
+      copy.getNumParallelLoops() != copy.getNumLoops() ||
+      !llvm::all_of(copy.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return nullptr;
+  Value rounded = copy.getDpsInitOperand(0)->get();
+  auto roundedType = cast<MemRefType>(rounded.getType());
+  if (roundedType.getShape() != cType.getShape() ||
+      roundedType.getElementType() != inputType ||
+      !roundedType.getLayout().isIdentity())
+    return nullptr;
+  // The body: yield (truncf in), in the default rounding.
+  Block &body = copy.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto truncf = yield.getValues()[0].getDefiningOp<arith::TruncFOp>();
+  if (body.getOperations().size() != 2 || !truncf ||
+      truncf.getIn() != body.getArgument(0) || truncf.getRoundingmodeAttr())
+    return nullptr;
+  // Nobody else reads c; the product does not read the copy's buffer.
+  for (Operation *user : c.getUsers())
+    if (user != op && user != copy && !isa<memref::DeallocOp>(user) &&
+        !(isa<linalg::FillOp>(user) && user->isBeforeInBlock(op)))
+      return nullptr;
+  Value root = getRootBuffer(rounded);
+  if (root == getRootBuffer(a) || root == getRootBuffer(b))
+    return nullptr;
+  return copy;
+}
+
+/// Makes the product write `copy`'s buffer (see findRoundingCopyOf): its
+/// allocation moves before `op` when it came after, and the f32 buffer
+/// goes with its deallocations. Returns the buffer the product writes.
+static Value writeRoundedCopy(RewriterBase &rewriter, Operation *op,
+                              linalg::GenericOp copy) {
+  Value rounded = copy.getDpsInitOperand(0)->get();
+  if (Operation *def = rounded.getDefiningOp();
+      def && def->getBlock() == op->getBlock() && op->isBeforeInBlock(def))
+    rewriter.moveOpBefore(def, op);
+  return rounded;
+}
+
+/// Erases the f32 result buffer the rounding copy read: after the product
+/// and the copy, only its deallocations use it.
+static void eraseUnroundedBuffer(RewriterBase &rewriter, Value c) {
+  for (Operation *user : llvm::make_early_inc_range(c.getUsers()))
+    rewriter.eraseOp(user);
+  rewriter.eraseOp(c.getDefiningOp());
+}
+
 // dist_dtype_t values (DistRuntime.h) of the mixed-precision call.
 constexpr int64_t kDistF32 = 0, kDistF16 = 2, kDistBF16 = 3;
 
@@ -108,6 +182,18 @@ struct GemmCallee {
         (output.isF32() || output == input))
       return GemmTypes{input, output};
     return std::nullopt;
+  }
+
+  /// The rounding copy (findRoundingCopyOf) that a mixed-precision
+  /// product into the zero-filled f32 buffer `c` writes instead (cuBLAS
+  /// only: the CBLAS has no 16-bit products).
+  linalg::GenericOp roundingCopyFor(Operation *op, Value a, Value b, Value c,
+                                    GemmTypes types,
+                                    linalg::FillOp zeroFill) const {
+    if (library != "dist_cublas" || !zeroFill || !types.isMixed() ||
+        !types.output.isF32())
+      return nullptr;
+    return findRoundingCopyOf(op, a, b, c, types.input);
   }
 
   /// Calls cblas_sgemm/cblas_dgemm (by `elementType`) with transposes,
@@ -195,6 +281,13 @@ struct MatmulToBlas : public OpRewritePattern<linalg::MatmulOp> {
         return failure();
 
     linalg::FillOp zeroFill = findZeroFillOf(op, c);
+    linalg::GenericOp roundingCopy =
+        gemm.roundingCopyFor(op, a, b, c, *types, zeroFill);
+    Value out = c;
+    if (roundingCopy) {
+      out = writeRoundedCopy(rewriter, op, roundingCopy);
+      types->output = types->input;
+    }
     Location loc = op.getLoc();
     Type i32 = rewriter.getI32Type();
     auto toI32 = [&](Value index) -> Value {
@@ -215,17 +308,21 @@ struct MatmulToBlas : public OpRewritePattern<linalg::MatmulOp> {
     int64_t outBytes = types->output.getIntOrFloatBitWidth() / 8;
     Value noTrans = constI32(kCblasNoTrans);
     if (failed(gemm.call(rewriter, loc, *types, noTrans, noTrans,
-                         dim(c, 0), dim(c, 1), dim(a, 1),
+                         dim(out, 0), dim(out, 1), dim(a, 1),
                          buildBufferAddress(rewriter, loc, a, inBytes),
                          leadingDim(a),
                          buildBufferAddress(rewriter, loc, b, inBytes),
                          leadingDim(b),
-                         buildBufferAddress(rewriter, loc, c, outBytes),
-                         leadingDim(c), /*accumulate=*/!zeroFill)))
+                         buildBufferAddress(rewriter, loc, out, outBytes),
+                         leadingDim(out), /*accumulate=*/!zeroFill)))
       return failure();
     if (zeroFill)
       rewriter.eraseOp(zeroFill);
     rewriter.eraseOp(op);
+    if (roundingCopy) {
+      rewriter.eraseOp(roundingCopy);
+      eraseUnroundedBuffer(rewriter, c);
+    }
     return success();
   }
 
@@ -331,6 +428,14 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
 
     // Every batch element's call writes its block of C: all of it.
     linalg::FillOp zeroFill = findZeroFillOf(op, operands[2]);
+    linalg::GenericOp roundingCopy =
+        gemm.roundingCopyFor(op, operands[0], operands[1], operands[2], *types,
+                        zeroFill);
+    Value out = operands[2];
+    if (roundingCopy) {
+      out = writeRoundedCopy(rewriter, op, roundingCopy);
+      types->output = types->input;
+    }
     Location loc = op.getLoc();
     auto constI32 = [&](int64_t value) -> Value {
       return arith::ConstantIntOp::create(rewriter, loc, value, 32);
@@ -389,12 +494,16 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
                          constI32(colsC), constI32(ranges[k]),
                          address(aValue, a), constI32(layoutA->second),
                          address(bValue, b), constI32(layoutB->second),
-                         address(operands[2], c), constI32(layoutC->second),
+                         address(out, c), constI32(layoutC->second),
                          /*accumulate=*/!zeroFill, batch)))
       return failure();
     if (zeroFill)
       rewriter.eraseOp(zeroFill);
     rewriter.eraseOp(op);
+    if (roundingCopy) {
+      rewriter.eraseOp(roundingCopy);
+      eraseUnroundedBuffer(rewriter, operands[2]);
+    }
     return success();
   }
 

@@ -61,14 +61,12 @@ bool splitKeepsMeaning(linalg::LinalgOp op) {
 
 /// The parallel iterations of a reduction the split may take, capped at
 /// `maxThreads`; std::nullopt when it may not: not on tensors with one
-/// output and static shapes, a zero extent, `linalg.index` (the split loop's
-/// index would need rewriting, which upstream does not: a one-hot pick by
-/// label stays whole), or a product dist-matmul-to-blas makes a BLAS call
-/// of (isGemmContraction).
+/// output and static shapes, a zero extent, or a product
+/// dist-matmul-to-blas makes a BLAS call of (isGemmContraction).
 std::optional<int64_t> splittableParallelIterations(linalg::LinalgOp op,
                                                     int64_t maxThreads) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op.hasDynamicShape() || op.hasIndexSemantics() || isGemmContraction(op))
+      op.hasDynamicShape() || isGemmContraction(op))
     return std::nullopt;
   int64_t parallel = 1;
   for (auto [range, type] :
@@ -164,6 +162,38 @@ ReassociationIndices adjacentReductions(linalg::LinalgOp op,
   return group;
 }
 
+/// Upstream's split (inner partial loop) moves the body as it is, so its
+/// `linalg.index` ops still number the original loops (a causal mask
+/// compares the reduced position with a row's, a one-hot pick the label
+/// with it). In the split op the reduced loop `reduction` runs over
+/// chunks of `chunks` elements and the partial loop follows it: a later
+/// loop's number moves up by one, and the reduced position is
+/// chunk * chunks + partial.
+void renumberIndices(RewriterBase &rewriter, linalg::LinalgOp split,
+                     unsigned reduction, int64_t chunks) {
+  SmallVector<linalg::IndexOp> indices;
+  split->walk([&](linalg::IndexOp index) {
+    if (index->getParentOfType<linalg::LinalgOp>() == split)
+      indices.push_back(index);
+  });
+  for (linalg::IndexOp index : indices) {
+    uint64_t dim = index.getDim();
+    if (dim < reduction)
+      continue;
+    rewriter.setInsertionPoint(index);
+    if (dim > reduction) {
+      rewriter.replaceOpWithNewOp<linalg::IndexOp>(index, dim + 1);
+      continue;
+    }
+    Location loc = index.getLoc();
+    Value chunk = linalg::IndexOp::create(rewriter, loc, reduction);
+    Value partial = linalg::IndexOp::create(rewriter, loc, reduction + 1);
+    Value size = arith::ConstantIndexOp::create(rewriter, loc, chunks);
+    Value start = arith::MulIOp::create(rewriter, loc, chunk, size);
+    rewriter.replaceOpWithNewOp<arith::AddIOp>(index, start, partial);
+  }
+}
+
 struct DistSplitReductionsPass
     : public dist::impl::DistSplitReductionsBase<DistSplitReductionsPass> {
   using Base::Base;
@@ -212,6 +242,8 @@ struct DistSplitReductionsPass
       }
       if (chunks < 2)
         continue;
+      SmallVector<unsigned> reductionDims;
+      op.getReductionDims(reductionDims);
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::SplitReductionResult> split = linalg::splitReduction(
           rewriter, op, [&](linalg::LinalgOp) {
@@ -221,6 +253,8 @@ struct DistSplitReductionsPass
       // An op upstream cannot split stays as it is.
       if (failed(split))
         continue;
+      renumberIndices(rewriter, split->splitLinalgOp, reductionDims.front(),
+                      chunks);
       Operation *combining = split->resultCombiningLinalgOp;
       if (gradOf)
         combining->setAttr(DistDialect::getGradOfAttrName(), gradOf);

@@ -190,6 +190,129 @@ func.func @mixed(%a: memref<8x4xbf16>, %b: memref<4x8xbf16>, %c: memref<8x8xf32>
   return
 }
 
+// A mixed-precision product into a zero-filled f32 buffer that is only
+// rounded to bf16 (the next op touching memory, past allocations and other
+// buffers' deallocations) writes the bf16 buffer directly: output type bf16
+// (3), beta 0, the rounding copy and the f32 buffer gone, the bf16 buffer's
+// allocation moved before the call. The CBLAS leaves it all.
+// CUBLAS-LABEL: func.func @rounded_product
+// CUBLAS-SAME: (%[[A:.*]]: memref<8x4xbf16>, %[[B:.*]]: memref<4x8xbf16>, %[[DEAD:.*]]: memref<4xf32>)
+// CUBLAS-NOT: xf32>
+// CUBLAS: %[[OUT:.*]] = memref.alloc() : memref<8x8xbf16>
+// CUBLAS-NOT: memref<8x8xf32>
+// CUBLAS: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CUBLAS: %[[BF16:.*]] = arith.constant 3 : i32
+// CUBLAS: %[[BF16OUT:.*]] = arith.constant 3 : i32
+// CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %[[ZERO]], %{{.*}}, %{{.*}}, %[[BF16]], %[[BF16OUT]], %{{.*}})
+// CUBLAS-NEXT: memref.dealloc %[[DEAD]]
+// CUBLAS-NOT: linalg
+// CUBLAS: return %[[OUT]]
+// CHECK-LABEL: func.func @rounded_product
+// CHECK: linalg.matmul
+// CHECK: arith.truncf
+func.func @rounded_product(%a: memref<8x4xbf16>, %b: memref<4x8xbf16>, %dead: memref<4xf32>) -> memref<8x8xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x8xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xbf16>, memref<4x8xbf16>) outs(%c : memref<8x8xf32>)
+  memref.dealloc %dead : memref<4xf32>
+  %out = memref.alloc() : memref<8x8xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<8x8xf32>) outs(%out : memref<8x8xbf16>) {
+  ^bb0(%x: f32, %y: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  memref.dealloc %c : memref<8x8xf32>
+  return %out : memref<8x8xbf16>
+}
+
+// Attention's batched scores, rounded likewise: one strided batched call
+// writing bf16.
+// CUBLAS-LABEL: func.func @rounded_scores
+// CUBLAS: call @dist_cublas_gemm_ex_strided_batched({{.*}}, %c3_i32{{[_0-9]*}}, %c3_i32{{[_0-9]*}}, %{{.*}})
+// CUBLAS-NOT: linalg
+// CUBLAS-NOT: xf32>
+// CUBLAS: return
+func.func @rounded_scores(%q: memref<2x16x4x8xbf16>, %k: memref<2x16x4x8xbf16>) -> memref<2x4x16x16xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<2x4x16x16xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x4x16x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(b, a, i, j, d) -> (b, i, a, d)>,
+                                   affine_map<(b, a, i, j, d) -> (b, j, a, d)>,
+                                   affine_map<(b, a, i, j, d) -> (b, a, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x16x4x8xbf16>, memref<2x16x4x8xbf16>) outs(%s : memref<2x4x16x16xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  %out = memref.alloc() : memref<2x4x16x16xbf16>
+  linalg.generic {indexing_maps = [affine_map<(b, a, i, j) -> (b, a, i, j)>, affine_map<(b, a, i, j) -> (b, a, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s : memref<2x4x16x16xf32>) outs(%out : memref<2x4x16x16xbf16>) {
+  ^bb0(%x: f32, %y: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  memref.dealloc %s : memref<2x4x16x16xf32>
+  return %out : memref<2x4x16x16xbf16>
+}
+
+// What keeps the f32 result: it is read again after the rounding (%c2), it
+// is accumulated into (no zero fill, %c3), or something between the product
+// and the rounding touches memory (%c4's copy).
+// CUBLAS-LABEL: func.func @rounding_kept
+// CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %c3_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %{{.*}})
+// CUBLAS: arith.truncf
+// CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %c3_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %{{.*}})
+// CUBLAS: arith.truncf
+// CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %c3_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %{{.*}})
+// CUBLAS: arith.truncf
+// CUBLAS: return
+func.func @rounding_kept(%a: memref<8x4xbf16>, %b: memref<4x8xbf16>, %sink: memref<8x8xf32>,
+                         %c3: memref<8x8xf32>, %d: memref<8x8xbf16>) -> (memref<8x8xbf16>, memref<8x8xbf16>, memref<8x8xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %c2 = memref.alloc() : memref<8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%c2 : memref<8x8xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xbf16>, memref<4x8xbf16>) outs(%c2 : memref<8x8xf32>)
+  %out2 = memref.alloc() : memref<8x8xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c2 : memref<8x8xf32>) outs(%out2 : memref<8x8xbf16>) {
+  ^bb0(%x: f32, %y: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  memref.copy %c2, %sink : memref<8x8xf32> to memref<8x8xf32>
+  linalg.matmul ins(%a, %b : memref<8x4xbf16>, memref<4x8xbf16>) outs(%c3 : memref<8x8xf32>)
+  %out3 = memref.alloc() : memref<8x8xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c3 : memref<8x8xf32>) outs(%out3 : memref<8x8xbf16>) {
+  ^bb0(%x: f32, %y: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  %c4 = memref.alloc() : memref<8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%c4 : memref<8x8xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xbf16>, memref<4x8xbf16>) outs(%c4 : memref<8x8xf32>)
+  memref.copy %c4, %sink : memref<8x8xf32> to memref<8x8xf32>
+  %out4 = memref.alloc() : memref<8x8xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c4 : memref<8x8xf32>) outs(%out4 : memref<8x8xbf16>) {
+  ^bb0(%x: f32, %y: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  return %out2, %out3, %out4 : memref<8x8xbf16>, memref<8x8xbf16>, memref<8x8xbf16>
+}
+
 // The CBLAS functions are declared once, at the end of the module.
 // CHECK-DAG: func.func private @cblas_sgemm(i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32)
 // CHECK-DAG: func.func private @cblas_dgemm(i32, i32, i32, i32, i32, i32, f64, !llvm.ptr, i32, !llvm.ptr, i32, f64, !llvm.ptr, i32)

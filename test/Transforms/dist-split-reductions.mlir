@@ -135,8 +135,7 @@ func.func @not_adjacent(%x: tensor<64x4x64xf32>, %init: tensor<4xf32>) -> tensor
 
 // Left whole: a row reduction with enough rows (65536 threads already)
 // whose rows are one 32-byte sector (8 f32: nothing to interleave), an
-// extent with no divisor in range (4099 is prime), a reduction that reads
-// its loop index (a one-hot pick by label), a sum whose adds promise no
+// extent with no divisor in range (4099 is prime), a sum whose adds promise no
 // signed overflow (a chunk's partial sum could overflow), a max promising
 // no NaNs (the neutral element is one), a map that is not plain dimensions
 // (a constant index), and a matmul (for the BLAS).
@@ -149,7 +148,7 @@ func.func @not_adjacent(%x: tensor<64x4x64xf32>, %init: tensor<4xf32>) -> tensor
 #s = affine_map<(i) -> ()>
 func.func @left(%rows: tensor<65536x8xf32>, %rinit: tensor<65536xf32>,
                 %prime: tensor<4099xf32>, %sinit: tensor<f32>,
-                %logits: tensor<4096xf32>, %label: index) -> (tensor<65536xf32>, tensor<f32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<f32>, tensor<8x8xf32>) {
+                %logits: tensor<4096xf32>) -> (tensor<65536xf32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<f32>, tensor<8x8xf32>) {
   %r = linalg.generic {indexing_maps = [#x, #row], iterator_types = ["parallel", "reduction"]}
       ins(%rows : tensor<65536x8xf32>) outs(%rinit : tensor<65536xf32>) {
   ^bb0(%a: f32, %acc: f32):
@@ -160,16 +159,6 @@ func.func @left(%rows: tensor<65536x8xf32>, %rinit: tensor<65536xf32>,
       ins(%prime : tensor<4099xf32>) outs(%sinit : tensor<f32>) {
   ^bb0(%a: f32, %acc: f32):
     %s = arith.addf %a, %acc : f32
-    linalg.yield %s : f32
-  } -> tensor<f32>
-  %pick = linalg.generic {indexing_maps = [#v, #s], iterator_types = ["reduction"]}
-      ins(%logits : tensor<4096xf32>) outs(%sinit : tensor<f32>) {
-  ^bb0(%a: f32, %acc: f32):
-    %i = linalg.index 0 : index
-    %hit = arith.cmpi eq, %i, %label : index
-    %zero = arith.constant 0.0 : f32
-    %v = arith.select %hit, %a, %zero : f32
-    %s = arith.addf %v, %acc : f32
     linalg.yield %s : f32
   } -> tensor<f32>
   %ints = arith.constant dense<1> : tensor<4096xi32>
@@ -198,7 +187,7 @@ func.func @left(%rows: tensor<65536x8xf32>, %rinit: tensor<65536xf32>,
   %b = arith.constant dense<1.0> : tensor<4096x8xf32>
   %c = arith.constant dense<0.0> : tensor<8x8xf32>
   %mm = linalg.matmul ins(%a, %b : tensor<8x4096xf32>, tensor<4096x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
-  return %r, %p, %pick, %isum, %max, %first, %mm : tensor<65536xf32>, tensor<f32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<f32>, tensor<8x8xf32>
+  return %r, %p, %isum, %max, %first, %mm : tensor<65536xf32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<f32>, tensor<8x8xf32>
 }
 
 // -----
@@ -274,4 +263,66 @@ func.func @strided_row_sum(%x: tensor<1024x131072xf32>, %init: tensor<131072xf32
     linalg.yield %s : f32
   } -> tensor<131072xf32>
   return %r : tensor<131072xf32>
+}
+
+// -----
+
+// Reductions that read their loop indices split too, the indices
+// renumbered for the split loops. A one-hot pick by label over 4096
+// elements: 128 chunks of 32, the picked position chunk * 128 + partial
+// (the partial loop is the inner one).
+// CHECK-LABEL: func.func @one_hot_pick
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%{{.*}} : tensor<32x128xf32>) outs(%{{.*}} : tensor<128xf32>)
+// CHECK-DAG: %[[CHUNK:.*]] = linalg.index 0 : index
+// CHECK-DAG: %[[PART:.*]] = linalg.index 1 : index
+// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
+// CHECK: %[[START:.*]] = arith.muli %[[CHUNK]], %[[C128]] : index
+// CHECK: %[[AT:.*]] = arith.addi %[[START]], %[[PART]] : index
+// CHECK: arith.cmpi eq, %[[AT]], %{{.*}} : index
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%{{.*}} : tensor<128xf32>)
+// CHECK-NOT: linalg.index
+// CHECK: return
+#pv = affine_map<(i) -> (i)>
+#ps = affine_map<(i) -> ()>
+func.func @one_hot_pick(%logits: tensor<4096xf32>, %init: tensor<f32>, %label: index) -> tensor<f32> {
+  %pick = linalg.generic {indexing_maps = [#pv, #ps], iterator_types = ["reduction"]}
+      ins(%logits : tensor<4096xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %i = linalg.index 0 : index
+    %hit = arith.cmpi eq, %i, %label : index
+    %zero = arith.constant 0.0 : f32
+    %v = arith.select %hit, %a, %zero : f32
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %pick : tensor<f32>
+}
+
+// A causal mask's row max (attention's softmax; the reduced loop j before
+// the row loop i): 8 interleaved partials per row, j = chunk * 8 + partial,
+// and i, the loop after the reduction, moves from 2 to 3.
+// CHECK-LABEL: func.func @causal_row_max
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel", "parallel"]} ins(%{{.*}} : tensor<64x1024x128x8xf32>) outs(%{{.*}} : tensor<64x1024x8xf32>)
+// CHECK-DAG: %[[CHUNK:.*]] = linalg.index 1 : index
+// CHECK-DAG: %[[PART:.*]] = linalg.index 2 : index
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: %[[START:.*]] = arith.muli %[[CHUNK]], %[[C8]] : index
+// CHECK: %[[J:.*]] = arith.addi %[[START]], %[[PART]] : index
+// CHECK: %[[ROW:.*]] = linalg.index 3 : index
+// CHECK: arith.cmpi ule, %[[J]], %[[ROW]] : index
+#cx = affine_map<(b, j, i) -> (b, i, j)>
+#co = affine_map<(b, j, i) -> (b, i)>
+func.func @causal_row_max(%x: tensor<64x1024x1024xf32>, %init: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
+  %r = linalg.generic {indexing_maps = [#cx, #co], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x : tensor<64x1024x1024xf32>) outs(%init : tensor<64x1024xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %j = linalg.index 1 : index
+    %i = linalg.index 2 : index
+    %keep = arith.cmpi ule, %j, %i : index
+    %low = arith.constant 0xFF800000 : f32
+    %v = arith.select %keep, %a, %low : f32
+    %m = arith.maximumf %v, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<64x1024xf32>
+  return %r : tensor<64x1024xf32>
 }

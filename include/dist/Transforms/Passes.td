@@ -465,7 +465,10 @@ def DistMatmulToBlas : Pass<"dist-matmul-to-blas", "::mlir::ModuleOp"> {
     signature on device buffers, provided by `libdist_cuda_runtime.so` over
     cuBLAS. Contractions of bf16 or f16 inputs into an f32 or equal output
     then call `dist_cublas_gemm_ex` (f32 scalars, then the input and
-    output types as dist_dtype_t): cublasGemmEx accumulating in f32. Each
+    output types as dist_dtype_t): cublasGemmEx accumulating in f32. Such
+    a product into a zero-filled f32 buffer that the next op touching
+    memory only rounds (`arith.truncf` to the inputs' type) writes the
+    rounded buffer directly: the f32 buffer and the rounding copy go. Each
     cuBLAS call takes a CUDA stream last (`dist.stream_argument` on the
     declaration):
     null here, where the host waits for the device around the product;
@@ -1752,13 +1755,14 @@ def DistSplitReductions : Pass<"dist-split-reductions"> {
     layernorm's row sums, is split too, into k partial results per output
     where k elements make a 32-byte sector (8 f32, 16 bf16), placed last:
     each thread would otherwise read its own row, consecutive threads a row
-    apart; split, consecutive threads read consecutive elements. A sum of
+    apart; split, consecutive threads read consecutive elements. A body
+    reading `linalg.index` (a causal mask, a one-hot pick) is split with
+    its indices renumbered for the split loops. A sum of
     products is split too when
     it is no GEMM (a layernorm gain's gradient: a column sum of products,
     no m or n loop). Left whole: products `dist-matmul-to-blas` makes BLAS
     calls of (one m, n and k loop each), reductions that are not adjacent, several outputs, dynamic
-    shapes, maps that are not plain dimensions,
-    `linalg.index` (a one-hot pick by label), results that are neither
+    shapes, maps that are not plain dimensions, results that are neither
     integers nor floats, combiners upstream cannot split or whose
     `overflow`/`nnan`/`ninf` promises a chunk could break.
 
