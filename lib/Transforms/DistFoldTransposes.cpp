@@ -35,7 +35,8 @@ static Value transposedSource(Value value) {
 }
 
 struct FoldTransposeIntoMatmul : public OpRewritePattern<linalg::MatmulOp> {
-  using OpRewritePattern::OpRewritePattern;
+  FoldTransposeIntoMatmul(MLIRContext *context, bool mixedPrecision)
+      : OpRewritePattern(context), mixedPrecision(mixedPrecision) {}
 
   LogicalResult matchAndRewrite(linalg::MatmulOp op,
                                 PatternRewriter &rewriter) const override {
@@ -45,11 +46,17 @@ struct FoldTransposeIntoMatmul : public OpRewritePattern<linalg::MatmulOp> {
     Value a = op.getDpsInputOperand(0)->get();
     Value b = op.getDpsInputOperand(1)->get();
     Value c = op.getDpsInitOperand(0)->get();
-    // Same float type throughout: the body needs no casts.
-    Type elementType = getElementTypeOrSelf(c.getType());
-    if (!isa<FloatType>(elementType) ||
-        getElementTypeOrSelf(a.getType()) != elementType ||
-        getElementTypeOrSelf(b.getType()) != elementType)
+    // One float type throughout, or (mixedPrecision) narrower float inputs
+    // of one type that the body extends to the output's, as linalg.matmul's
+    // cast_signed does.
+    auto outputType = dyn_cast<FloatType>(getElementTypeOrSelf(c.getType()));
+    auto inputType = dyn_cast<FloatType>(getElementTypeOrSelf(a.getType()));
+    if (!outputType || !inputType ||
+        getElementTypeOrSelf(b.getType()) != inputType)
+      return failure();
+    bool extend = inputType != outputType;
+    if (extend && (!mixedPrecision ||
+                   inputType.getWidth() >= outputType.getWidth()))
       return failure();
     Value sourceA = transposedSource(a);
     Value sourceB = transposedSource(b);
@@ -72,8 +79,13 @@ struct FoldTransposeIntoMatmul : public OpRewritePattern<linalg::MatmulOp> {
         rewriter, op.getLoc(), op.getResultTypes(),
         ValueRange{sourceA ? sourceA : a, sourceB ? sourceB : b},
         ValueRange{c}, maps, iterators,
-        [](OpBuilder &builder, Location loc, ValueRange args) {
-          Value product = arith::MulFOp::create(builder, loc, args[0], args[1]);
+        [&](OpBuilder &builder, Location loc, ValueRange args) {
+          Value x = args[0], y = args[1];
+          if (extend) {
+            x = arith::ExtFOp::create(builder, loc, outputType, x);
+            y = arith::ExtFOp::create(builder, loc, outputType, y);
+          }
+          Value product = arith::MulFOp::create(builder, loc, x, y);
           Value sum = arith::AddFOp::create(builder, loc, args[2], product);
           linalg::YieldOp::create(builder, loc, sum);
         });
@@ -83,13 +95,16 @@ struct FoldTransposeIntoMatmul : public OpRewritePattern<linalg::MatmulOp> {
     rewriter.replaceOp(op, generic.getResults());
     return success();
   }
+
+  bool mixedPrecision;
 };
 
 struct DistFoldTransposesPass
     : public dist::impl::DistFoldTransposesBase<DistFoldTransposesPass> {
+  using Base::Base;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldTransposeIntoMatmul>(&getContext());
+    patterns.add<FoldTransposeIntoMatmul>(&getContext(), mixedPrecision);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
       getOperation().emitError()
           << "dist-fold-transposes: folding did not reach a fixed point";

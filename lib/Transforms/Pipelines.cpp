@@ -163,8 +163,9 @@ void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
   addTensorFront(pm, /*fuseElementwise=*/true);
   // Reductions with few outputs get a thread per chunk, not per output.
   pm.addPass(createDistSplitReductions());
-  // The BLAS reads transposed operands in place.
-  pm.addPass(createDistFoldTransposes());
+  // The BLAS reads transposed operands in place (cuBLAS: 16-bit too).
+  pm.addPass(createDistFoldTransposes(
+      DistFoldTransposesOptions{/*mixedPrecision=*/true}));
   addBufferization(pm, /*updateInPlace=*/false);
   pm.addPass(createDistPlaceBuckets());
   pm.addPass(createDistLowerToRuntime());

@@ -1,5 +1,6 @@
 // RUN: dist-opt %s --dist-fold-transposes | FileCheck %s
 // RUN: dist-opt %s --dist-lower-to-llvm | FileCheck %s --check-prefix=BLAS
+// RUN: dist-opt %s --dist-fold-transposes=mixed-precision=true | FileCheck %s --check-prefix=MIXED
 
 // dW = X^T dY: the transposed activation is read in place.
 func.func @transposed_lhs(%x: tensor<16x8xf32>, %dy: tensor<16x4xf32>) -> tensor<8x4xf32> {
@@ -62,3 +63,27 @@ func.func @both(%a: tensor<16x8xf64>, %b: tensor<4x16xf64>) -> tensor<8x4xf64> {
 // CHECK-NOT: linalg.transpose
 // CHECK: linalg.generic {indexing_maps = [#[[KM]], #[[NK]], #[[MN]]], {{.*}} ins(%arg0, %arg1 : tensor<16x8xf64>, tensor<4x16xf64>)
 // CHECK: arith.mulf {{.*}} : f64
+
+// With mixed-precision (cuBLAS: dist-lower-to-nvvm), bf16 inputs into an f32
+// output fold as well, the body extending both inputs as linalg.matmul's
+// cast_signed does. Without it (the CPU pipeline) the matmul stays for
+// dist-vectorize-matmul.
+func.func @mixed_lhs(%x: tensor<16x8xbf16>, %dy: tensor<16x4xbf16>, %init: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %e = tensor.empty() : tensor<8x16xbf16>
+  %t = linalg.transpose ins(%x : tensor<16x8xbf16>) outs(%e : tensor<8x16xbf16>) permutation = [1, 0]
+  %dw = linalg.matmul ins(%t, %dy : tensor<8x16xbf16>, tensor<16x4xbf16>) outs(%init : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %dw : tensor<8x4xf32>
+}
+// CHECK-LABEL: func.func @mixed_lhs
+// CHECK: linalg.transpose
+// CHECK: linalg.matmul
+// MIXED-LABEL: func.func @mixed_lhs
+// MIXED-NOT: linalg.transpose
+// MIXED: linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<16x8xbf16>, tensor<16x4xbf16>) outs(%arg2 : tensor<8x4xf32>)
+// MIXED-NEXT: ^bb0(%[[A:.*]]: bf16, %[[B:.*]]: bf16, %[[C:.*]]: f32):
+// MIXED-NEXT: %[[AF:.*]] = arith.extf %[[A]] : bf16 to f32
+// MIXED-NEXT: %[[BF:.*]] = arith.extf %[[B]] : bf16 to f32
+// MIXED-NEXT: %[[P:.*]] = arith.mulf %[[AF]], %[[BF]] : f32
+// MIXED-NEXT: %[[S:.*]] = arith.addf %[[C]], %[[P]] : f32
+// MIXED-NEXT: linalg.yield %[[S]] : f32
+// MIXED-NOT: linalg.matmul

@@ -1315,7 +1315,18 @@ def DistFoldTransposes : Pass<"dist-fold-transposes", "::mlir::ModuleOp"> {
     becomes a `linalg.generic` on `%x, %dy` with maps `(m, n, k) -> (k, m)`,
     `(m, n, k) -> (k, n)`, `(m, n, k) -> (m, n)` whose body is
     `%out + %x * %dy`.
+
+    With `mixed-precision` (what `dist-lower-to-nvvm` sets: cuBLAS takes
+    bf16 and f16 products) a matmul of 16-bit float inputs into a wider
+    float output folds too, its body extending both inputs
+    (`arith.extf`, as the matmul's `cast_signed` does). Off, such a matmul
+    stays for `dist-vectorize-matmul` (a CBLAS has no 16-bit products).
   }];
+  let options = [
+    Option<"mixedPrecision", "mixed-precision", "bool", /*default=*/"false",
+           "Also fold matmuls of narrower float inputs into a wider float "
+           "output (for cuBLAS)">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect"];
 }
