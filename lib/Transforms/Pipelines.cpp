@@ -184,6 +184,8 @@ void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createDistGpuSerialKernels());
   // A reduction's output element in a register, not stored every iteration.
   pm.addPass(createDistPromoteAccumulators());
+  // Several consecutive elements per thread, 16-byte accesses.
+  pm.addPass(createDistGpuVectorizeLoops());
   // Consecutive threads on consecutive elements (coalesced), a 1-D grid.
   pm.addPass(createDistGpuLinearizeLoops());
   pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(

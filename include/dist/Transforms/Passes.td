@@ -1568,6 +1568,57 @@ def DistGpuLinearizeLoops : Pass<"dist-gpu-linearize-loops"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def DistGpuVectorizeLoops : Pass<"dist-gpu-vectorize-loops"> {
+  let summary = "Gives each GPU thread of an elementwise loop nest several "
+                "consecutive elements, with vector loads and stores";
+  let description = [{
+    Runs in `dist-lower-to-nvvm` after `dist-promote-accumulators`, before
+    `dist-gpu-linearize-loops`. A kernel made from an elementwise loop nest
+    gives each thread one element: a bf16 op loads 2 bytes a thread (too
+    few bytes in flight to keep an H200's memory busy) and computes the
+    thread's indices for each element. Each outermost `scf.parallel` of
+    host code whose body is straight-line elementwise code (loads, stores,
+    constants and pure elementwise-mappable ops such as arith and math)
+    counts its innermost dimension in vectors of V elements (unit steps,
+    which the tiling and the mapping expect; the body's first element is
+    the counter times V) and makes the varying part
+    of its body V wide: loads and stores whose last index is the innermost
+    variable become `vector.load`/`vector.store` aligned to their bytes (at
+    most 16: one `ld.global.v4` a thread), elementwise ops take vectors
+    (uniform operands broadcast, such as a row's statistic or a bias read
+    along another dimension), and arithmetic on the innermost variable
+    (a causal mask) reads its V consecutive values. V fills 16 bytes with
+    the widest varying access (4 f32, 8 bf16), halved until it divides the
+    innermost extent and the last extent of every buffer accessed
+    contiguously; the alignment claimed is what the buffer's start is known
+    to keep (arguments and allocations 16, a view what its constant shift
+    keeps, anything else its element's). Left as they are: nests with reductions or inner loops,
+    accesses that vary in an index other than the last, buffers without an
+    identity layout and static shape (a view's start may be unaligned),
+    stores that do not vary (they would race), and extents no V >= 2
+    divides. It takes no options. Refused with an error: a loop already
+    mapped to the GPU (`gpu-map-parallel-loops` ran first).
+
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c16, %c64) step (%c1, %c1) {
+      %x = memref.load %in[%i, %j] : memref<16x64xbf16>
+      %y = arith.extf %x : bf16 to f32
+      memref.store %y, %out[%i, %j] : memref<16x64xf32>
+    }
+    // becomes (V = 4: the f32 store's 16 bytes)
+    scf.parallel (%i, %k) = (%c0, %c0) to (%c16, %c16) step (%c1, %c1) {
+      %j = arith.muli %k, %c4 : index
+      %x = vector.load %in[%i, %j] {alignment = 8 : i64} : memref<16x64xbf16>, vector<4xbf16>
+      %y = arith.extf %x : vector<4xbf16> to vector<4xf32>
+      vector.store %y, %out[%i, %j] {alignment = 16 : i64} : memref<16x64xf32>, vector<4xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def DistGpuSerialKernels : Pass<"dist-gpu-serial-kernels", "::mlir::ModuleOp"> {
   let summary = "Wraps host code that touches buffers in one-iteration parallel loops";
   let description = [{

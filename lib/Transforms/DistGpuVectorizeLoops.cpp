@@ -1,0 +1,329 @@
+//===- DistGpuVectorizeLoops.cpp - Several elements per GPU thread ---------===//
+//
+// A GPU kernel made from an elementwise loop nest gives each thread one
+// element: a bf16 op loads 2 bytes a thread, too few bytes in flight to
+// keep the memory busy, and pays the thread's index arithmetic per element.
+// Stepping the innermost loop by V elements and making the body's loads,
+// arithmetic and stores V wide gives each thread 16-byte accesses
+// (ld.global.v4) and V elements per index computation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dist/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTGPUVECTORIZELOOPS
+#include "dist/Transforms/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+/// The bytes one vector access of a thread reads or writes at most: the
+/// widest global load a thread issues (ld.global.v4.b32).
+constexpr int64_t kAccessBytes = 16;
+
+/// What vectorizing a loop nest's innermost dimension needs to know of its
+/// body, or std::nullopt when the body is not straight-line elementwise
+/// code over contiguous accesses.
+struct VectorPlan {
+  /// Elements per thread.
+  int64_t width = 0;
+  /// Values that differ between the iterations of the innermost loop.
+  llvm::SmallPtrSet<Value, 16> varying;
+};
+
+/// Whether `type`'s elements are laid out row-major from the buffer's start
+/// (identity layout), so that element (..., j) with j and the last extent
+/// multiples of V is V-element aligned.
+bool isRowMajorFromStart(MemRefType type) {
+  return type.getLayout().isIdentity() && type.hasStaticShape();
+}
+
+/// The bytes that `buffer`'s first element's address is known to be a
+/// multiple of, up to kAccessBytes: a function argument or an allocation
+/// starts at an allocation of the runtime (cuMemAlloc: 256 bytes; the host's
+/// allocator: 16); reshapes keep their source's start; a view or cast
+/// shifted by a constant keeps the alignment the shift keeps; anything else
+/// (a global, a dynamic shift) only its element's.
+int64_t knownStartAlignment(Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t elementBytes =
+      std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  // The largest power of two (up to kAccessBytes) dividing `bytes`.
+  auto alignmentOf = [](int64_t bytes) {
+    int64_t alignment = 1;
+    while (alignment < kAccessBytes && bytes % (2 * alignment) == 0)
+      alignment *= 2;
+    return alignment;
+  };
+  if (isa<BlockArgument>(buffer))
+    return kAccessBytes;
+  Operation *def = buffer.getDefiningOp();
+  if (isa<memref::AllocOp>(def))
+    return kAccessBytes;
+  if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(def))
+    return knownStartAlignment(def->getOperand(0));
+  if (auto view = dyn_cast<memref::ViewOp>(def)) {
+    APInt shift;
+    if (!matchPattern(view.getByteShift(), m_ConstantInt(&shift)))
+      return elementBytes;
+    return std::min(knownStartAlignment(view.getSource()),
+                    alignmentOf(shift.getSExtValue()));
+  }
+  // A cast's offset counts from its source's aligned pointer, which is the
+  // source's start when the source has an identity layout.
+  if (auto reinterpret = dyn_cast<memref::ReinterpretCastOp>(def)) {
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        ShapedType::isDynamic(offset) ||
+        !cast<MemRefType>(reinterpret.getSource().getType()).getLayout().isIdentity())
+      return elementBytes;
+    return std::max(elementBytes,
+                    std::min(knownStartAlignment(reinterpret.getSource()),
+                             alignmentOf(offset * elementBytes)));
+  }
+  return elementBytes;
+}
+
+/// The loads and stores of `op` (a memref.load or store): its buffer and
+/// indices.
+std::pair<Value, ValueRange> accessOf(Operation *op) {
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return {load.getMemRef(), load.getIndices()};
+  auto store = cast<memref::StoreOp>(op);
+  return {store.getMemRef(), store.getIndices()};
+}
+
+/// The plan for `loop` (see VectorPlan), std::nullopt if it cannot be
+/// vectorized: a body of loads, stores, constants and elementwise-mappable
+/// pure ops (arith, math); a static innermost extent that some width
+/// V >= 2 divides; every access indexed by the innermost variable in its
+/// last index alone (varying accesses then are V consecutive elements),
+/// in a row-major buffer whose last extent V divides too; stores all
+/// varying (a store every iteration makes to the same element would race).
+std::optional<VectorPlan> planVectorization(scf::ParallelOp loop) {
+  unsigned innermost = loop.getNumLoops() - 1;
+  Value iv = loop.getInductionVars()[innermost];
+  if (!matchPattern(loop.getLowerBound()[innermost], m_Zero()) ||
+      !matchPattern(loop.getStep()[innermost], m_One()))
+    return std::nullopt;
+  APInt extentValue;
+  if (!matchPattern(loop.getUpperBound()[innermost],
+                    m_ConstantInt(&extentValue)))
+    return std::nullopt;
+  int64_t extent = extentValue.getSExtValue();
+
+  VectorPlan plan;
+  plan.varying.insert(iv);
+  int64_t widestAccess = 0;
+  SmallVector<Operation *> accesses;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (op.getNumRegions() != 0)
+      return std::nullopt;
+    bool varies = llvm::any_of(op.getOperands(), [&](Value operand) {
+      return plan.varying.contains(operand);
+    });
+    if (isa<memref::LoadOp, memref::StoreOp>(op)) {
+      auto [buffer, indices] = accessOf(&op);
+      // A 0-d buffer's one element is uniform.
+      bool contiguous = !indices.empty() && indices.back() == iv;
+      for (auto [position, index] : llvm::enumerate(indices))
+        if (plan.varying.contains(index) &&
+            !(contiguous && position + 1 == indices.size()))
+          return std::nullopt;
+      if (auto store = dyn_cast<memref::StoreOp>(op); store && !contiguous)
+        return std::nullopt;
+      if (contiguous) {
+        // Whole bytes: a vector of i1 is stored packed, a buffer of i1
+        // a byte per element.
+        auto type = cast<MemRefType>(buffer.getType());
+        if (!isRowMajorFromStart(type) ||
+            !type.getElementType().isIntOrFloat() ||
+            type.getElementTypeBitWidth() % 8 != 0)
+          return std::nullopt;
+        widestAccess = std::max<int64_t>(
+            widestAccess, type.getElementTypeBitWidth() / 8);
+        accesses.push_back(&op);
+        if (isa<memref::LoadOp>(op))
+          plan.varying.insert(op.getResult(0));
+      }
+      continue;
+    }
+    if (isa<arith::ConstantOp>(op))
+      continue;
+    if (!OpTrait::hasElementwiseMappableTraits(&op) || !isPure(&op) ||
+        op.getNumResults() != 1 ||
+        !op.getResult(0).getType().isIntOrIndexOrFloat())
+      return std::nullopt;
+    if (varies)
+      plan.varying.insert(op.getResult(0));
+  }
+  if (accesses.empty() || widestAccess == 0)
+    return std::nullopt;
+  // The widest access fills 16 bytes; narrower ones take as many elements.
+  for (int64_t width = kAccessBytes / widestAccess; width >= 2; width /= 2) {
+    bool fits = extent % width == 0;
+    for (Operation *access : accesses) {
+      auto type = cast<MemRefType>(accessOf(access).first.getType());
+      fits = fits && type.getShape().back() % width == 0;
+    }
+    if (fits) {
+      plan.width = width;
+      return plan;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Rewrites `loop`'s innermost dimension to step by the plan's width, its
+/// varying values into vectors of that many elements: contiguous loads and
+/// stores become vector.load/store aligned to the vector's bytes (at most
+/// 16), elementwise ops take vector operands (uniform ones broadcast), and
+/// the innermost variable, where arithmetic reads it, its V consecutive
+/// values.
+void vectorize(RewriterBase &rewriter, scf::ParallelOp loop,
+               const VectorPlan &plan) {
+  unsigned innermost = loop.getNumLoops() - 1;
+  Value counter = loop.getInductionVars()[innermost];
+  int64_t width = plan.width;
+  Location loc = loop.getLoc();
+  // The loop counts vectors (unit steps, which the tiling and the mapping
+  // expect); the body's first element is counter * V.
+  rewriter.setInsertionPoint(loop);
+  APInt extent;
+  (void)matchPattern(loop.getUpperBound()[innermost], m_ConstantInt(&extent));
+  Value vectors =
+      arith::ConstantIndexOp::create(rewriter, loc, extent.getSExtValue() / width);
+  rewriter.modifyOpInPlace(loop, [&] {
+    loop.getUpperBoundMutable().slice(innermost, 1).assign(vectors);
+  });
+  rewriter.setInsertionPointToStart(loop.getBody());
+  Value iv = arith::MulIOp::create(
+      rewriter, loc, counter,
+      arith::ConstantIndexOp::create(rewriter, loc, width));
+  rewriter.replaceAllUsesExcept(counter, iv, iv.getDefiningOp());
+
+  IRMapping vectorized;
+  auto vectorTypeOf = [&](Type scalar) {
+    return VectorType::get({width}, scalar);
+  };
+  // The vector of a value of the body: its vectorized form, or the
+  // broadcast of a uniform scalar.
+  std::function<Value(Value)> vectorOf = [&](Value value) -> Value {
+    if (Value vector = vectorized.lookupOrNull(value))
+      return vector;
+    if (value == iv) {
+      SmallVector<APInt> offsets;
+      for (int64_t lane = 0; lane < width; ++lane)
+        offsets.push_back(APInt(64, lane));
+      VectorType type = vectorTypeOf(iv.getType());
+      Value lanes = arith::ConstantOp::create(
+          rewriter, loc, type, DenseElementsAttr::get(type, offsets));
+      Value base = vector::BroadcastOp::create(
+          rewriter, loc, vectorTypeOf(iv.getType()), iv);
+      Value indices = arith::AddIOp::create(rewriter, loc, base, lanes);
+      vectorized.map(iv, indices);
+      return indices;
+    }
+    return vector::BroadcastOp::create(rewriter, loc,
+                                       vectorTypeOf(value.getType()), value);
+  };
+  // Element (..., j) with j and the last extent multiples of V is V
+  // elements past a row start V elements aligned: the vector's bytes, as
+  // far as the buffer's start is known to be aligned.
+  auto alignmentOf = [&](Value buffer) {
+    int64_t elementBytes =
+        cast<MemRefType>(buffer.getType()).getElementTypeBitWidth() / 8;
+    int64_t bytes = std::min(width * elementBytes, kAccessBytes);
+    return llvm::MaybeAlign(
+        std::max(elementBytes, std::min(bytes, knownStartAlignment(buffer))));
+  };
+
+  SmallVector<Operation *> replaced;
+  for (Operation &op :
+       llvm::make_early_inc_range(loop.getBody()->without_terminator())) {
+    rewriter.setInsertionPoint(&op);
+    loc = op.getLoc();
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      if (load.getIndices().empty() || load.getIndices().back() != iv)
+        continue;
+      auto vector = vector::LoadOp::create(
+          rewriter, loc, vectorTypeOf(load.getType()), load.getMemRef(),
+          load.getIndices(), /*nontemporal=*/false,
+          alignmentOf(load.getMemRef()));
+      vectorized.map(load.getResult(), vector.getResult());
+      replaced.push_back(load);
+      continue;
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      vector::StoreOp::create(rewriter, loc, vectorOf(store.getValue()),
+                              store.getMemRef(), store.getIndices(),
+                              /*nontemporal=*/false,
+                              alignmentOf(store.getMemRef()));
+      replaced.push_back(store);
+      continue;
+    }
+    if (op.getNumResults() != 1 || !plan.varying.contains(op.getResult(0)))
+      continue;
+    SmallVector<Value> operands;
+    for (Value operand : op.getOperands())
+      operands.push_back(vectorOf(operand));
+    // A clone keeps the op's attributes and properties (predicates,
+    // fastmath flags).
+    Operation *vectorOp = rewriter.clone(op);
+    vectorOp->setOperands(operands);
+    vectorOp->getResult(0).setType(vectorTypeOf(op.getResult(0).getType()));
+    vectorized.map(op.getResult(0), vectorOp->getResult(0));
+    replaced.push_back(&op);
+  }
+  // Users first: every replaced value's users are replaced too.
+  for (Operation *op : llvm::reverse(replaced))
+    rewriter.eraseOp(op);
+}
+
+struct DistGpuVectorizeLoopsPass
+    : public dist::impl::DistGpuVectorizeLoopsBase<DistGpuVectorizeLoopsPass> {
+  void runOnOperation() override {
+    SmallVector<scf::ParallelOp> loops;
+    WalkResult walk = getOperation()->walk<WalkOrder::PreOrder>(
+        [&](Operation *op) {
+          // Device code stays as it is; a nested parallel loop is the
+          // inside of a nest.
+          if (isa<gpu::GPUModuleOp, gpu::LaunchOp>(op))
+            return WalkResult::skip();
+          auto loop = dyn_cast<scf::ParallelOp>(op);
+          if (!loop)
+            return WalkResult::advance();
+          if (loop->hasAttr(gpu::getMappingAttrName())) {
+            loop.emitOpError()
+                << "is already mapped to the GPU; run dist-gpu-vectorize-loops "
+                   "before gpu-map-parallel-loops";
+            return WalkResult::interrupt();
+          }
+          if (loop.getNumResults() == 0)
+            loops.push_back(loop);
+          return WalkResult::skip();
+        });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+    IRRewriter rewriter(&getContext());
+    for (scf::ParallelOp loop : loops)
+      if (std::optional<VectorPlan> plan = planVectorization(loop))
+        vectorize(rewriter, loop, *plan);
+  }
+};
+
+} // namespace
