@@ -74,7 +74,8 @@ void dist::addTosaToLinalgPasses(OpPassManager &pm) {
 
 /// The front of both lowerings, on tensors: the per-rank program's ops as
 /// linalg ops.
-static void addTensorFront(OpPassManager &pm, bool fuseElementwise) {
+static void addTensorFront(OpPassManager &pm, bool fuseElementwise,
+                           bool multiResultFusion = false) {
   // The input is a per-rank program (or one without annotations).
   pm.addPass(createDistVerify(DistVerifyOptions{"partitioned", false}));
   addTosaToLinalgPasses(pm);
@@ -83,7 +84,8 @@ static void addTensorFront(OpPassManager &pm, bool fuseElementwise) {
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   // Chains of elementwise ops become one loop nest each.
   if (fuseElementwise)
-    pm.addPass(createDistFuseElementwise());
+    pm.addPass(createDistFuseElementwise(
+        DistFuseElementwiseOptions{multiResultFusion}));
 }
 
 /// Tensors to buffers, freed where they die.
@@ -160,7 +162,8 @@ void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
 
 void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
                                     const LowerToNVVMOptions &options) {
-  addTensorFront(pm, /*fuseElementwise=*/true);
+  // Each loop nest is a kernel launch: sibling results in one.
+  addTensorFront(pm, /*fuseElementwise=*/true, /*multiResultFusion=*/true);
   // Reductions with few outputs get a thread per chunk, not per output.
   pm.addPass(createDistSplitReductions());
   // The BLAS reads transposed operands in place (cuBLAS: 16-bit too).

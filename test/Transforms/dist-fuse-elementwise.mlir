@@ -1,4 +1,5 @@
 // RUN: dist-opt %s --dist-fuse-elementwise | FileCheck %s
+// RUN: dist-opt %s --dist-fuse-elementwise=multi-result=true | FileCheck %s --check-prefix=MULTI
 
 // A chain of elementwise ops (add, then a broadcast multiply, then exp) becomes
 // one op; exp's result has two users (a reduction, a negation), so it is
@@ -139,3 +140,48 @@ func.func @reductions(%a: tensor<4x8xf32>, %w: tensor<8x2xf32>) -> (tensor<4xf32
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: arith.negf
 // CHECK: linalg.generic {{.*}} ins(%[[NEG]], %arg1 : tensor<4x8xf32>, tensor<8x2xf32>)
+
+// multi-result (dist-lower-to-nvvm: every loop nest is a kernel launch):
+// Adam's moments (each also a result) fuse into the parameter update, which
+// yields them too: one op with three results, each moment computed once.
+// In @chain exp's other user (the reduction) comes before the negation, so
+// exp stays as it is there.
+// MULTI-LABEL: func.func @chain
+// MULTI: linalg.generic {{.*}} ins(%arg0, %arg1, %arg2
+// MULTI: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// MULTI: arith.negf
+// MULTI-LABEL: func.func @adam
+// MULTI: %[[F:.*]]:3 = linalg.generic {{.*}} ins(%arg0, %arg2, %arg1, %arg3 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>)
+// MULTI-COUNT-1: arith.mulf %{{.*}}, %{{.*}} : f32
+// MULTI: math.sqrt
+// MULTI: linalg.yield %{{.*}}, %{{.*}}, %{{.*}} : f32, f32, f32
+// MULTI-NOT: linalg.generic
+// MULTI: return %[[F]]#2, %[[F]]#1, %[[F]]#0
+// Without it each moment stays its own op (it has two users).
+// CHECK-LABEL: func.func @adam
+// CHECK-COUNT-3: linalg.generic
+#v = affine_map<(i) -> (i)>
+func.func @adam(%p: tensor<8xf32>, %g: tensor<8xf32>, %m: tensor<8xf32>, %v: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8xf32>
+  %m2 = linalg.generic {indexing_maps = [#v, #v, #v], iterator_types = ["parallel"]} ins(%m, %g : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %c = arith.constant 0.9 : f32
+    %x = arith.mulf %a, %c : f32
+    %y = arith.addf %x, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  %v2 = linalg.generic {indexing_maps = [#v, #v, #v], iterator_types = ["parallel"]} ins(%v, %g : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %x = arith.mulf %b, %b : f32
+    %y = arith.addf %x, %a : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  %p2 = linalg.generic {indexing_maps = [#v, #v, #v, #v], iterator_types = ["parallel"]} ins(%p, %m2, %v2 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
+    %s = math.sqrt %c : f32
+    %d = arith.divf %b, %s : f32
+    %y = arith.subf %a, %d : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  return %p2, %m2, %v2 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}

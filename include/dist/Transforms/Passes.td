@@ -1135,7 +1135,20 @@ def DistFuseElementwise : Pass<"dist-fuse-elementwise", "::mlir::ModuleOp"> {
     ```
     becomes one `linalg.generic` on `%a, %b, %c` whose body is the `addf`
     then the `mulf`.
+
+    With `multi-result` (what `dist-lower-to-nvvm` sets: each loop nest is a
+    kernel launch there) a producer with other users fuses too, into an
+    elementwise consumer that reads it element for element when its other
+    users come after the consumer: the fused op also yields the producer's
+    result for them (upstream's preserved producer results), so it is
+    still computed once. Adam's two moment updates and the parameter
+    update that reads them become one loop nest with three results.
   }];
+  let options = [
+    Option<"multiResult", "multi-result", "bool", /*default=*/"false",
+           "Also fuse a producer with other users into an elementwise "
+           "consumer, the fused op yielding the producer's result for them">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
