@@ -169,7 +169,7 @@ void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
   // The BLAS reads transposed operands in place (cuBLAS: 16-bit too).
   pm.addPass(createDistFoldTransposes(
       DistFoldTransposesOptions{/*mixedPrecision=*/true}));
-  addBufferization(pm, /*updateInPlace=*/false);
+  addBufferization(pm, options.updateInPlace);
   pm.addPass(createDistPlaceBuckets());
   pm.addPass(createDistLowerToRuntime());
   // f32/f64 contractions to cuBLAS (through dist's CUDA runtime).

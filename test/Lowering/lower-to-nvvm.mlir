@@ -14,6 +14,12 @@
 // RUN: dist-opt %S/../E2E/layernorm.mlir --dist-auto-partition | dist-opt --dist-lower-to-nvvm --mlir-print-ir-after=gpu-kernel-outlining 2>&1 >/dev/null | FileCheck %s --check-prefix=KERNELS
 // RUN: dist-gen gpt --layers 1 --hidden 16 --heads 2 --seq 4 --vocab 8 --batch 2 --optimizer adam --clip-grad-norm 0.5 --mesh mp=2 --parallel mp | dist-opt --dist-auto-partition | dist-opt --dist-lower-to-nvvm > %t.gpt.mlir
 // RUN: FileCheck %s --check-prefix=GPT < %t.gpt.mlir
+// With update-in-place (what dist-run --device=gpu sets) the step writes its
+// parameters and optimizer state into their argument buffers and returns
+// the loss alone (the run wrapper then copies nothing back).
+// RUN: dist-gen gpt --layers 1 --hidden 16 --heads 2 --seq 4 --vocab 8 --batch 2 --optimizer adam --clip-grad-norm 0.5 --mesh mp=2 --parallel mp | dist-opt --dist-auto-partition | dist-opt --dist-lower-to-nvvm=update-in-place=true | FileCheck %s --check-prefix=INPLACE
+// INPLACE: llvm.func @train_step({{.*}}) -> !llvm.struct<(ptr, ptr, i64)> {
+// INPLACE: gpu.binary @dist_kernels
 // In bf16 (master weights) every product is cuBLAS with f32 accumulation.
 // RUN: dist-gen gpt --layers 1 --hidden 16 --heads 2 --seq 4 --vocab 8 --batch 2 --optimizer adam --dtype bf16 --master-weights --mesh mp=2 --parallel mp | dist-opt --dist-auto-partition | dist-opt --dist-lower-to-nvvm > %t.bf16.mlir
 // RUN: FileCheck %s --check-prefix=BF16 < %t.bf16.mlir

@@ -203,7 +203,8 @@ static cl::opt<bool> approximateMath(
 static cl::opt<bool> updateInPlace(
     "update-in-place",
     cl::desc("Update the arguments that results feed back into in place "
-             "(dist-lower-to-llvm's update-in-place; the run wrapper keeps "
+             "(the update-in-place of dist-lower-to-llvm, and of "
+             "dist-lower-to-nvvm with --device=gpu; the run wrapper keeps "
              "such results in the arguments' buffers)"),
     cl::init(true), cl::cat(category));
 static cl::opt<bool> vectorizableReductions(

@@ -109,6 +109,15 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
                      "many iterations, tiles to blocks, iterations to "
                      "threads"),
       llvm::cl::init(256)};
+  PassOptions::Option<bool> updateInPlace{
+      *this, "update-in-place",
+      llvm::cl::desc("Write each result that is the next value of an "
+                     "argument of its type (dist.updates) into the "
+                     "argument's device buffer and drop it from the "
+                     "function's results, as dist-lower-to-llvm's option "
+                     "does: no copy of the parameters and optimizer state "
+                     "a step"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> emulateKernels{
       *this, "emulate-kernels",
       llvm::cl::desc("Run the kernels on the host, thread by thread "
