@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir::dist {
 #define GEN_PASS_DEF_DISTGPUVECTORIZELOOPS
@@ -52,7 +53,7 @@ bool isRowMajorFromStart(MemRefType type) {
 }
 
 /// The bytes that `buffer`'s first element's address is known to be a
-/// multiple of, up to kAccessBytes: a function argument or an allocation
+/// multiple of, up to kAccessBytes: a function's argument or an allocation
 /// starts at an allocation of the runtime (cuMemAlloc: 256 bytes; the host's
 /// allocator: 16); reshapes keep their source's start; a view or cast
 /// shifted by a constant keeps the alignment the shift keeps; anything else
@@ -68,8 +69,13 @@ int64_t knownStartAlignment(Value buffer) {
       alignment *= 2;
     return alignment;
   };
-  if (isa<BlockArgument>(buffer))
-    return kAccessBytes;
+  if (auto argument = dyn_cast<BlockArgument>(buffer)) {
+    Block *block = argument.getOwner();
+    return block->isEntryBlock() &&
+                   isa<FunctionOpInterface>(block->getParentOp())
+               ? kAccessBytes
+               : elementBytes;
+  }
   Operation *def = buffer.getDefiningOp();
   if (isa<memref::AllocOp>(def))
     return kAccessBytes;
