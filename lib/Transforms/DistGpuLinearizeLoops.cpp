@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringUtils.h"
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -32,29 +33,13 @@ namespace {
 struct DistGpuLinearizeLoopsPass
     : public dist::impl::DistGpuLinearizeLoopsBase<DistGpuLinearizeLoopsPass> {
   void runOnOperation() override {
-    SmallVector<scf::ParallelOp> nests;
-    WalkResult walk = getOperation()->walk<WalkOrder::PreOrder>(
-        [&](Operation *op) {
-          // Device code stays as it is; a nested parallel loop is the
-          // inside of a nest.
-          if (isa<gpu::GPUModuleOp, gpu::LaunchOp>(op))
-            return WalkResult::skip();
-          auto loop = dyn_cast<scf::ParallelOp>(op);
-          if (!loop)
-            return WalkResult::advance();
-          // Collapsing would drop the mapping's per-dimension choices.
-          if (loop->hasAttr(gpu::getMappingAttrName())) {
-            loop.emitOpError()
-                << "is already mapped to the GPU; run dist-gpu-linearize-loops "
-                   "before gpu-map-parallel-loops";
-            return WalkResult::interrupt();
-          }
-          if (loop.getNumLoops() > 1 && loop.getNumResults() == 0)
-            nests.push_back(loop);
-          return WalkResult::skip();
-        });
-    if (walk.wasInterrupted())
+    FailureOr<SmallVector<scf::ParallelOp>> loops =
+        collectHostParallelLoops(getOperation(), getArgument());
+    if (failed(loops))
       return signalPassFailure();
+    // A one-dimensional loop is linear already.
+    SmallVector<scf::ParallelOp> nests = llvm::filter_to_vector(
+        *loops, [](scf::ParallelOp loop) { return loop.getNumLoops() > 1; });
     IRRewriter rewriter(&getContext());
     for (scf::ParallelOp loop : nests) {
       std::vector<unsigned> all(loop.getNumLoops());

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringUtils.h"
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -303,30 +304,12 @@ void vectorize(RewriterBase &rewriter, scf::ParallelOp loop,
 struct DistGpuVectorizeLoopsPass
     : public dist::impl::DistGpuVectorizeLoopsBase<DistGpuVectorizeLoopsPass> {
   void runOnOperation() override {
-    SmallVector<scf::ParallelOp> loops;
-    WalkResult walk = getOperation()->walk<WalkOrder::PreOrder>(
-        [&](Operation *op) {
-          // Device code stays as it is; a nested parallel loop is the
-          // inside of a nest.
-          if (isa<gpu::GPUModuleOp, gpu::LaunchOp>(op))
-            return WalkResult::skip();
-          auto loop = dyn_cast<scf::ParallelOp>(op);
-          if (!loop)
-            return WalkResult::advance();
-          if (loop->hasAttr(gpu::getMappingAttrName())) {
-            loop.emitOpError()
-                << "is already mapped to the GPU; run dist-gpu-vectorize-loops "
-                   "before gpu-map-parallel-loops";
-            return WalkResult::interrupt();
-          }
-          if (loop.getNumResults() == 0)
-            loops.push_back(loop);
-          return WalkResult::skip();
-        });
-    if (walk.wasInterrupted())
+    FailureOr<SmallVector<scf::ParallelOp>> loops =
+        collectHostParallelLoops(getOperation(), getArgument());
+    if (failed(loops))
       return signalPassFailure();
     IRRewriter rewriter(&getContext());
-    for (scf::ParallelOp loop : loops)
+    for (scf::ParallelOp loop : *loops)
       if (std::optional<VectorPlan> plan = planVectorization(loop))
         vectorize(rewriter, loop, *plan);
   }

@@ -9,6 +9,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -150,4 +152,28 @@ bool dist::isGemmContraction(linalg::LinalgOp op) {
   // a broadcast) is no GEMM.
   return succeeded(dims) && dims->m.size() == 1 && dims->n.size() == 1 &&
          dims->k.size() == 1 && dims->batch.size() + 3 == op.getNumLoops();
+}
+
+FailureOr<SmallVector<scf::ParallelOp>>
+dist::collectHostParallelLoops(Operation *root, StringRef passName) {
+  SmallVector<scf::ParallelOp> loops;
+  WalkResult walk = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<gpu::GPUModuleOp, gpu::LaunchOp>(op))
+      return WalkResult::skip();
+    auto loop = dyn_cast<scf::ParallelOp>(op);
+    if (!loop)
+      return WalkResult::advance();
+    // The mapping's choices per dimension assume the loop's shape.
+    if (loop->hasAttr(gpu::getMappingAttrName())) {
+      loop.emitOpError() << "is already mapped to the GPU; run " << passName
+                         << " before gpu-map-parallel-loops";
+      return WalkResult::interrupt();
+    }
+    if (loop.getNumResults() == 0)
+      loops.push_back(loop);
+    return WalkResult::skip();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return loops;
 }

@@ -6,6 +6,7 @@
 #include "dist/Dialect/Dist/IR/CollectiveOpInterface.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -81,6 +82,14 @@ SmallVector<int64_t> getBucketSlotOffsets(ValueRange members);
 /// an m or n loop (a dot product; a column sum of products, as a layernorm
 /// gain's gradient) is none.
 bool isGemmContraction(linalg::LinalgOp op);
+
+/// The outermost `scf.parallel` loops of host code under `root` that have
+/// no reductions (loops bound for GPU kernels; device code and gpu.launch
+/// bodies are skipped, a loop nested in another is its inside). Fails,
+/// reporting that `passName` runs before the mapping, at a loop that
+/// gpu-map-parallel-loops already mapped.
+FailureOr<SmallVector<scf::ParallelOp>>
+collectHostParallelLoops(Operation *root, StringRef passName);
 
 } // namespace mlir::dist
 
