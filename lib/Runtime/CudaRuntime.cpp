@@ -433,7 +433,29 @@ struct BlasShape {
   int transA, transB, m, n, k;
   const void *a, *b, *c;
   int lda, ldb, ldc, batch = 1;
+  /// A mixed product's input and output types ("bf16->f32"), or "".
+  const char *types = "";
 };
+
+/// The name of a dist_dtype_t of a mixed product, for the profile.
+const char *dtypeName(int dtype) {
+  switch (dtype) {
+  case 0: return "f32";
+  case 2: return "f16";
+  case 3: return "bf16";
+  }
+  return "?";
+}
+
+/// "IN->OUT" for a mixed product's profile line (static storage: the nine
+/// pairs of the three types).
+const char *mixedTypes(int input, int output) {
+  static std::map<std::pair<int, int>, std::string> names;
+  std::string &name = names[{input, output}];
+  if (name.empty())
+    name = std::string(dtypeName(input)) + "->" + dtypeName(output);
+  return name.c_str();
+}
 
 /// The largest power of two (up to 256) an operand's address is a multiple
 /// of: cuBLAS's fast kernels need 16-byte aligned operands.
@@ -478,12 +500,13 @@ void runBlas(const char *name, int order, void *stream, const BlasShape &shape,
     char detail[224] = "";
     if (profile.level > 1)
       std::snprintf(detail, sizeof(detail),
-                    "%s %c%c m=%d n=%d k=%d batch=%d ld=%d/%d/%d align=%d/%d/%d",
+                    "%s %c%c m=%d n=%d k=%d batch=%d ld=%d/%d/%d align=%d/%d/%d%s%s",
                     name, shape.transA == kCblasTrans ? 'T' : 'N',
                     shape.transB == kCblasTrans ? 'T' : 'N', shape.m, shape.n,
                     shape.k, shape.batch, shape.lda, shape.ldb, shape.ldc,
                     alignmentOf(shape.a), alignmentOf(shape.b),
-                    alignmentOf(shape.c));
+                    alignmentOf(shape.c), *shape.types ? " " : "",
+                    shape.types);
     profile.record(profile.blas, detail,
                    std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)
@@ -572,8 +595,11 @@ DIST_EXPORT void dist_cublas_gemm_ex(int order, int transA, int transB, int m,
   if (output != CUDA_R_32F && output != input)
     fail("dist_cublas_gemm_ex: the output must be f32 or of the inputs' type",
          nullptr);
+  const char *types = Profile::profile().level > 1
+                          ? mixedTypes(inputType, outputType)
+                          : "";
   runBlas("cublasGemmEx", order, stream,
-          {transA, transB, m, n, k, a, b, c, lda, ldb, ldc}, [&] {
+          {transA, transB, m, n, k, a, b, c, lda, ldb, ldc, 1, types}, [&] {
     return blas().gemmEx(blas().handle, toCublas(transB), toCublas(transA), n,
                          m, k, &alpha, b, input, ldb, a, input, lda, &beta, c,
                          output, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
@@ -618,8 +644,12 @@ DIST_EXPORT void dist_cublas_gemm_ex_strided_batched(
     fail("dist_cublas_gemm_ex_strided_batched: the output must be f32 or of "
          "the inputs' type",
          nullptr);
+  const char *types = Profile::profile().level > 1
+                          ? mixedTypes(inputType, outputType)
+                          : "";
   runBlas("cublasGemmStridedBatchedEx", order, stream,
-          {transA, transB, m, n, k, a, b, c, lda, ldb, ldc, batchCount}, [&] {
+          {transA, transB, m, n, k, a, b, c, lda, ldb, ldc, batchCount, types},
+          [&] {
     return blas().gemmStridedBatchedEx(
         blas().handle, toCublas(transB), toCublas(transA), n, m, k, &alpha, b,
         input, ldb, strideB, a, input, lda, strideA, &beta, c, output, ldc,
