@@ -101,6 +101,11 @@ func.func @narrower(%x: memref<6xf32>, %y: memref<6xf32>) {
 // CHECK: vector.load %{{.*}} {alignment = 4 : i64} : memref<16xf32>, vector<4xf32>
 // CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<16xf32>, vector<4xf32>
 // CHECK: vector.load %{{.*}} {alignment = 4 : i64} : memref<16xf32>, vector<4xf32>
+// A loop's block argument may be any buffer: its element's alignment
+// (though it starts as a function argument, which keeps 16).
+// CHECK: scf.for
+// CHECK: vector.load %{{.*}} {alignment = 4 : i64} : memref<16xf32>, vector<4xf32>
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<16xf32>, vector<4xf32>
 func.func @bucket_views(%bucket: memref<128xi8>, %shift: index, %out: memref<16xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -117,6 +122,14 @@ func.func @bucket_views(%bucket: memref<128xi8>, %shift: index, %out: memref<16x
     %a = memref.load %h[%i] : memref<16xf32>
     memref.store %a, %out[%i] : memref<16xf32>
     scf.reduce
+  }
+  %last = scf.for %k = %c0 to %c4 step %c1 iter_args(%buf = %out) -> (memref<16xf32>) {
+    scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+      %a = memref.load %buf[%i] : memref<16xf32>
+      memref.store %a, %out[%i] : memref<16xf32>
+      scf.reduce
+    }
+    scf.yield %buf : memref<16xf32>
   }
   return
 }
