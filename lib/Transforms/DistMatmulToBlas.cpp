@@ -115,6 +115,12 @@ static linalg::GenericOp findRoundingCopyOf(Operation *op, Value a, Value b,
   Value root = getRootBuffer(rounded);
   if (root == getRootBuffer(a) || root == getRootBuffer(b))
     return nullptr;
+  // The product writes it, so it must exist there: defined before `op`, or
+  // an allocation without operands after it, which can move up.
+  if (Operation *def = rounded.getDefiningOp();
+      def && def->getBlock() == op->getBlock() && op->isBeforeInBlock(def) &&
+      !(isa<memref::AllocOp>(def) && def->getNumOperands() == 0))
+    return nullptr;
   return copy;
 }
 

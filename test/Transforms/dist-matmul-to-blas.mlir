@@ -264,9 +264,13 @@ func.func @rounded_scores(%q: memref<2x16x4x8xbf16>, %k: memref<2x16x4x8xbf16>) 
 }
 
 // What keeps the f32 result: it is read again after the rounding (%c2), it
-// is accumulated into (no zero fill, %c3), or something between the product
-// and the rounding touches memory (%c4's copy).
+// is accumulated into (no zero fill, %c3), something between the product
+// and the rounding touches memory (%c4's copy), or the rounded buffer is a
+// view made after the product (%c5: it could not move before the call
+// without its source).
 // CUBLAS-LABEL: func.func @rounding_kept
+// CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %c3_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %{{.*}})
+// CUBLAS: arith.truncf
 // CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %c3_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %{{.*}})
 // CUBLAS: arith.truncf
 // CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %c3_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %{{.*}})
@@ -310,6 +314,19 @@ func.func @rounding_kept(%a: memref<8x4xbf16>, %b: memref<4x8xbf16>, %sink: memr
     %r = arith.truncf %x : f32 to bf16
     linalg.yield %r : bf16
   }
+  %c5 = memref.alloc() : memref<8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%c5 : memref<8x8xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xbf16>, memref<4x8xbf16>) outs(%c5 : memref<8x8xf32>)
+  %flat = memref.alloc() : memref<64xbf16>
+  %out5 = memref.expand_shape %flat [[0, 1]] output_shape [8, 8] : memref<64xbf16> into memref<8x8xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c5 : memref<8x8xf32>) outs(%out5 : memref<8x8xbf16>) {
+  ^bb0(%x: f32, %y: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  memref.dealloc %c5 : memref<8x8xf32>
   return %out2, %out3, %out4 : memref<8x8xbf16>, memref<8x8xbf16>, memref<8x8xbf16>
 }
 
