@@ -185,3 +185,26 @@ func.func @adam(%p: tensor<8xf32>, %g: tensor<8xf32>, %m: tensor<8xf32>, %v: ten
   } -> tensor<8xf32>
   return %p2, %m2, %v2 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
 }
+
+// A consumer that reads the shared producer twice: both reads fuse, the
+// producer's result is yielded once more for the return.
+// MULTI-LABEL: func.func @read_twice
+// MULTI: %[[F:.*]]:2 = linalg.generic {{.*}} ins(%arg0 : tensor<8xf32>)
+// MULTI: %[[N:.*]] = arith.negf
+// MULTI: arith.mulf %[[N]], %[[N]] : f32
+// MULTI-NOT: linalg.generic
+// MULTI: return %[[F]]#0, %[[F]]#1
+func.func @read_twice(%a: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8xf32>
+  %p = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]} ins(%a : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.negf %x : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %q = linalg.generic {indexing_maps = [#v, #v, #v], iterator_types = ["parallel"]} ins(%p, %p : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %r = arith.mulf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %p, %q : tensor<8xf32>, tensor<8xf32>
+}
