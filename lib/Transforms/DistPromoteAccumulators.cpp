@@ -124,11 +124,13 @@ struct DistPromoteAccumulatorsPass
       auto newLoop = cast<scf::ForOp>(promoted->getOperation());
       rewriter.replaceAllUsesWith(load.getResult(),
                                   newLoop.getRegionIterArgs().back());
+      // Read before the store goes.
+      Location storeLoc = store.getLoc();
       rewriter.eraseOp(load);
       rewriter.eraseOp(store);
       rewriter.setInsertionPointAfter(newLoop);
-      memref::StoreOp::create(rewriter, store.getLoc(),
-                              newLoop.getResults().back(), buffer, indices);
+      memref::StoreOp::create(rewriter, storeLoc, newLoop.getResults().back(),
+                              buffer, indices);
     }
   }
 };
