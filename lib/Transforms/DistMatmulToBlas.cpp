@@ -124,25 +124,118 @@ static linalg::GenericOp findRoundingCopyOf(Operation *op, Value a, Value b,
   return copy;
 }
 
-/// Makes the product write `copy`'s buffer (see findRoundingCopyOf): its
-/// allocation moves before `op` when it came after, and the f32 buffer
-/// goes with its deallocations. Returns the buffer the product writes.
-static Value writeRoundedCopy(RewriterBase &rewriter, Operation *op,
-                              linalg::GenericOp copy) {
-  Value rounded = copy.getDpsInitOperand(0)->get();
-  if (Operation *def = rounded.getDefiningOp();
-      def && def->getBlock() == op->getBlock() && op->isBeforeInBlock(def))
-    rewriter.moveOpBefore(def, op);
-  return rounded;
+/// Whether `user` (a user of `c` after `op`) reads `c` only to round it:
+/// a linalg.generic on buffers taking `c` as inputs alone, each of whose
+/// block arguments is used only by `arith.truncf` to `inputType` in the
+/// default rounding.
+static bool onlyRoundsWhatItReads(Operation *user, Value c, Type inputType) {
+  auto reader = dyn_cast<linalg::GenericOp>(user);
+  if (!reader || !reader.hasPureBufferSemantics())
+    return false;
+  for (OpOperand &operand : reader->getOpOperands()) {
+    if (operand.get() != c)
+      continue;
+    if (!reader.isDpsInput(&operand))
+      return false;
+    for (Operation *use :
+         reader.getMatchingBlockArgument(&operand).getUsers()) {
+      auto truncf = dyn_cast<arith::TruncFOp>(use);
+      if (!truncf || truncf.getType() != inputType ||
+          truncf.getRoundingmodeAttr())
+        return false;
+    }
+  }
+  return true;
 }
 
-/// Erases the f32 result buffer the rounding copy read: after the product
-/// and the copy, only its deallocations use it.
-static void eraseUnroundedBuffer(RewriterBase &rewriter, Value c) {
-  for (Operation *user : llvm::make_early_inc_range(c.getUsers()))
-    rewriter.eraseOp(user);
-  rewriter.eraseOp(c.getDefiningOp());
-}
+/// How the f32 result `c` of a mixed-precision product into a zero-filled
+/// buffer can be made in the inputs' 16-bit type instead (cublasGemmEx
+/// rounds its f32 accumulators once, to nearest even, as truncf does):
+/// - `copy`: the first op after the product that touches memory rounds all
+///   of `c` into a 16-bit buffer (see findRoundingCopyOf); the product
+///   writes that buffer, the f32 buffer and the pass over it go;
+/// - `readers`: every op reading `c` reads it only to round it (a fused
+///   elementwise op whose first step is truncf); the product writes a new
+///   16-bit buffer they read instead: half the bytes written and read.
+struct RoundedOutput {
+  linalg::GenericOp copy;
+  SmallVector<linalg::GenericOp> readers;
+
+  explicit operator bool() const { return copy || !readers.empty(); }
+
+  static RoundedOutput find(Operation *op, Value a, Value b, Value c,
+                            Type inputType) {
+    RoundedOutput rounded;
+    if ((rounded.copy = findRoundingCopyOf(op, a, b, c, inputType)))
+      return rounded;
+    auto cType = cast<MemRefType>(c.getType());
+    if (!cType.getElementType().isF32() || !cType.getLayout().isIdentity() ||
+        !c.getDefiningOp<memref::AllocOp>())
+      return rounded;
+    SmallVector<linalg::GenericOp> readers;
+    for (Operation *user : c.getUsers()) {
+      if (user == op || isa<memref::DeallocOp>(user) ||
+          (isa<linalg::FillOp>(user) && user->isBeforeInBlock(op)))
+        continue;
+      if (user->getBlock() != op->getBlock() || !op->isBeforeInBlock(user) ||
+          !onlyRoundsWhatItReads(user, c, inputType))
+        return rounded;
+      readers.push_back(cast<linalg::GenericOp>(user));
+    }
+    rounded.readers = std::move(readers);
+    return rounded;
+  }
+
+  /// The buffer the product writes: the copy's (its allocation moves before
+  /// `op` when it came after), or a new one of the inputs' type beside `c`'s
+  /// allocation.
+  Value prepare(RewriterBase &rewriter, Operation *op, Value c,
+                Type inputType) const {
+    if (copy) {
+      Value target = linalg::GenericOp(copy).getDpsInitOperand(0)->get();
+      if (Operation *def = target.getDefiningOp();
+          def && def->getBlock() == op->getBlock() && op->isBeforeInBlock(def))
+        rewriter.moveOpBefore(def, op);
+      return target;
+    }
+    auto alloc = c.getDefiningOp<memref::AllocOp>();
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointAfter(alloc);
+    auto type = cast<MemRefType>(c.getType()).clone(inputType);
+    return memref::AllocOp::create(rewriter, alloc.getLoc(), type,
+                                   alloc.getDynamicSizes(),
+                                   alloc.getSymbolOperands(),
+                                   alloc.getAlignmentAttr());
+  }
+
+  /// After the product wrote `target`: the copy goes, or the readers read
+  /// `target` and their truncf ops go; then the f32 buffer, whose users
+  /// left are deallocations (moved to `target` where it is new).
+  void finish(RewriterBase &rewriter, Value c, Value target) const {
+    if (copy)
+      rewriter.eraseOp(copy);
+    for (linalg::GenericOp reader : readers) {
+      for (OpOperand &operand : reader->getOpOperands()) {
+        if (operand.get() != c)
+          continue;
+        BlockArgument argument = reader.getMatchingBlockArgument(&operand);
+        rewriter.modifyOpInPlace(reader, [&] {
+          operand.set(target);
+          argument.setType(getElementTypeOrSelf(target.getType()));
+        });
+        for (Operation *truncf : llvm::make_early_inc_range(argument.getUsers()))
+          rewriter.replaceOp(truncf, argument);
+      }
+    }
+    for (Operation *user : llvm::make_early_inc_range(c.getUsers())) {
+      if (!readers.empty() && isa<memref::DeallocOp>(user))
+        rewriter.modifyOpInPlace(user, [&] { user->setOperand(0, target); });
+      else
+        rewriter.eraseOp(user);
+    }
+    rewriter.eraseOp(c.getDefiningOp());
+  }
+};
 
 // dist_dtype_t values (DistRuntime.h) of the mixed-precision call.
 constexpr int64_t kDistF32 = 0, kDistF16 = 2, kDistBF16 = 3;
@@ -190,16 +283,16 @@ struct GemmCallee {
     return std::nullopt;
   }
 
-  /// The rounding copy (findRoundingCopyOf) that a mixed-precision
-  /// product into the zero-filled f32 buffer `c` writes instead (cuBLAS
-  /// only: the CBLAS has no 16-bit products).
-  linalg::GenericOp roundingCopyFor(Operation *op, Value a, Value b, Value c,
-                                    GemmTypes types,
-                                    linalg::FillOp zeroFill) const {
+  /// How a mixed-precision product into the zero-filled f32 buffer `c`
+  /// writes its inputs' type instead (RoundedOutput; cuBLAS only: the CBLAS
+  /// has no 16-bit products).
+  RoundedOutput roundedOutputFor(Operation *op, Value a, Value b, Value c,
+                                 GemmTypes types,
+                                 linalg::FillOp zeroFill) const {
     if (library != "dist_cublas" || !zeroFill || !types.isMixed() ||
         !types.output.isF32())
-      return nullptr;
-    return findRoundingCopyOf(op, a, b, c, types.input);
+      return {};
+    return RoundedOutput::find(op, a, b, c, types.input);
   }
 
   /// Calls cblas_sgemm/cblas_dgemm (by `elementType`) with transposes,
@@ -287,11 +380,11 @@ struct MatmulToBlas : public OpRewritePattern<linalg::MatmulOp> {
         return failure();
 
     linalg::FillOp zeroFill = findZeroFillOf(op, c);
-    linalg::GenericOp roundingCopy =
-        gemm.roundingCopyFor(op, a, b, c, *types, zeroFill);
+    RoundedOutput rounded =
+        gemm.roundedOutputFor(op, a, b, c, *types, zeroFill);
     Value out = c;
-    if (roundingCopy) {
-      out = writeRoundedCopy(rewriter, op, roundingCopy);
+    if (rounded) {
+      out = rounded.prepare(rewriter, op, c, types->input);
       types->output = types->input;
     }
     Location loc = op.getLoc();
@@ -325,10 +418,8 @@ struct MatmulToBlas : public OpRewritePattern<linalg::MatmulOp> {
     if (zeroFill)
       rewriter.eraseOp(zeroFill);
     rewriter.eraseOp(op);
-    if (roundingCopy) {
-      rewriter.eraseOp(roundingCopy);
-      eraseUnroundedBuffer(rewriter, c);
-    }
+    if (rounded)
+      rounded.finish(rewriter, c, out);
     return success();
   }
 
@@ -434,12 +525,11 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
 
     // Every batch element's call writes its block of C: all of it.
     linalg::FillOp zeroFill = findZeroFillOf(op, operands[2]);
-    linalg::GenericOp roundingCopy =
-        gemm.roundingCopyFor(op, operands[0], operands[1], operands[2], *types,
-                        zeroFill);
+    RoundedOutput rounded = gemm.roundedOutputFor(
+        op, operands[0], operands[1], operands[2], *types, zeroFill);
     Value out = operands[2];
-    if (roundingCopy) {
-      out = writeRoundedCopy(rewriter, op, roundingCopy);
+    if (rounded) {
+      out = rounded.prepare(rewriter, op, operands[2], types->input);
       types->output = types->input;
     }
     Location loc = op.getLoc();
@@ -506,10 +596,8 @@ struct ContractionToBlas : public OpInterfaceRewritePattern<linalg::LinalgOp> {
     if (zeroFill)
       rewriter.eraseOp(zeroFill);
     rewriter.eraseOp(op);
-    if (roundingCopy) {
-      rewriter.eraseOp(roundingCopy);
-      eraseUnroundedBuffer(rewriter, operands[2]);
-    }
+    if (rounded)
+      rounded.finish(rewriter, operands[2], out);
     return success();
   }
 

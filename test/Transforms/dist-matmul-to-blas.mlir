@@ -263,11 +263,12 @@ func.func @rounded_scores(%q: memref<2x16x4x8xbf16>, %k: memref<2x16x4x8xbf16>) 
   return %out : memref<2x4x16x16xbf16>
 }
 
-// What keeps the f32 result: it is read again after the rounding (%c2), it
-// is accumulated into (no zero fill, %c3), something between the product
-// and the rounding touches memory (%c4's copy), or the rounded buffer is a
-// view made after the product (%c5: it could not move before the call
-// without its source).
+// What keeps the f32 result: it is read again after the rounding, not to
+// be rounded (%c2's copy), it is accumulated into (no zero fill, %c3), or
+// a reader computes with the f32 value before rounding (%c6). When the
+// rounded buffer is a view made after the product (%c5: it could not move
+// before the call without its source), the copy stays but reads a bf16
+// product (it only rounds what it reads).
 // CUBLAS-LABEL: func.func @rounding_kept
 // CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %c3_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %{{.*}})
 // CUBLAS: arith.truncf
@@ -275,8 +276,15 @@ func.func @rounded_scores(%q: memref<2x16x4x8xbf16>, %k: memref<2x16x4x8xbf16>) 
 // CUBLAS: arith.truncf
 // CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %c3_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %{{.*}})
 // CUBLAS: arith.truncf
+// CUBLAS: %[[C5:.*]] = memref.alloc() : memref<8x8xbf16>
+// CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %c3_i32{{[_0-9]*}}, %c3_i32{{[_0-9]*}}, %{{.*}})
+// CUBLAS: linalg.generic {{.*}} ins(%[[C5]] : memref<8x8xbf16>)
+// CUBLAS-NEXT: ^bb0(%[[X:.*]]: bf16, %{{.*}}: bf16):
+// CUBLAS-NEXT: linalg.yield %[[X]] : bf16
+// CUBLAS: memref.dealloc %[[C5]] : memref<8x8xbf16>
 // CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %c3_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %{{.*}})
-// CUBLAS: arith.truncf
+// CUBLAS: arith.addf
+// CUBLAS-NEXT: arith.truncf
 // CUBLAS: return
 func.func @rounding_kept(%a: memref<8x4xbf16>, %b: memref<4x8xbf16>, %sink: memref<8x8xf32>,
                          %c3: memref<8x8xf32>, %d: memref<8x8xbf16>) -> (memref<8x8xbf16>, memref<8x8xbf16>, memref<8x8xbf16>) {
@@ -327,7 +335,69 @@ func.func @rounding_kept(%a: memref<8x4xbf16>, %b: memref<4x8xbf16>, %sink: memr
     linalg.yield %r : bf16
   }
   memref.dealloc %c5 : memref<8x8xf32>
+  %c6 = memref.alloc() : memref<8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%c6 : memref<8x8xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xbf16>, memref<4x8xbf16>) outs(%c6 : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c6 : memref<8x8xf32>) outs(%d : memref<8x8xbf16>) {
+  ^bb0(%x: f32, %y: bf16):
+    %s = arith.addf %x, %x : f32
+    %r = arith.truncf %s : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  memref.dealloc %c6 : memref<8x8xf32>
   return %out2, %out3, %out4 : memref<8x8xbf16>, memref<8x8xbf16>, memref<8x8xbf16>
+}
+
+// A product whose f32 result every reader only rounds (fused elementwise
+// ops that start with truncf: a bias add and GELU, read here by two of
+// them, one also reading a bf16 bias) is made in bf16: a new bf16 buffer
+// the call writes and the readers read, their truncf ops gone, the f32
+// buffer's deallocation moved to it.
+// CUBLAS-LABEL: func.func @rounding_readers
+// CUBLAS-SAME: (%[[A:.*]]: memref<8x4xbf16>, %[[B:.*]]: memref<4x8xbf16>, %[[BIAS:.*]]: memref<8xbf16>
+// CUBLAS-NOT: xf32>
+// CUBLAS: %[[P:.*]] = memref.alloc() : memref<8x8xbf16>
+// CUBLAS: call @dist_cublas_gemm_ex({{.*}}, %c3_i32{{[_0-9]*}}, %c3_i32{{[_0-9]*}}, %{{.*}})
+// CUBLAS: linalg.generic {{.*}} ins(%[[P]], %[[BIAS]] : memref<8x8xbf16>, memref<8xbf16>)
+// CUBLAS-NEXT: ^bb0(%[[X:.*]]: bf16, %[[Y:.*]]: bf16, %{{.*}}: bf16):
+// CUBLAS-NEXT: arith.extf %[[X]]
+// CUBLAS: linalg.generic {{.*}} ins(%[[P]] : memref<8x8xbf16>)
+// CUBLAS-NEXT: ^bb0(%[[Z:.*]]: bf16, %{{.*}}: bf16):
+// CUBLAS-NEXT: arith.extf %[[Z]]
+// CUBLAS: memref.dealloc %[[P]] : memref<8x8xbf16>
+// CUBLAS-NOT: xf32>
+// CUBLAS: return
+func.func @rounding_readers(%a: memref<8x4xbf16>, %b: memref<4x8xbf16>, %bias: memref<8xbf16>,
+                            %h: memref<8x8xbf16>, %g: memref<8x8xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x8xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xbf16>, memref<4x8xbf16>) outs(%c : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<8x8xf32>, memref<8xbf16>) outs(%h : memref<8x8xbf16>) {
+  ^bb0(%x: f32, %y: bf16, %o: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    %xf = arith.extf %t : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %s = arith.addf %xf, %yf : f32
+    %r = arith.truncf %s : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<8x8xf32>) outs(%g : memref<8x8xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    %xf = arith.extf %t : bf16 to f32
+    %e = math.exp %xf : f32
+    %r = arith.truncf %e : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  memref.dealloc %c : memref<8x8xf32>
+  return
 }
 
 // The CBLAS functions are declared once, at the end of the module.
