@@ -2,7 +2,9 @@
 //
 // The GPU mapping gives a loop nest's first dimension thread x; with
 // row-major buffers consecutive threads should differ in the last index
-// instead. One dimension over the nest's product, row-major, gives both that
+// instead. One dimension over the nest's product, the dimension most
+// accesses index last running fastest (not always the loop's last: a
+// column sum's partial sums are made over (column, chunk)), gives both that
 // and a grid that only ever grows in x.
 //
 //===----------------------------------------------------------------------===//
@@ -42,8 +44,14 @@ struct DistGpuLinearizeLoopsPass
         *loops, [](scf::ParallelOp loop) { return loop.getNumLoops() > 1; });
     IRRewriter rewriter(&getContext());
     for (scf::ParallelOp loop : nests) {
+      // collapseParallelLoops makes the listed dimensions row-major: the
+      // contiguous one goes last.
       std::vector<unsigned> all(loop.getNumLoops());
       std::iota(all.begin(), all.end(), 0u);
+      if (std::optional<unsigned> contiguous = findContiguousDimension(loop)) {
+        all.erase(all.begin() + *contiguous);
+        all.push_back(*contiguous);
+      }
       rewriter.setInsertionPoint(loop);
       Block *block = loop->getBlock();
       Operation *before = loop->getPrevNode();

@@ -13,6 +13,8 @@
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -176,4 +178,50 @@ dist::collectHostParallelLoops(Operation *root, StringRef passName) {
   if (walk.wasInterrupted())
     return failure();
   return loops;
+}
+
+std::optional<unsigned> dist::findContiguousDimension(scf::ParallelOp loop) {
+  SmallVector<int64_t> weights(loop.getNumLoops(), 0);
+  auto lastIndexOf = [](Operation *op) -> Value {
+    ValueRange indices;
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      indices = load.getIndices();
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      indices = store.getIndices();
+    else if (auto load = dyn_cast<vector::LoadOp>(op))
+      indices = load.getIndices();
+    else if (auto store = dyn_cast<vector::StoreOp>(op))
+      indices = store.getIndices();
+    return indices.empty() ? Value() : indices.back();
+  };
+  loop.getBody()->walk([&](Operation *op) {
+    Value last = lastIndexOf(op);
+    // A vectorized dimension's first element: variable * V.
+    if (auto scaled = dyn_cast_if_present<arith::MulIOp>(
+            last ? last.getDefiningOp() : nullptr);
+        scaled && matchPattern(scaled.getRhs(), m_Constant()))
+      last = scaled.getLhs();
+    auto variable = dyn_cast_if_present<BlockArgument>(last);
+    if (!variable || variable.getOwner() != loop.getBody())
+      return;
+    int64_t weight = 1;
+    for (Operation *parent = op->getParentOp(); parent != loop;
+         parent = parent->getParentOp()) {
+      auto inner = dyn_cast<scf::ForOp>(parent);
+      APInt lower, upper, step;
+      if (inner && matchPattern(inner.getLowerBound(), m_ConstantInt(&lower)) &&
+          matchPattern(inner.getUpperBound(), m_ConstantInt(&upper)) &&
+          matchPattern(inner.getStep(), m_ConstantInt(&step)) &&
+          step.getSExtValue() > 0)
+        weight *= std::max<int64_t>(
+            1, llvm::divideCeil(upper.getSExtValue() - lower.getSExtValue(),
+                                step.getSExtValue()));
+    }
+    weights[variable.getArgNumber()] += weight;
+  });
+  std::optional<unsigned> best;
+  for (auto [dimension, weight] : llvm::enumerate(weights))
+    if (weight > 0 && (!best || weight >= weights[*best]))
+      best = dimension;
+  return best;
 }

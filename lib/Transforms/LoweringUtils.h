@@ -91,6 +91,16 @@ bool isGemmContraction(linalg::LinalgOp op);
 FailureOr<SmallVector<scf::ParallelOp>>
 collectHostParallelLoops(Operation *root, StringRef passName);
 
+/// The dimension of `loop` whose variable is the last index of the most
+/// element accesses a thread makes: the loads and stores (vector ones too)
+/// of its body, each counted as often as the sequential loops around it
+/// run (constant trip counts; others count once), ties to the inner
+/// dimension. A last index `variable * C` (a vectorized dimension) counts
+/// for the variable. Consecutive threads (or vector lanes) along it touch
+/// consecutive elements of row-major buffers. std::nullopt when no access
+/// has a variable of `loop` as its last index.
+std::optional<unsigned> findContiguousDimension(scf::ParallelOp loop);
+
 } // namespace mlir::dist
 
 #endif // DIST_LIB_TRANSFORMS_LOWERINGUTILS_H

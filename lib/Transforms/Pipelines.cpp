@@ -188,7 +188,8 @@ void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
   // A reduction's output element in a register, not stored every iteration.
   pm.addPass(createDistPromoteAccumulators());
   // Several consecutive elements per thread, 16-byte accesses.
-  pm.addPass(createDistGpuVectorizeLoops());
+  pm.addPass(createDistGpuVectorizeLoops(
+      DistGpuVectorizeLoopsOptions{options.vectorizeMinThreads}));
   // Consecutive threads on consecutive elements (coalesced), a 1-D grid.
   pm.addPass(createDistGpuLinearizeLoops());
   pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(

@@ -75,3 +75,53 @@ func.func @left(%out: memref<8x8xf32>, %v: f32) -> f32 {
   }
   return %sum : f32
 }
+
+// A column sum's partial sums over (column, chunk): the loads and the
+// store index the column last (the loads 8 times a thread), so the column
+// runs fastest though it is the outer dimension: consecutive threads read
+// consecutive elements.
+// CHECK-LABEL: func.func @column_partials
+// CHECK-SAME: (%[[IN:.*]]: memref<8x4x16xf32>, %[[PART:.*]]: memref<4x16xf32>)
+// CHECK: scf.parallel (%[[T:.*]]) =
+// CHECK-NEXT: %[[C:.*]] = arith.remsi %[[T]], %[[C16:.*]] : index
+// CHECK-NEXT: %[[P:.*]] = arith.divsi %[[T]], %[[C16]] : index
+// CHECK: memref.load %[[PART]][%[[P]], %[[C]]]
+// CHECK: memref.load %[[IN]][%{{.*}}, %[[P]], %[[C]]]
+func.func @column_partials(%in: memref<8x4x16xf32>, %part: memref<4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%c, %p) = (%c0, %c0) to (%c16, %c4) step (%c1, %c1) {
+    %init = memref.load %part[%p, %c] : memref<4x16xf32>
+    %sum = scf.for %k = %c0 to %c8 step %c1 iter_args(%acc = %init) -> (f32) {
+      %x = memref.load %in[%k, %p, %c] : memref<8x4x16xf32>
+      %next = arith.addf %acc, %x : f32
+      scf.yield %next : f32
+    }
+    memref.store %sum, %part[%p, %c] : memref<4x16xf32>
+    scf.reduce
+  }
+  return
+}
+
+// A transpose: the load indexes j last, the store i, and neither is read
+// more often; the inner dimension stays fastest.
+// CHECK-LABEL: func.func @transpose_ties
+// CHECK: scf.parallel (%[[T:.*]]) =
+// CHECK-NEXT: %[[J:.*]] = arith.remsi %[[T]], %[[C8:.*]] : index
+// CHECK-NEXT: %[[I:.*]] = arith.divsi %[[T]], %[[C8]] : index
+// CHECK: memref.load %{{.*}}[%[[I]], %[[J]]]
+func.func @transpose_ties(%x: memref<4x8xf32>, %t: memref<8x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) {
+    %a = memref.load %x[%i, %j] : memref<4x8xf32>
+    memref.store %a, %t[%j, %i] : memref<8x4xf32>
+    scf.reduce
+  }
+  return
+}

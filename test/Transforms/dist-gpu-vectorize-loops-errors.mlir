@@ -14,3 +14,12 @@ func.func @mapped(%x: memref<64xf32>) {
   } {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
   return
 }
+
+// -----
+
+// min-threads counts threads: at least one.
+// RUN: not dist-opt %s --split-input-file --dist-gpu-vectorize-loops=min-threads=0 2>&1 | FileCheck %s --check-prefix=MIN
+// MIN: error: dist-gpu-vectorize-loops: min-threads must be at least 1, got 0
+func.func @any() {
+  return
+}

@@ -166,6 +166,14 @@ static cl::opt<bool> emulateGpuKernels(
              "GPU, with the fake driver and cuBLAS of test/Runtime on "
              "LD_LIBRARY_PATH"),
     cl::init(false), cl::cat(category));
+static cl::opt<int64_t> gpuVectorizeMinThreads(
+    "gpu-vectorize-min-threads",
+    cl::desc("With --device=gpu: a reduction's partial-sum kernel takes "
+             "vectors (several consecutive outputs a thread) only when it "
+             "keeps this many threads (dist-lower-to-nvvm{vectorize-min-"
+             "threads}); 1 vectorizes every one, as small test programs need "
+             "to reach that code"),
+    cl::init(65536), cl::cat(category));
 static cl::opt<std::string> launcher(
     "launcher",
     cl::desc("How the ranks start: mpirun, tcp (dist-run starts them and "
@@ -351,6 +359,7 @@ static run::StepOptions makeStepOptions(int run, bool distributed,
   if (device == "gpu" && distributed) {
     options.compile.gpu = true;
     options.compile.emulateGpuKernels = emulateGpuKernels;
+    options.compile.gpuVectorizeMinThreads = gpuVectorizeMinThreads;
     options.compile.sharedLibraries.push_back(DIST_CUDA_RUNTIME_LIBRARY);
   }
 #endif
@@ -672,6 +681,9 @@ static void appendWorkerOptions(SmallVectorImpl<std::string> &argv,
     argv.push_back("--device=" + device);
   if (emulateGpuKernels)
     argv.push_back("--emulate-gpu-kernels");
+  if (gpuVectorizeMinThreads.getNumOccurrences())
+    argv.push_back("--gpu-vectorize-min-threads=" +
+                   std::to_string(gpuVectorizeMinThreads));
 }
 
 /// Runs `argv` with `environment`, within --timeout; `what` names it in the
@@ -1440,6 +1452,12 @@ int main(int argc, char **argv) {
   }
   if (emulateGpuKernels && device != "gpu") {
     llvm::errs() << "dist-run: --emulate-gpu-kernels needs --device=gpu\n";
+    return 1;
+  }
+  if (gpuVectorizeMinThreads < 1) {
+    llvm::errs() << "dist-run: --gpu-vectorize-min-threads must be at least "
+                    "1, got "
+                 << gpuVectorizeMinThreads << "\n";
     return 1;
   }
   if (launcher != "auto" && launcher != "mpirun" && launcher != "tcp") {

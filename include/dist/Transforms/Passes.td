@@ -1582,35 +1582,44 @@ def DistGpuLinearizeLoops : Pass<"dist-gpu-linearize-loops"> {
 }
 
 def DistGpuVectorizeLoops : Pass<"dist-gpu-vectorize-loops"> {
-  let summary = "Gives each GPU thread of an elementwise loop nest several "
-                "consecutive elements, with vector loads and stores";
+  let summary = "Gives each GPU thread of a loop nest several consecutive "
+                "elements, with vector loads and stores";
   let description = [{
     Runs in `dist-lower-to-nvvm` after `dist-promote-accumulators`, before
-    `dist-gpu-linearize-loops`. A kernel made from an elementwise loop nest
-    gives each thread one element: a bf16 op loads 2 bytes a thread (too
-    few bytes in flight to keep an H200's memory busy) and computes the
-    thread's indices for each element. Each outermost `scf.parallel` of
-    host code whose body is straight-line elementwise code (loads, stores,
-    constants and pure elementwise-mappable ops such as arith and math)
-    counts its innermost dimension in vectors of V elements (unit steps,
-    which the tiling and the mapping expect; the body's first element is
-    the counter times V) and makes the varying part
-    of its body V wide: loads and stores whose last index is the innermost
-    variable become `vector.load`/`vector.store` aligned to their bytes (at
-    most 16: one `ld.global.v4` a thread), elementwise ops take vectors
-    (uniform operands broadcast, such as a row's statistic or a bias read
-    along another dimension), and arithmetic on the innermost variable
-    (a causal mask) reads its V consecutive values. V fills 16 bytes with
-    the widest varying access (4 f32, 8 bf16), halved until it divides the
-    innermost extent and the last extent of every buffer accessed
-    contiguously; the alignment claimed is what the buffer's start is known
-    to keep (arguments and allocations 16, a view what its constant shift
-    keeps, anything else its element's). Left as they are: nests with reductions or inner loops,
-    accesses that vary in an index other than the last, buffers without an
-    identity layout and static shape (a view's start may be unaligned),
-    stores that do not vary (they would race), and extents no V >= 2
-    divides. It takes no options. Refused with an error: a loop already
-    mapped to the GPU (`gpu-map-parallel-loops` ran first).
+    `dist-gpu-linearize-loops`. A kernel made from a loop nest gives each
+    thread one element: a bf16 op loads 2 bytes a thread (too few bytes in
+    flight to keep an H200's memory busy) and computes the thread's indices
+    for each element. Each outermost `scf.parallel` of host code whose body
+    is loads, stores, constants, pure elementwise-mappable ops (arith,
+    math) and sequential `scf.for` loops of the same (a reduction's, its
+    accumulator carried after `dist-promote-accumulators`) counts one
+    dimension in vectors of V elements: the dimension most accesses index
+    last (weighted by the trip counts of the loops around them), the one
+    `dist-gpu-linearize-loops` then gives consecutive threads. The loop
+    counts vectors with unit steps (which the tiling and the mapping
+    expect; the body's first element is the counter times V) and the
+    varying part of its body becomes V wide: loads and stores whose last
+    index is that dimension's variable become `vector.load`/`vector.store`
+    aligned to their bytes (at most 16: one `ld.global.v4` a thread),
+    elementwise ops take vectors (uniform operands broadcast, such as a
+    row's statistic or a bias read along another dimension), a sequential
+    loop carries vectors where its iteration arguments vary (V partial sums
+    at once: each lane's additions are the ones it made before, in the same
+    order), and arithmetic on the variable (a causal mask) reads its V
+    consecutive values. V fills 16 bytes with the widest varying access (4
+    f32, 8 bf16), halved until it divides the extent and the last extent of
+    every buffer accessed contiguously; the alignment claimed is what the
+    buffer's start is known to keep (arguments and allocations 16, a view
+    what its constant shift keeps, anything else its element's). Left as
+    they are: nests with other regions (`scf.if`), sequential loops with
+    varying bounds, accesses that vary in an index other than the last,
+    buffers without an identity layout and static shape (a view's start may
+    be unaligned), stores that do not vary (they would race), extents no
+    V >= 2 divides, and nests with a sequential loop that would keep fewer
+    than `min-threads` threads (a reduction's few long-running threads are
+    spread over the GPU's multiprocessors; fewer threads would idle some of
+    them). Refused with an error: a loop already mapped to the GPU
+    (`gpu-map-parallel-loops` ran first), a `min-threads` below 1.
 
     ```mlir
     scf.parallel (%i, %j) = (%c0, %c0) to (%c16, %c64) step (%c1, %c1) {
@@ -1627,6 +1636,12 @@ def DistGpuVectorizeLoops : Pass<"dist-gpu-vectorize-loops"> {
     }
     ```
   }];
+  let options = [
+    Option<"minThreads", "min-threads", "int64_t", /*default=*/"65536",
+           "A nest with a sequential loop inside is vectorized only when it "
+           "keeps at least this many threads (iterations of the parallel "
+           "dimensions)">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];

@@ -109,6 +109,13 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
                      "many iterations, tiles to blocks, iterations to "
                      "threads"),
       llvm::cl::init(256)};
+  PassOptions::Option<int64_t> vectorizeMinThreads{
+      *this, "vectorize-min-threads",
+      llvm::cl::desc("dist-gpu-vectorize-loops' min-threads: a loop nest "
+                     "with a sequential loop inside (a reduction's partial "
+                     "sums) takes vectors only when it keeps this many "
+                     "threads"),
+      llvm::cl::init(65536)};
   PassOptions::Option<bool> updateInPlace{
       *this, "update-in-place",
       llvm::cl::desc("Write each result that is the next value of an "

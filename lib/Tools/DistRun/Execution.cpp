@@ -41,6 +41,7 @@ static LogicalResult lower(ModuleOp module, const CompileOptions &options,
   if (options.gpu) {
     LowerToNVVMOptions lowering;
     lowering.emulateKernels = options.emulateGpuKernels;
+    lowering.vectorizeMinThreads = options.gpuVectorizeMinThreads;
     lowering.updateInPlace = options.updateInPlace;
     buildLowerToNVVMPipeline(pm, lowering);
   } else {

@@ -51,6 +51,8 @@ struct CompileOptions {
   /// (dist-lower-to-nvvm{emulate-kernels}), for a driver whose device memory
   /// the host addresses (the fake driver of test/Runtime).
   bool emulateGpuKernels = false;
+  /// With `gpu`: dist-lower-to-nvvm{vectorize-min-threads}.
+  int64_t gpuVectorizeMinThreads = 65536;
 };
 
 class CompiledProgram : public PackedProgram {
