@@ -43,25 +43,48 @@ static bool fitsCblas(Type type) {
          fits(strides[0]);
 }
 
+/// Whether `fill` sets all of `c` to zero.
+static bool isZeroFillOf(linalg::FillOp fill, Value c) {
+  return fill.hasPureBufferSemantics() &&
+         fill.getDpsInitOperand(0)->get() == c &&
+         matchPattern(fill.value(), m_AnyZeroFloat());
+}
+
 /// The zero `linalg.fill` of exactly `c` that a contraction writing all of
 /// `c` would accumulate into, or null: found walking back through the
-/// block over ops that touch no memory (pure ops, allocations). A gemm with
-/// beta = 0 makes the fill redundant.
+/// block over ops that touch no memory (pure ops, allocations), or, when
+/// `c` is an allocation, the block's fill of it with no other use of `c`
+/// between them (the bufferized step fills a shared zero tensor's copies
+/// early: nothing can touch a fresh buffer but through its uses). A gemm
+/// with beta = 0 makes the fill redundant.
 static linalg::FillOp findZeroFillOf(Operation *op, Value c) {
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     if (auto fill = dyn_cast<linalg::FillOp>(prev))
-      return fill.hasPureBufferSemantics() &&
-                     fill.getDpsInitOperand(0)->get() == c &&
-                     matchPattern(fill.value(), m_AnyZeroFloat())
-                 ? fill
-                 : nullptr;
+      return isZeroFillOf(fill, c) ? fill : nullptr;
     auto effects = dyn_cast<MemoryEffectOpInterface>(prev);
     if (isPure(prev) ||
         (effects && effects.onlyHasEffect<MemoryEffects::Allocate>()))
       continue;
-    return nullptr;
+    break;
   }
-  return nullptr;
+  if (!c.getDefiningOp<memref::AllocOp>())
+    return nullptr;
+  // The last use of c before op must be a zero fill of it in op's block.
+  Block *block = op->getBlock();
+  Operation *last = nullptr;
+  for (Operation *user : c.getUsers()) {
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    if (!ancestor)
+      return nullptr;
+    if (ancestor == op || !ancestor->isBeforeInBlock(op))
+      continue;
+    if (ancestor != user)
+      return nullptr;
+    if (!last || last->isBeforeInBlock(user))
+      last = user;
+  }
+  auto fill = dyn_cast_if_present<linalg::FillOp>(last);
+  return fill && isZeroFillOf(fill, c) ? fill : nullptr;
 }
 
 /// A 16-bit copy the f32 result `c` of a mixed-precision product exists

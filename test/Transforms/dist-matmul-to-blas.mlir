@@ -144,6 +144,38 @@ func.func @fills_that_stay(%a: memref<8x4xf32>, %b: memref<4x8xf32>, %c: memref<
   return
 }
 
+// Tests a zero fill of a fresh allocation far from its product (the
+// bufferized step fills its zero buffers early): other memory ops between
+// them do not matter when none uses the buffer (%early: beta 0, fill
+// erased); a use between them (%used: copied out after its fill, read
+// through a view) keeps the fill and beta 1.
+// CHECK-LABEL: func.func @early_fill
+// CHECK-COUNT-2: linalg.fill
+// CHECK-NOT: linalg.fill
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: call @cblas_sgemm({{.*}}, %[[ZERO]], %{{[^,]*}}, %{{[^,]*}}) :
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: call @cblas_sgemm({{.*}}, %[[ONE]], %{{[^,]*}}, %{{[^,]*}}) :
+// CHECK: %[[ONE2:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: call @cblas_sgemm({{.*}}, %[[ONE2]], %{{[^,]*}}, %{{[^,]*}}) :
+// CHECK: return
+func.func @early_fill(%a: memref<8x4xf32>, %b: memref<4x8xf32>, %sink: memref<8x8xf32>)
+    -> (memref<8x8xf32>, memref<8x8xf32>, memref<64xf32>) {
+  %zero = arith.constant -0.0 : f32
+  %early = memref.alloc() : memref<8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%early : memref<8x8xf32>)
+  %used = memref.alloc() : memref<8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%used : memref<8x8xf32>)
+  %flat = memref.alloc() : memref<64xf32>
+  %viewed = memref.expand_shape %flat [[0, 1]] output_shape [8, 8] : memref<64xf32> into memref<8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%viewed : memref<8x8xf32>)
+  memref.copy %sink, %sink : memref<8x8xf32> to memref<8x8xf32>
+  memref.copy %used, %sink : memref<8x8xf32> to memref<8x8xf32>
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x8xf32>) outs(%early : memref<8x8xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x8xf32>) outs(%used : memref<8x8xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x8xf32>) outs(%viewed : memref<8x8xf32>)
+  return %early, %used, %flat : memref<8x8xf32>, memref<8x8xf32>, memref<64xf32>
+}
 
 // Mixed precision (cuBLAS only): 16-bit float inputs with an f32 (or equal)
 // output call dist_cublas_gemm_ex, whose scalars are f32 and whose last two
