@@ -99,18 +99,48 @@ int64_t chooseChunks(linalg::LinalgOp op, int64_t maxThreads,
   return 1;
 }
 
+/// The bytes of an element of `input` as `op` uses it: its element type's,
+/// or, when the body only rounds it (every use an `arith.truncf` to one
+/// narrower type), the rounded type's. Such an input is usually a mixed
+/// product's f32 result that dist-matmul-to-blas then makes in the narrow
+/// type; where it stays wide, partial sums sized for the narrow type still
+/// read whole sectors (two per row instead of one).
+int64_t getReadBytes(linalg::LinalgOp op, OpOperand *input) {
+  int64_t bytes = getElementBytes(getElementTypeOrSelf(input->get()));
+  BlockArgument argument = op.getMatchingBlockArgument(input);
+  Type rounded;
+  for (Operation *user : argument.getUsers()) {
+    auto truncf = dyn_cast<arith::TruncFOp>(user);
+    if (!truncf || (rounded && truncf.getType() != rounded))
+      return bytes;
+    rounded = truncf.getType();
+  }
+  return rounded ? std::min(bytes, getElementBytes(rounded)) : bytes;
+}
+
+int64_t chooseSectorChunks(linalg::LinalgOp op);
+
 /// The number of chunks to split a reduction along its input rows'
 /// contiguous dimension into (< 2: none) when it has enough outputs that the
 /// rule above leaves it (softmax's and layernorm's row sums): each thread
 /// would sum its own row, so consecutive threads read elements a row apart.
-/// k = the elements of a 32-byte sector: partial sum p of a row adds
-/// elements p, p + k, ..., so consecutive threads read consecutive elements
-/// and a warp whole sectors.
+/// k = the elements of a 32-byte sector (as the body reads them:
+/// getReadBytes): partial sum p of a row adds elements p, p + k, ..., so
+/// consecutive threads read consecutive elements and a warp whole sectors.
 int64_t chooseRowChunks(linalg::LinalgOp op, int64_t maxThreads) {
   if (op.getNumReductionLoops() != 1)
     return 1;
   std::optional<int64_t> parallel = splittableParallelIterations(op, maxThreads);
   if (!parallel || *parallel < maxThreads)
+    return 1;
+  return chooseSectorChunks(op);
+}
+
+/// The sector-sized k of chooseRowChunks for `op` whatever its number of
+/// outputs (< 2: its inputs are not read along the reduction's contiguous
+/// dimension, or k does not divide it).
+int64_t chooseSectorChunks(linalg::LinalgOp op) {
+  if (op.getNumReductionLoops() != 1)
     return 1;
   SmallVector<unsigned> dims;
   op.getReductionDims(dims);
@@ -124,8 +154,7 @@ int64_t chooseRowChunks(linalg::LinalgOp op, int64_t maxThreads) {
     auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
     if (!last || last.getPosition() != reduction)
       return 1;
-    elementBytes = std::max(
-        elementBytes, getElementBytes(getElementTypeOrSelf(input->get())));
+    elementBytes = std::max(elementBytes, getReadBytes(op, input));
   }
   if (elementBytes == 0 || elementBytes > 16)
     return 1;
@@ -238,6 +267,12 @@ struct DistSplitReductionsPass
       unsigned partialIndex = 0;
       if (chunks < 2) {
         chunks = chooseRowChunks(op, minThreads);
+        partialIndex = op.getRank(op.getDpsInitOperand(0));
+      } else if (int64_t sector = chooseSectorChunks(op); sector > chunks) {
+        // Fewer chunks than a sector's elements along a row would leave
+        // part of each sector a warp reads unused (8 bf16 partial sums:
+        // 16 of its 32 bytes): a sector's worth, as a row sum.
+        chunks = sector;
         partialIndex = op.getRank(op.getDpsInitOperand(0));
       }
       if (chunks < 2)

@@ -267,6 +267,56 @@ func.func @strided_row_sum(%x: tensor<1024x131072xf32>, %init: tensor<131072xf32
 
 // -----
 
+// A layernorm's row mean over 8192 bf16 rows: too few outputs (8192 <
+// min-threads), so 8 chunks would be the thread budget's choice (8192 x 8
+// = 65536), but 8 bf16 partial sums of a row read 16 of a sector's 32
+// bytes: 16, a sector's worth, the partials last as a row sum's. An f32
+// row only rounded to bf16 (a mixed product's result, which
+// dist-matmul-to-blas makes in bf16) counts as bf16 too; an f32 row that
+// is not only rounded keeps the budget's 8, the partials first.
+// CHECK-LABEL: func.func @few_bf16_rows
+// CHECK: output_shape [8192, 64, 16] : tensor<8192x1024xbf16> into tensor<8192x64x16xbf16>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%{{.*}} : tensor<8192x64x16xbf16>) outs(%{{.*}} : tensor<8192x16xf32>)
+// CHECK-LABEL: func.func @few_rounded_rows
+// CHECK: output_shape [8192, 64, 16] : tensor<8192x1024xf32> into tensor<8192x64x16xf32>
+// CHECK-LABEL: func.func @few_f32_rows
+// CHECK: output_shape [8192, 128, 8] : tensor<8192x1024xf32> into tensor<8192x128x8xf32>
+// CHECK: outs(%{{.*}} : tensor<8x8192xf32>)
+#xl = affine_map<(r, j) -> (r, j)>
+#ol = affine_map<(r, j) -> (r)>
+func.func @few_bf16_rows(%x: tensor<8192x1024xbf16>, %init: tensor<8192xf32>) -> tensor<8192xf32> {
+  %r = linalg.generic {indexing_maps = [#xl, #ol], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8192x1024xbf16>) outs(%init : tensor<8192xf32>) {
+  ^bb0(%a: bf16, %acc: f32):
+    %f = arith.extf %a : bf16 to f32
+    %s = arith.addf %acc, %f : f32
+    linalg.yield %s : f32
+  } -> tensor<8192xf32>
+  return %r : tensor<8192xf32>
+}
+func.func @few_rounded_rows(%x: tensor<8192x1024xf32>, %init: tensor<8192xf32>) -> tensor<8192xf32> {
+  %r = linalg.generic {indexing_maps = [#xl, #ol], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8192x1024xf32>) outs(%init : tensor<8192xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.truncf %a : f32 to bf16
+    %f = arith.extf %t : bf16 to f32
+    %s = arith.addf %acc, %f : f32
+    linalg.yield %s : f32
+  } -> tensor<8192xf32>
+  return %r : tensor<8192xf32>
+}
+func.func @few_f32_rows(%x: tensor<8192x1024xf32>, %init: tensor<8192xf32>) -> tensor<8192xf32> {
+  %r = linalg.generic {indexing_maps = [#xl, #ol], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8192x1024xf32>) outs(%init : tensor<8192xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8192xf32>
+  return %r : tensor<8192xf32>
+}
+
+// -----
+
 // Reductions that read their loop indices split too, the indices
 // renumbered for the split loops. A one-hot pick by label over 4096
 // elements: 128 chunks of 32, the picked position chunk * 128 + partial
