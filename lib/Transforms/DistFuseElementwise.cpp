@@ -5,7 +5,9 @@
 // memory and a buffer. Fusing a chain into one op keeps the values in
 // registers. Only elementwise consumers take producers, so contractions stay
 // what dist-matmul-to-blas recognizes; a producer with other users is left
-// alone (fusing it would compute it twice).
+// alone (fusing it would compute it twice), unless an option says how to
+// share it (multi-result) or that computing it twice is cheaper than
+// storing it (recompute).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,12 +43,87 @@ bool canShareProducer(OpOperand *operand) {
          });
 }
 
+/// The most ops (besides its yield) a producer's body may have for
+/// `recompute` to compute it in each of its users.
+constexpr unsigned kRecomputedOps = 16;
+
+/// The bits of an element of `value`: index counts 64; std::nullopt for
+/// types without a width (complex numbers).
+std::optional<int64_t> elementBits(Value value) {
+  Type type = getElementTypeOrSelf(value.getType());
+  if (type.isIndex())
+    return 64;
+  if (!type.isIntOrFloat())
+    return std::nullopt;
+  return type.getIntOrFloatBitWidth();
+}
+
+/// The bits an op reads per iteration through its operands indexed by
+/// every loop (broadcast operands, such as a row's statistic, are read
+/// once per row and not counted); std::nullopt if one has no width.
+std::optional<int64_t> fullSizeBits(linalg::LinalgOp op, ValueRange operands,
+                                    ArrayRef<AffineMap> maps) {
+  int64_t bits = 0;
+  for (auto [operand, map] : llvm::zip(operands, maps)) {
+    if (map.getNumResults() != op.getNumLoops() || !map.isPermutation())
+      continue;
+    std::optional<int64_t> width = elementBits(operand);
+    if (!width)
+      return std::nullopt;
+    bits += *width;
+  }
+  return bits;
+}
+
+/// recompute: whether `producer` (with several users) may be computed in
+/// each of them instead of being made once and read by all: an elementwise
+/// generic with one result and a short body, whose every user is a linalg
+/// op that takes producers (not a contraction, which BLAS must see whole),
+/// and which reads no more full-size bytes an element than it writes (a
+/// user then reads the producer's inputs instead of its result: no more
+/// bytes, and the result is never written). Softmax's exp(x - max), which
+/// its row sum and its division both read, is then never stored. Every
+/// user must read it element for element (a permutation map).
+bool canRecompute(Operation *producer) {
+  auto generic = dyn_cast_if_present<linalg::GenericOp>(producer);
+  if (!generic || generic->getNumResults() != 1 ||
+      generic.getNumLoops() != generic.getNumParallelLoops() ||
+      generic.getBody()->getOperations().size() > kRecomputedOps + 1 ||
+      !generic.hasPureTensorSemantics())
+    return false;
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  std::optional<int64_t> read = fullSizeBits(
+      generic, generic.getDpsInputs(),
+      ArrayRef<AffineMap>(maps).take_front(generic.getNumDpsInputs()));
+  std::optional<int64_t> written = elementBits(generic->getResult(0));
+  if (!read || !written || *read > *written)
+    return false;
+  // Each user reads it element for element (a broadcast would compute it
+  // again for every element of the broadcast dimensions).
+  Value result = producer->getResult(0);
+  return llvm::all_of(producer->getUsers(), [&](Operation *user) {
+    auto consumer = dyn_cast<linalg::GenericOp>(user);
+    if (!consumer || !consumer.hasPureTensorSemantics() ||
+        (consumer.getNumLoops() != consumer.getNumParallelLoops() &&
+         linalg::isaContractionOpInterface(consumer)))
+      return false;
+    return llvm::all_of(consumer->getOpOperands(), [&](OpOperand &operand) {
+      return operand.get() != result ||
+             (consumer.isDpsInput(&operand) &&
+              consumer.getMatchingIndexingMap(&operand).isPermutation());
+    });
+  });
+}
+
 /// multi-result: fuses a producer with other users into an elementwise
 /// consumer; the fused op also yields the producer's results, which its
 /// other users then read (upstream's pattern would keep the producer for
 /// them and compute it twice).
 struct FuseSharedProducer : public OpRewritePattern<linalg::GenericOp> {
-  using OpRewritePattern::OpRewritePattern;
+  /// Before upstream's pattern (benefit 1), which `recompute` lets fuse a
+  /// shared producer by computing it again.
+  explicit FuseSharedProducer(MLIRContext *context)
+      : OpRewritePattern(context, /*benefit=*/2) {}
 
   LogicalResult matchAndRewrite(linalg::GenericOp consumer,
                                 PatternRewriter &rewriter) const override {
@@ -55,6 +132,11 @@ struct FuseSharedProducer : public OpRewritePattern<linalg::GenericOp> {
       if (!producer || producer->hasOneUse() ||
           !linalg::areElementwiseOpsFusable(&operand) ||
           !canShareProducer(&operand))
+        continue;
+      // A consumer reading it twice is left to upstream's deduplication of
+      // its operands first (fusing one of two reads of a producer whose
+      // result the fused op also yields frees an op twice).
+      if (llvm::count(consumer->getOperands(), operand.get()) > 1)
         continue;
       FailureOr<linalg::ElementwiseOpFusionResult> fused =
           linalg::fuseElementwiseOps(rewriter, &operand);
@@ -77,13 +159,16 @@ struct DistFuseElementwisePass
     : public dist::impl::DistFuseElementwiseBase<DistFuseElementwisePass> {
   using Base::Base;
   void runOnOperation() override {
-    linalg::ControlFusionFn control = [](OpOperand *operand) {
+    bool recomputeShared = recompute;
+    linalg::ControlFusionFn control = [recomputeShared](OpOperand *operand) {
       Operation *producer = operand->get().getDefiningOp();
       auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
       // A reduction takes producers too (a layernorm's variance sums the
       // squares it computes), but not a contraction: BLAS must still see
       // its two operands.
-      return producer && producer->hasOneUse() && consumer &&
+      return producer && consumer &&
+             (producer->hasOneUse() ||
+              (recomputeShared && canRecompute(producer))) &&
              (consumer.getNumLoops() == consumer.getNumParallelLoops() ||
               !linalg::isaContractionOpInterface(consumer));
     };

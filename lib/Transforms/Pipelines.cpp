@@ -75,7 +75,7 @@ void dist::addTosaToLinalgPasses(OpPassManager &pm) {
 /// The front of both lowerings, on tensors: the per-rank program's ops as
 /// linalg ops.
 static void addTensorFront(OpPassManager &pm, bool fuseElementwise,
-                           bool multiResultFusion = false) {
+                           bool gpuFusion = false) {
   // The input is a per-rank program (or one without annotations).
   pm.addPass(createDistVerify(DistVerifyOptions{"partitioned", false}));
   addTosaToLinalgPasses(pm);
@@ -85,7 +85,8 @@ static void addTensorFront(OpPassManager &pm, bool fuseElementwise,
   // Chains of elementwise ops become one loop nest each.
   if (fuseElementwise)
     pm.addPass(createDistFuseElementwise(
-        DistFuseElementwiseOptions{multiResultFusion}));
+        DistFuseElementwiseOptions{/*multiResult=*/gpuFusion,
+                                   /*recompute=*/gpuFusion}));
 }
 
 /// Tensors to buffers, freed where they die.
@@ -162,8 +163,9 @@ void dist::buildLowerToLLVMPipeline(OpPassManager &pm,
 
 void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
                                     const LowerToNVVMOptions &options) {
-  // Each loop nest is a kernel launch: sibling results in one.
-  addTensorFront(pm, /*fuseElementwise=*/true, /*multiResultFusion=*/true);
+  // Each loop nest is a kernel launch: sibling results in one, short shared
+  // producers computed where they are read rather than stored.
+  addTensorFront(pm, /*fuseElementwise=*/true, /*gpuFusion=*/true);
   // Reductions with few outputs get a thread per chunk, not per output.
   pm.addPass(createDistSplitReductions());
   // The BLAS reads transposed operands in place (cuBLAS: 16-bit too).

@@ -1,5 +1,6 @@
 // RUN: dist-opt %s --dist-fuse-elementwise | FileCheck %s
 // RUN: dist-opt %s --dist-fuse-elementwise=multi-result=true | FileCheck %s --check-prefix=MULTI
+// RUN: dist-opt %s --dist-fuse-elementwise=recompute=true | FileCheck %s --check-prefix=RECOMPUTE
 
 // A chain of elementwise ops (add, then a broadcast multiply, then exp) becomes
 // one op; exp's result has two users (a reduction, a negation), so it is
@@ -207,4 +208,145 @@ func.func @read_twice(%a: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
     linalg.yield %r : f32
   } -> tensor<8xf32>
   return %p, %q : tensor<8xf32>, tensor<8xf32>
+}
+
+// recompute: softmax's exp(x - max), read by its row sum and by its
+// division, is computed in both (it reads 4 bytes of full-size input an
+// element and writes 4) and never stored: two ops, each reading %x and the
+// row max, the sum's body and the division's starting with the exp.
+// RECOMPUTE-LABEL: func.func @softmax
+// RECOMPUTE-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[MAX:.*]]: tensor<4xf32>)
+// RECOMPUTE: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[MAX]] : tensor<4x8xf32>, tensor<4xf32>)
+// RECOMPUTE: arith.subf
+// RECOMPUTE-NEXT: math.exp
+// RECOMPUTE-NEXT: arith.addf
+// RECOMPUTE: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[MAX]], %[[SUM]] : tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>)
+// RECOMPUTE: arith.subf
+// RECOMPUTE-NEXT: math.exp
+// RECOMPUTE-NEXT: arith.divf
+// RECOMPUTE-NOT: linalg.generic
+// Without the option the exp stays, made once (3 ops).
+// CHECK-LABEL: func.func @softmax
+// CHECK-COUNT-3: linalg.generic
+#rowmap = affine_map<(i, j) -> (i)>
+#fullmap = affine_map<(i, j) -> (i, j)>
+func.func @softmax(%x: tensor<4x8xf32>, %max: tensor<4xf32>) -> tensor<4x8xf32> {
+  %e0 = tensor.empty() : tensor<4x8xf32>
+  %z = arith.constant 0.0 : f32
+  %r0 = tensor.empty() : tensor<4xf32>
+  %zeros = linalg.fill ins(%z : f32) outs(%r0 : tensor<4xf32>) -> tensor<4xf32>
+  %exp = linalg.generic {indexing_maps = [#fullmap, #rowmap, #fullmap], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max : tensor<4x8xf32>, tensor<4xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32
+  } -> tensor<4x8xf32>
+  %sum = linalg.generic {indexing_maps = [#fullmap, #rowmap], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<4x8xf32>) outs(%zeros : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %p = linalg.generic {indexing_maps = [#fullmap, #rowmap, #fullmap], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %sum : tensor<4x8xf32>, tensor<4xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %q = arith.divf %a, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<4x8xf32>
+  return %p : tensor<4x8xf32>
+}
+
+// What recompute leaves made once: a producer that reads more full-size
+// bytes than it writes (%sum2 of two f32 inputs, 8 bytes read for 4
+// written), one a user reads through a broadcast (%row, read for every
+// column), and one whose other user is not a linalg op (%neg, returned).
+// RECOMPUTE-LABEL: func.func @kept
+// RECOMPUTE-COUNT-8: linalg.generic
+// RECOMPUTE-NOT: linalg.generic
+func.func @kept(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %v: tensor<4xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<4x8xf32>) {
+  %e0 = tensor.empty() : tensor<4x8xf32>
+  %r0 = tensor.empty() : tensor<4xf32>
+  %sum2 = linalg.generic {indexing_maps = [#fullmap, #fullmap, #fullmap], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %u1 = linalg.generic {indexing_maps = [#fullmap, #fullmap], iterator_types = ["parallel", "parallel"]}
+      ins(%sum2 : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = math.exp %x : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %u2 = linalg.generic {indexing_maps = [#fullmap, #fullmap], iterator_types = ["parallel", "parallel"]}
+      ins(%sum2 : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = math.sqrt %x : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %row = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%v : tensor<4xf32>) outs(%r0 : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = math.exp %x : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %bc = linalg.generic {indexing_maps = [#rowmap, #fullmap, #fullmap], iterator_types = ["parallel", "parallel"]}
+      ins(%row, %a : tensor<4xf32>, tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %r = arith.mulf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %row2 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%row : tensor<4xf32>) outs(%r0 : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.negf %x : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %neg = linalg.generic {indexing_maps = [#fullmap, #fullmap], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.negf %x : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %u3 = linalg.generic {indexing_maps = [#fullmap, #fullmap], iterator_types = ["parallel", "parallel"]}
+      ins(%neg : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = math.exp %x : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %u1, %u2, %bc, %u3, %row2, %neg : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<4x8xf32>
+}
+
+// Index elements count 64 bits: an index producer read element for element
+// by two users is computed in each (it reads 64 bits and writes 64).
+// RECOMPUTE-LABEL: func.func @index_shared
+// RECOMPUTE: linalg.generic {{.*}} ins(%arg0 : tensor<8xindex>)
+// RECOMPUTE: arith.addi
+// RECOMPUTE-NEXT: arith.muli
+// RECOMPUTE: linalg.generic {{.*}} ins(%arg0 : tensor<8xindex>)
+// RECOMPUTE-NOT: linalg.generic
+// RECOMPUTE: return
+func.func @index_shared(%i: tensor<8xindex>) -> (tensor<8xindex>, tensor<8xindex>) {
+  %e = tensor.empty() : tensor<8xindex>
+  %c1 = arith.constant 1 : index
+  %p = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%i : tensor<8xindex>) outs(%e : tensor<8xindex>) {
+  ^bb0(%x: index, %o: index):
+    %r = arith.addi %x, %c1 : index
+    linalg.yield %r : index
+  } -> tensor<8xindex>
+  %u1 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%p : tensor<8xindex>) outs(%e : tensor<8xindex>) {
+  ^bb0(%x: index, %o: index):
+    %r = arith.muli %x, %x : index
+    linalg.yield %r : index
+  } -> tensor<8xindex>
+  %u2 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%p : tensor<8xindex>) outs(%e : tensor<8xindex>) {
+  ^bb0(%x: index, %o: index):
+    %r = arith.shli %x, %c1 : index
+    linalg.yield %r : index
+  } -> tensor<8xindex>
+  return %u1, %u2 : tensor<8xindex>, tensor<8xindex>
 }

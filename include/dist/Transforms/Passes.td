@@ -1143,11 +1143,28 @@ def DistFuseElementwise : Pass<"dist-fuse-elementwise", "::mlir::ModuleOp"> {
     result for them (upstream's preserved producer results), so it is
     still computed once. Adam's two moment updates and the parameter
     update that reads them become one loop nest with three results.
+
+    With `recompute` (also set by `dist-lower-to-nvvm`) a producer with
+    several users is computed in each of them when that is cheaper than
+    storing it: an elementwise generic with one result and at most 16 ops,
+    every user a linalg op that takes producers (not a contraction) and
+    reads it element for element (no broadcast), and
+    no more bytes an element read through its full-size inputs than it
+    writes (broadcast inputs, a row's statistic, are not counted). Each
+    user then reads the producer's inputs instead of its result, and the
+    result is never stored: softmax's exp(x - max), which its row sum and
+    its division both read, and a layernorm's centered input. The values
+    are the same (the producer's body, roundings included, runs in each).
+    A shared producer that `multi-result` can fuse keeps being computed
+    once (that pattern goes first).
   }];
   let options = [
     Option<"multiResult", "multi-result", "bool", /*default=*/"false",
            "Also fuse a producer with other users into an elementwise "
            "consumer, the fused op yielding the producer's result for them">,
+    Option<"recompute", "recompute", "bool", /*default=*/"false",
+           "Compute a short elementwise producer with several users in each "
+           "of them when it reads no more bytes an element than it writes">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
