@@ -53,9 +53,10 @@ static bool isZeroFillOf(linalg::FillOp fill, Value c) {
 /// The zero `linalg.fill` of exactly `c` that a contraction writing all of
 /// `c` would accumulate into, or null: found walking back through the
 /// block over ops that touch no memory (pure ops, allocations), or, when
-/// `c` is an allocation, the block's fill of it with no other use of `c`
-/// between them (the bufferized step fills a shared zero tensor's copies
-/// early: nothing can touch a fresh buffer but through its uses). A gemm
+/// `c` is an allocation whose every use before the product is a zero fill
+/// of it, the last of those however far (the bufferized step fills a
+/// shared zero tensor's copies early: nothing can touch a fresh buffer but
+/// through its uses, and there is no view or pointer of it yet). A gemm
 /// with beta = 0 makes the fill redundant.
 static linalg::FillOp findZeroFillOf(Operation *op, Value c) {
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
@@ -69,22 +70,24 @@ static linalg::FillOp findZeroFillOf(Operation *op, Value c) {
   }
   if (!c.getDefiningOp<memref::AllocOp>())
     return nullptr;
-  // The last use of c before op must be a zero fill of it in op's block.
+  // Every use of c before op must be a zero fill of it in op's block (an
+  // earlier view or pointer of c could write it after the fill), and the
+  // last of them is the one the product makes redundant.
   Block *block = op->getBlock();
-  Operation *last = nullptr;
+  linalg::FillOp last;
   for (Operation *user : c.getUsers()) {
     Operation *ancestor = block->findAncestorOpInBlock(*user);
     if (!ancestor)
       return nullptr;
     if (ancestor == op || !ancestor->isBeforeInBlock(op))
       continue;
-    if (ancestor != user)
+    auto fill = dyn_cast<linalg::FillOp>(user);
+    if (ancestor != user || !fill || !isZeroFillOf(fill, c))
       return nullptr;
-    if (!last || last->isBeforeInBlock(user))
-      last = user;
+    if (!last || last->isBeforeInBlock(fill))
+      last = fill;
   }
-  auto fill = dyn_cast_if_present<linalg::FillOp>(last);
-  return fill && isZeroFillOf(fill, c) ? fill : nullptr;
+  return last;
 }
 
 /// A 16-bit copy the f32 result `c` of a mixed-precision product exists

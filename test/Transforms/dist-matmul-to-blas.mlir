@@ -147,8 +147,9 @@ func.func @fills_that_stay(%a: memref<8x4xf32>, %b: memref<4x8xf32>, %c: memref<
 // Tests a zero fill of a fresh allocation far from its product (the
 // bufferized step fills its zero buffers early): other memory ops between
 // them do not matter when none uses the buffer (%early: beta 0, fill
-// erased); a use between them (%used: copied out after its fill, read
-// through a view) keeps the fill and beta 1.
+// erased); a use between them (%used: copied out after its fill), a view
+// (%viewed: the product writes a view), or a view made before the fill and
+// written through after it (%aliased) keeps the fill and beta 1.
 // CHECK-LABEL: func.func @early_fill
 // CHECK-COUNT-2: linalg.fill
 // CHECK-NOT: linalg.fill
@@ -158,9 +159,13 @@ func.func @fills_that_stay(%a: memref<8x4xf32>, %b: memref<4x8xf32>, %c: memref<
 // CHECK: call @cblas_sgemm({{.*}}, %[[ONE]], %{{[^,]*}}, %{{[^,]*}}) :
 // CHECK: %[[ONE2:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK: call @cblas_sgemm({{.*}}, %[[ONE2]], %{{[^,]*}}, %{{[^,]*}}) :
+// CHECK: memref.subview
+// CHECK-NEXT: linalg.fill
+// CHECK: %[[ONE3:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: call @cblas_sgemm({{.*}}, %[[ONE3]], %{{[^,]*}}, %{{[^,]*}}) :
 // CHECK: return
 func.func @early_fill(%a: memref<8x4xf32>, %b: memref<4x8xf32>, %sink: memref<8x8xf32>)
-    -> (memref<8x8xf32>, memref<8x8xf32>, memref<64xf32>) {
+    -> (memref<8x8xf32>, memref<8x8xf32>, memref<64xf32>, memref<8x8xf32>) {
   %zero = arith.constant -0.0 : f32
   %early = memref.alloc() : memref<8x8xf32>
   linalg.fill ins(%zero : f32) outs(%early : memref<8x8xf32>)
@@ -174,7 +179,12 @@ func.func @early_fill(%a: memref<8x4xf32>, %b: memref<4x8xf32>, %sink: memref<8x
   linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x8xf32>) outs(%early : memref<8x8xf32>)
   linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x8xf32>) outs(%used : memref<8x8xf32>)
   linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x8xf32>) outs(%viewed : memref<8x8xf32>)
-  return %early, %used, %flat : memref<8x8xf32>, memref<8x8xf32>, memref<64xf32>
+  %aliased = memref.alloc() : memref<8x8xf32>
+  %alias = memref.subview %aliased[0, 0] [8, 8] [1, 1] : memref<8x8xf32> to memref<8x8xf32, strided<[8, 1]>>
+  linalg.fill ins(%zero : f32) outs(%aliased : memref<8x8xf32>)
+  memref.copy %sink, %alias : memref<8x8xf32> to memref<8x8xf32, strided<[8, 1]>>
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x8xf32>) outs(%aliased : memref<8x8xf32>)
+  return %early, %used, %flat, %aliased : memref<8x8xf32>, memref<8x8xf32>, memref<64xf32>, memref<8x8xf32>
 }
 
 // Mixed precision (cuBLAS only): 16-bit float inputs with an f32 (or equal)

@@ -1575,9 +1575,12 @@ def DistGpuLinearizeLoops : Pass<"dist-gpu-linearize-loops"> {
     the GPU refuses. Each outermost `scf.parallel` of host code with
     several dimensions and no reductions becomes one dimension over their
     product, in row-major order (upstream's `collapseParallelLoops`: the
-    body recovers each index by division and remainder), so the last
-    dimension varies fastest across consecutive threads and the grid is
-    one-dimensional. Loops nested in another parallel loop and loops with
+    body recovers each index by division and remainder) with the dimension
+    most accesses index last (weighted by the trip counts of the loops
+    around them; ties keep the inner one) running fastest, so consecutive
+    threads touch consecutive elements and the grid is one-dimensional.
+    That dimension is usually the last; a column sum's partial sums over
+    (column, chunk) run the column fastest. Loops nested in another parallel loop and loops with
     reductions are left. It takes no options. Refused with an error: a
     loop already mapped to the GPU (`gpu-map-parallel-loops` ran first).
 
