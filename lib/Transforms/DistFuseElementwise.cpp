@@ -89,7 +89,9 @@ bool canRecompute(Operation *producer) {
   if (!generic || generic->getNumResults() != 1 ||
       generic.getNumLoops() != generic.getNumParallelLoops() ||
       generic.getBody()->getOperations().size() > kRecomputedOps + 1 ||
-      !generic.hasPureTensorSemantics())
+      !generic.hasPureTensorSemantics() ||
+      // Its init would be one more input to read.
+      generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
     return false;
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
   std::optional<int64_t> read = fullSizeBits(

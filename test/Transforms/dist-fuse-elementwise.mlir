@@ -318,6 +318,34 @@ func.func @kept(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %v: tensor<4xf32>) -> 
   return %u1, %u2, %bc, %u3, %row2, %neg : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<4x8xf32>
 }
 
+// A producer that reads its init (an accumulation into %acc) would read
+// one more full-size input than it writes: made once.
+// RECOMPUTE-LABEL: func.func @reads_init
+// RECOMPUTE-COUNT-3: linalg.generic
+// RECOMPUTE: return
+func.func @reads_init(%a: tensor<8xf32>, %acc: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%a : tensor<8xf32>) outs(%acc : tensor<8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.addf %x, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %u1 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%p : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = math.exp %x : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %u2 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%p : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = math.sqrt %x : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %u1, %u2 : tensor<8xf32>, tensor<8xf32>
+}
+
 // Index elements count 64 bits: an index producer read element for element
 // by two users is computed in each (it reads 64 bits and writes 64).
 // RECOMPUTE-LABEL: func.func @index_shared
