@@ -1146,7 +1146,8 @@ def DistFuseElementwise : Pass<"dist-fuse-elementwise", "::mlir::ModuleOp"> {
 
     With `recompute` (also set by `dist-lower-to-nvvm`) a producer with
     several users is computed in each of them when that is cheaper than
-    storing it: an elementwise generic with one result and at most 16 ops,
+    storing it: an elementwise generic with one result, at most 16 ops and
+    a body that does not read its init,
     every user a linalg op that takes producers (not a contraction) and
     reads it element for element (no broadcast), and
     no more bytes an element read through its full-size inputs than it
