@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringUtils.h"
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -47,32 +48,30 @@ bool canShareProducer(OpOperand *operand) {
 /// `recompute` to compute it in each of its users.
 constexpr unsigned kRecomputedOps = 16;
 
-/// The bits of an element of `value`: index counts 64; std::nullopt for
+/// The bytes of an element of `value` (getElementBytes), std::nullopt for
 /// types without a width (complex numbers).
-std::optional<int64_t> elementBits(Value value) {
+std::optional<int64_t> elementBytes(Value value) {
   Type type = getElementTypeOrSelf(value.getType());
-  if (type.isIndex())
-    return 64;
-  if (!type.isIntOrFloat())
+  if (!type.isIntOrIndexOrFloat())
     return std::nullopt;
-  return type.getIntOrFloatBitWidth();
+  return getElementBytes(type);
 }
 
-/// The bits an op reads per iteration through its operands indexed by
+/// The bytes an op reads per iteration through its operands indexed by
 /// every loop (broadcast operands, such as a row's statistic, are read
 /// once per row and not counted); std::nullopt if one has no width.
-std::optional<int64_t> fullSizeBits(linalg::LinalgOp op, ValueRange operands,
-                                    ArrayRef<AffineMap> maps) {
-  int64_t bits = 0;
+std::optional<int64_t> fullSizeBytes(linalg::LinalgOp op, ValueRange operands,
+                                     ArrayRef<AffineMap> maps) {
+  int64_t bytes = 0;
   for (auto [operand, map] : llvm::zip(operands, maps)) {
     if (map.getNumResults() != op.getNumLoops() || !map.isPermutation())
       continue;
-    std::optional<int64_t> width = elementBits(operand);
+    std::optional<int64_t> width = elementBytes(operand);
     if (!width)
       return std::nullopt;
-    bits += *width;
+    bytes += *width;
   }
-  return bits;
+  return bytes;
 }
 
 /// recompute: whether `producer` (with several users) may be computed in
@@ -94,10 +93,10 @@ bool canRecompute(Operation *producer) {
       generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
     return false;
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-  std::optional<int64_t> read = fullSizeBits(
+  std::optional<int64_t> read = fullSizeBytes(
       generic, generic.getDpsInputs(),
       ArrayRef<AffineMap>(maps).take_front(generic.getNumDpsInputs()));
-  std::optional<int64_t> written = elementBits(generic->getResult(0));
+  std::optional<int64_t> written = elementBytes(generic->getResult(0));
   if (!read || !written || *read > *written)
     return false;
   // Each user reads it element for element (a broadcast would compute it

@@ -17,6 +17,8 @@
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -45,6 +47,8 @@ struct VectorPlan {
   unsigned dimension = 0;
   /// Elements per thread.
   int64_t width = 0;
+  /// Whether the body holds a sequential loop (min-threads applies).
+  bool hasSequentialLoop = false;
   /// Values that differ between the iterations of the innermost loop.
   llvm::SmallPtrSet<Value, 16> varying;
 };
@@ -130,6 +134,7 @@ bool planBlock(Block &block, Value iv, VectorPlan &plan,
     // each lane runs the same iterations, its iteration arguments vary
     // when their initial value or what the body yields for them does.
     if (auto inner = dyn_cast<scf::ForOp>(op)) {
+      plan.hasSequentialLoop = true;
       if (llvm::any_of(inner->getOperands().take_front(3), varies))
         return false;
       for (auto [argument, init] :
@@ -229,21 +234,14 @@ std::optional<VectorPlan> planVectorization(scf::ParallelOp loop,
     return std::nullopt;
   // A reduction's threads each run a long loop: too few of them leave
   // multiprocessors idle. The nest's iterations (dynamic extents: many).
-  bool hasSequentialLoop = false;
-  loop.getBody()->walk([&](scf::ForOp) { hasSequentialLoop = true; });
-  int64_t iterations = 1;
-  for (Value bound : loop.getUpperBound()) {
-    APInt value;
-    iterations = matchPattern(bound, m_ConstantInt(&value))
-                     ? iterations * std::max<int64_t>(1, value.getSExtValue())
-                     : std::numeric_limits<int32_t>::max();
-    iterations = std::min<int64_t>(iterations,
-                                   std::numeric_limits<int32_t>::max());
-  }
+  int64_t iterations = std::numeric_limits<int32_t>::max();
+  if (std::optional<SmallVector<int64_t>> extents =
+          getConstantIntValues(getAsOpFoldResult(loop.getUpperBound())))
+    iterations = std::min(iterations, computeProduct(*extents));
   // The widest access fills 16 bytes; narrower ones take as many elements.
   for (int64_t width = kAccessBytes / widestAccess; width >= 2; width /= 2) {
     bool fits = extent % width == 0 &&
-                (!hasSequentialLoop || iterations / width >= minThreads);
+                (!plan.hasSequentialLoop || iterations / width >= minThreads);
     for (Operation *access : accesses) {
       auto type = cast<MemRefType>(accessOf(access).first.getType());
       fits = fits && type.getShape().back() % width == 0;

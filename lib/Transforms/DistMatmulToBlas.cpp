@@ -50,6 +50,21 @@ static bool isZeroFillOf(linalg::FillOp fill, Value c) {
          matchPattern(fill.value(), m_AnyZeroFloat());
 }
 
+/// Whether `user` is a fill that comes before `op` in its block (a fill
+/// nested elsewhere is not: the two cannot be ordered).
+static bool isFillBefore(Operation *user, Operation *op) {
+  return isa<linalg::FillOp>(user) && user->getBlock() == op->getBlock() &&
+         user->isBeforeInBlock(op);
+}
+
+/// Whether `c` is a buffer the rounding rules may replace by a 16-bit one:
+/// an f32 allocation of this step with an identity layout.
+static bool isFreshF32Buffer(Value c) {
+  auto type = cast<MemRefType>(c.getType());
+  return type.getElementType().isF32() && type.getLayout().isIdentity() &&
+         c.getDefiningOp<memref::AllocOp>();
+}
+
 /// The zero `linalg.fill` of exactly `c` that a contraction writing all of
 /// `c` would accumulate into, or null: found walking back through the
 /// block over ops that touch no memory (pure ops, allocations), or, when
@@ -99,10 +114,9 @@ static linalg::FillOp findZeroFillOf(Operation *op, Value c) {
 /// the pass over it go. Null when there is no such copy.
 static linalg::GenericOp findRoundingCopyOf(Operation *op, Value a, Value b,
                                             Value c, Type inputType) {
-  auto cType = cast<MemRefType>(c.getType());
-  if (!cType.getElementType().isF32() || !cType.getLayout().isIdentity() ||
-      !c.getDefiningOp<memref::AllocOp>())
+  if (!isFreshF32Buffer(c))
     return nullptr;
+  auto cType = cast<MemRefType>(c.getType());
   // Between them: pure ops, allocations and deallocations (of other
   // buffers: the copy writes its own and reads c afterwards).
   Operation *next = op->getNextNode();
@@ -136,7 +150,7 @@ static linalg::GenericOp findRoundingCopyOf(Operation *op, Value a, Value b,
   // Nobody else reads c; the product does not read the copy's buffer.
   for (Operation *user : c.getUsers())
     if (user != op && user != copy && !isa<memref::DeallocOp>(user) &&
-        !(isa<linalg::FillOp>(user) && user->isBeforeInBlock(op)))
+        !isFillBefore(user, op))
       return nullptr;
   Value root = getRootBuffer(rounded);
   if (root == getRootBuffer(a) || root == getRootBuffer(b))
@@ -194,14 +208,11 @@ struct RoundedOutput {
     RoundedOutput rounded;
     if ((rounded.copy = findRoundingCopyOf(op, a, b, c, inputType)))
       return rounded;
-    auto cType = cast<MemRefType>(c.getType());
-    if (!cType.getElementType().isF32() || !cType.getLayout().isIdentity() ||
-        !c.getDefiningOp<memref::AllocOp>())
+    if (!isFreshF32Buffer(c))
       return rounded;
     SmallVector<linalg::GenericOp> readers;
     for (Operation *user : c.getUsers()) {
-      if (user == op || isa<memref::DeallocOp>(user) ||
-          (isa<linalg::FillOp>(user) && user->isBeforeInBlock(op)))
+      if (user == op || isa<memref::DeallocOp>(user) || isFillBefore(user, op))
         continue;
       if (user->getBlock() != op->getBlock() || !op->isBeforeInBlock(user) ||
           !onlyRoundsWhatItReads(user, c, inputType))

@@ -206,17 +206,10 @@ std::optional<unsigned> dist::findContiguousDimension(scf::ParallelOp loop) {
       return;
     int64_t weight = 1;
     for (Operation *parent = op->getParentOp(); parent != loop;
-         parent = parent->getParentOp()) {
-      auto inner = dyn_cast<scf::ForOp>(parent);
-      APInt lower, upper, step;
-      if (inner && matchPattern(inner.getLowerBound(), m_ConstantInt(&lower)) &&
-          matchPattern(inner.getUpperBound(), m_ConstantInt(&upper)) &&
-          matchPattern(inner.getStep(), m_ConstantInt(&step)) &&
-          step.getSExtValue() > 0)
-        weight *= std::max<int64_t>(
-            1, llvm::divideCeil(upper.getSExtValue() - lower.getSExtValue(),
-                                step.getSExtValue()));
-    }
+         parent = parent->getParentOp())
+      if (auto inner = dyn_cast<scf::ForOp>(parent))
+        if (std::optional<APInt> trips = inner.getStaticTripCount())
+          weight *= std::max<int64_t>(1, trips->getZExtValue());
     weights[variable.getArgNumber()] += weight;
   });
   std::optional<unsigned> best;
