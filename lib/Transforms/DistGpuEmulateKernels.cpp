@@ -4,7 +4,11 @@
 // kernels become host functions called once per thread, in a loop nest where
 // each launch was, and the rest of the program (device memory, the stream,
 // cuBLAS, collectives) stays as it is for a driver whose device memory the
-// host can address (the fake driver of test/Runtime).
+// host can address (the fake driver of test/Runtime). A kernel whose threads
+// meet (a barrier, a block-wide reduction) at its top level becomes a host
+// function per block instead: its threads run each stretch between two
+// meetings one after another, so every thread has arrived when the next
+// stretch starts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,10 +19,15 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Utils/GPUUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::dist {
 #define GEN_PASS_DEF_DISTGPUEMULATEKERNELS
@@ -47,8 +56,45 @@ unsigned dimensionIndex(gpu::Dimension dimension) {
   return static_cast<unsigned>(dimension);
 }
 
+/// Whether the threads of a block meet at `op`: none goes on before all
+/// have reached it.
+bool isMeeting(Operation *op) {
+  return isa<gpu::BarrierOp, gpu::AllReduceOp>(op);
+}
+
+/// Whether a thread's `value` is kept in a buffer across a meeting (a
+/// scalar or vector that is not a constant); others are made again.
+bool isKeptInBuffer(Value value) {
+  return isa<IntegerType, FloatType, IndexType, VectorType>(value.getType()) &&
+         !value.getDefiningOp()->hasTrait<OpTrait::ConstantLike>();
+}
+
+/// Replaces the GPU's id and size ops under `root` by `ids` (laid out as
+/// the host function's trailing arguments).
+void replaceIdOps(Operation *root, ArrayRef<Value> ids) {
+  root->walk([&](Operation *op) {
+    Value replacement;
+    if (auto id = dyn_cast<gpu::BlockIdOp>(op))
+      replacement = ids[kBlockId + dimensionIndex(id.getDimension())];
+    else if (auto id = dyn_cast<gpu::ThreadIdOp>(op))
+      replacement = ids[kThreadId + dimensionIndex(id.getDimension())];
+    else if (auto size = dyn_cast<gpu::BlockDimOp>(op))
+      replacement = ids[kBlockDim + dimensionIndex(size.getDimension())];
+    else if (auto size = dyn_cast<gpu::GridDimOp>(op))
+      replacement = ids[kGridDim + dimensionIndex(size.getDimension())];
+    if (!replacement)
+      return;
+    op->getResult(0).replaceAllUsesWith(replacement);
+    op->erase();
+  });
+}
+
 struct DistGpuEmulateKernelsPass
     : public dist::impl::DistGpuEmulateKernelsBase<DistGpuEmulateKernelsPass> {
+  /// The host functions that run a whole block (their kernels' threads
+  /// meet).
+  llvm::SmallPtrSet<Operation *, 8> blockKernels;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
@@ -137,19 +183,32 @@ struct DistGpuEmulateKernelsPass
              << kernel.getName() << " on the host: the host module already "
              << "has a symbol named '" << name << "'";
 
+    bool meets = false;
     WalkResult unsupported = kernel.walk([&](Operation *op) {
       if (isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BlockDimOp,
               gpu::GridDimOp, gpu::ReturnOp>(op) ||
           op == kernel.getOperation() ||
           op->getDialect() != kernel->getDialect())
         return WalkResult::advance();
+      // The threads of a block meet at the kernel's top level: the stretches
+      // between meetings run thread by thread (see blockKernelToHost).
+      if (isMeeting(op) && op->getParentOp() == kernel.getOperation()) {
+        meets = true;
+        return WalkResult::advance();
+      }
+      if (isa<gpu::YieldOp>(op) && isa<gpu::AllReduceOp>(op->getParentOp()))
+        return WalkResult::advance();
       op->emitError("cannot emulate '")
           << op->getName() << "' in kernel @" << kernel.getName()
-          << " on the host (threads run one after another, each to its end)";
+          << " on the host (threads run one after another, each to its "
+             "end; only a barrier or a block-wide reduction at the kernel's "
+             "top level is a point where they meet)";
       return WalkResult::interrupt();
     });
     if (unsupported.wasInterrupted())
       return failure();
+    if (meets)
+      return blockKernelToHost(kernel, name, symbols, builder);
 
     MLIRContext *context = kernel.getContext();
     SmallVector<Type> inputs(kernel.getArgumentTypes());
@@ -165,28 +224,232 @@ struct DistGpuEmulateKernelsPass
       ids.push_back(entry.addArgument(builder.getIndexType(), kernel.getLoc()));
     symbols.insert(host);
 
-    host.walk([&](Operation *op) {
-      Value replacement;
-      if (auto id = dyn_cast<gpu::BlockIdOp>(op))
-        replacement = ids[kBlockId + dimensionIndex(id.getDimension())];
-      else if (auto id = dyn_cast<gpu::ThreadIdOp>(op))
-        replacement = ids[kThreadId + dimensionIndex(id.getDimension())];
-      else if (auto size = dyn_cast<gpu::BlockDimOp>(op))
-        replacement = ids[kBlockDim + dimensionIndex(size.getDimension())];
-      else if (auto size = dyn_cast<gpu::GridDimOp>(op))
-        replacement = ids[kGridDim + dimensionIndex(size.getDimension())];
-      if (replacement) {
-        op->getResult(0).replaceAllUsesWith(replacement);
-        op->erase();
-        return;
-      }
-      if (auto ret = dyn_cast<gpu::ReturnOp>(op)) {
-        OpBuilder atReturn(ret);
-        func::ReturnOp::create(atReturn, ret.getLoc(), ret.getOperands());
-        ret.erase();
-      }
+    replaceIdOps(host, ids);
+    host.walk([&](gpu::ReturnOp ret) {
+      OpBuilder atReturn(ret);
+      func::ReturnOp::create(atReturn, ret.getLoc(), ret.getOperands());
+      ret.erase();
     });
     return host;
+  }
+
+  /// The host function of a kernel whose threads meet at its top level
+  /// (`gpu.barrier`, `gpu.all_reduce`). Called once per block, with a
+  /// thread's arguments (the thread ids unused), it runs each stretch of
+  /// the kernel between two meetings in a loop over the block's threads, so
+  /// that all have arrived when the next stretch starts. A value that a
+  /// later stretch (or a meeting) reads is kept per thread in a buffer
+  /// (scalars and vectors) or made again from what is at hand there (a
+  /// view); a block-wide reduction combines the threads' values in the
+  /// order of their linear ids.
+  FailureOr<func::FuncOp> blockKernelToHost(gpu::GPUFuncOp kernel,
+                                            StringRef name,
+                                            SymbolTable &symbols,
+                                            OpBuilder &builder) {
+    auto refuse = [&](Operation *at) {
+      return at->emitError("cannot emulate kernel @")
+             << kernel.getName() << " on the host: ";
+    };
+    if (!kernel.getBody().hasOneBlock())
+      return refuse(kernel) << "its threads meet and its body has several "
+                               "blocks";
+    Block &body = kernel.getBody().front();
+
+    // The stretches; a meeting belongs to the stretch after it (it reads
+    // the values all threads made before it).
+    SmallVector<SmallVector<Operation *>> stretches(1);
+    SmallVector<Operation *> meetings;
+    DenseMap<Operation *, unsigned> stretchOf;
+    for (Operation &op : body.without_terminator()) {
+      if (isMeeting(&op)) {
+        meetings.push_back(&op);
+        stretches.emplace_back();
+        stretchOf[&op] = stretches.size() - 1;
+        continue;
+      }
+      stretchOf[&op] = stretches.size() - 1;
+      stretches.back().push_back(&op);
+    }
+
+    // The values kept across meetings: read in a later stretch, or needed
+    // there to make again such a value that is not kept in a buffer.
+    SetVector<Value> kept;
+    SmallVector<std::pair<Value, unsigned>> worklist;
+    auto neededIn = [&](Value value, unsigned stretch) {
+      Operation *def = value.getDefiningOp();
+      if (def && def->getBlock() == &body && !isMeeting(def) &&
+          stretchOf.lookup(def) < stretch)
+        worklist.push_back({value, stretch});
+    };
+    for (Operation &op : body.without_terminator())
+      for (Value result : op.getResults())
+        for (Operation *user : result.getUsers())
+          if (Operation *top = body.findAncestorOpInBlock(*user);
+              top && stretchOf.contains(top))
+            neededIn(result, stretchOf.lookup(top));
+    while (!worklist.empty()) {
+      auto [value, stretch] = worklist.pop_back_val();
+      if (!kept.insert(value) || isKeptInBuffer(value))
+        continue;
+      Operation *def = value.getDefiningOp();
+      if (def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+        return refuse(def) << "a value of type " << value.getType()
+                           << " crosses a meeting of its threads (only "
+                              "scalars and vectors are kept, views made "
+                              "again)";
+      for (Value operand : def->getOperands())
+        neededIn(operand, stretch);
+    }
+
+    MLIRContext *context = kernel.getContext();
+    Location loc = kernel.getLoc();
+    SmallVector<Type> inputs(kernel.getArgumentTypes());
+    inputs.append(kIdArguments, builder.getIndexType());
+    builder.setInsertionPointToEnd(getOperation().getBody());
+    auto host = func::FuncOp::create(builder, loc, name,
+                                     FunctionType::get(context, inputs, {}));
+    host.setPrivate();
+    Block *entry = host.addEntryBlock();
+    symbols.insert(host);
+    blockKernels.insert(host.getOperation());
+    SmallVector<Value> ids(entry->getArguments().take_back(kIdArguments));
+
+    // Values every thread sees alike: the kernel's arguments and the
+    // meetings' results.
+    IRMapping uniform;
+    uniform.map(body.getArguments(),
+                entry->getArguments().take_front(body.getNumArguments()));
+    OpBuilder top = OpBuilder::atBlockBegin(entry);
+    Value threads = arith::MulIOp::create(
+        top, loc,
+        arith::MulIOp::create(top, loc, ids[kBlockDim], ids[kBlockDim + 1]),
+        ids[kBlockDim + 2]);
+    DenseMap<Value, Value> buffers;
+    for (Value value : kept)
+      if (isKeptInBuffer(value))
+        buffers[value] = memref::AllocaOp::create(
+            top, loc, MemRefType::get({ShapedType::kDynamic}, value.getType()),
+            ValueRange{threads});
+
+    // Maps `value` (made before the current stretch) to its value in the
+    // thread `linear`: loaded from its buffer, or made again.
+    std::function<void(Value, OpBuilder &, IRMapping &, Value)> recall =
+        [&](Value value, OpBuilder &at, IRMapping &mapping, Value linear) {
+          if (mapping.contains(value))
+            return;
+          if (Value buffer = buffers.lookup(value)) {
+            mapping.map(value, memref::LoadOp::create(at, loc, buffer,
+                                                      ValueRange{linear}));
+            return;
+          }
+          Operation *def = value.getDefiningOp();
+          for (Value operand : def->getOperands())
+            recall(operand, at, mapping, linear);
+          at.clone(*def, mapping);
+        };
+
+    Value zero = arith::ConstantIndexOp::create(top, loc, 0);
+    Value one = arith::ConstantIndexOp::create(top, loc, 1);
+    for (unsigned index = 0; index < stretches.size(); ++index) {
+      ArrayRef<Operation *> stretch = stretches[index];
+      if (!stretch.empty()) {
+        SmallVector<Value> lowerBounds(3, zero), steps(3, one);
+        SmallVector<Value> upperBounds = {ids[kBlockDim + 2],
+                                          ids[kBlockDim + 1], ids[kBlockDim]};
+        scf::LoopNest nest = scf::buildLoopNest(
+            top, loc, lowerBounds, upperBounds, steps,
+            [&](OpBuilder &at, Location, ValueRange ivs) {
+              // Thread (x, y, z) is number (z * ny + y) * nx + x.
+              Value zy = arith::AddIOp::create(
+                  at, loc,
+                  arith::MulIOp::create(at, loc, ivs[0], ids[kBlockDim + 1]),
+                  ivs[1]);
+              Value linear = arith::AddIOp::create(
+                  at, loc, arith::MulIOp::create(at, loc, zy, ids[kBlockDim]),
+                  ivs[2]);
+              IRMapping mapping = uniform;
+              auto fetch = [&](Value value) {
+                if (value.getParentBlock() == &body)
+                  recall(value, at, mapping, linear);
+              };
+              for (Operation *op : stretch) {
+                llvm::for_each(op->getOperands(), fetch);
+                visitUsedValuesDefinedAbove(
+                    op->getRegions(),
+                    [&](OpOperand *use) { fetch(use->get()); });
+                at.clone(*op, mapping);
+                for (Value result : op->getResults())
+                  if (Value buffer = buffers.lookup(result))
+                    memref::StoreOp::create(at, loc, mapping.lookup(result),
+                                            buffer, ValueRange{linear});
+              }
+            });
+        SmallVector<Value> threadIds(ids);
+        for (unsigned dim = 0; dim < 3; ++dim)
+          threadIds[kThreadId + dim] = nest.loops[2 - dim].getInductionVar();
+        replaceIdOps(nest.loops.front(), threadIds);
+      }
+      if (index == meetings.size())
+        break;
+      auto reduction = dyn_cast<gpu::AllReduceOp>(meetings[index]);
+      if (!reduction)
+        continue; // a barrier: the loop above was it
+      FailureOr<Value> combined =
+          combineThreads(reduction, kernel, top, uniform, buffers, threads);
+      if (failed(combined))
+        return failure();
+      uniform.map(reduction.getResult(), *combined);
+    }
+    func::ReturnOp::create(top, loc);
+    return host;
+  }
+
+  /// The result of the block-wide reduction `reduction`: its operand in
+  /// every thread of the block combined in the order of their linear ids.
+  FailureOr<Value> combineThreads(gpu::AllReduceOp reduction,
+                                  gpu::GPUFuncOp kernel, OpBuilder &top,
+                                  const IRMapping &uniform,
+                                  const DenseMap<Value, Value> &buffers,
+                                  Value threads) {
+    Location loc = reduction.getLoc();
+    Value operand = reduction.getValue();
+    Value buffer = buffers.lookup(operand);
+    auto valueOf = [&](OpBuilder &at, Value thread) -> Value {
+      if (buffer)
+        return memref::LoadOp::create(at, loc, buffer, ValueRange{thread});
+      return uniform.lookup(operand);
+    };
+    // The combining region is isolated from above: only its arguments.
+    Region &region = reduction.getBody();
+    if (!reduction.getOp() && !region.hasOneBlock())
+      return reduction.emitError("cannot emulate kernel @")
+             << kernel.getName()
+             << " on the host: a block-wide reduction whose combining region "
+                "has several blocks";
+    Value zero = arith::ConstantIndexOp::create(top, loc, 0);
+    Value one = arith::ConstantIndexOp::create(top, loc, 1);
+    auto loop = scf::ForOp::create(
+        top, loc, one, threads, one, ValueRange{valueOf(top, zero)},
+        [&](OpBuilder &at, Location, Value thread, ValueRange accumulated) {
+          Value next = valueOf(at, thread);
+          Value result;
+          if (std::optional<gpu::AllReduceOperation> kind =
+                  reduction.getOp()) {
+            result = vector::makeArithReduction(
+                at, loc, gpu::convertReductionKind(*kind), accumulated[0],
+                next);
+          } else {
+            IRMapping mapping;
+            Block &combiner = region.front();
+            mapping.map(combiner.getArgument(0), accumulated[0]);
+            mapping.map(combiner.getArgument(1), next);
+            for (Operation &op : combiner.without_terminator())
+              at.clone(op, mapping);
+            result = mapping.lookup(combiner.getTerminator()->getOperand(0));
+          }
+          scf::YieldOp::create(at, loc, result);
+        });
+    return loop.getResult(0);
   }
 
   /// Calls the runtime's check that each buffer operand of `launch` lies
@@ -354,13 +617,22 @@ struct DistGpuEmulateKernelsPass
     SmallVector<Value> upperBounds = {grid.z,  grid.y,  grid.x,
                                       block.z, block.y, block.x};
     SmallVector<Value> operands(launch.getKernelOperands());
+    // A block's function runs its threads itself: the loops cover the grid.
+    bool perBlock = blockKernels.contains(host.getOperation());
+    if (perBlock)
+      upperBounds.resize(3);
     scf::buildLoopNest(
-        builder, loc, lowerBounds, upperBounds, steps,
+        builder, loc, ArrayRef(lowerBounds).take_front(upperBounds.size()),
+        upperBounds, ArrayRef(steps).take_front(upperBounds.size()),
         [&](OpBuilder &body, Location bodyLoc, ValueRange ivs) {
           SmallVector<Value> arguments(operands);
-          arguments.append({ivs[2], ivs[1], ivs[0], ivs[5], ivs[4], ivs[3],
-                            block.x, block.y, block.z, grid.x, grid.y,
-                            grid.z});
+          arguments.append({ivs[2], ivs[1], ivs[0]});
+          if (perBlock)
+            arguments.append({zero, zero, zero});
+          else
+            arguments.append({ivs[5], ivs[4], ivs[3]});
+          arguments.append(
+              {block.x, block.y, block.z, grid.x, grid.y, grid.z});
           func::CallOp::create(body, bodyLoc, host, arguments);
         });
     launch.erase();

@@ -28,35 +28,10 @@ using namespace mlir::dist;
 
 namespace {
 
-/// Whether upstream's split keeps what `op` computes: plain dimensions in
-/// every map (it reads each result as one), an integer or float result (it
-/// builds the combiner's neutral element), and a combiner without promises
-/// that a chunk's partial result may break (no overflow flags: a chunk may
-/// overflow where the running sum did not; no nnan/ninf: the neutral
-/// element of a max is NaN or -inf).
+/// Whether upstream's split keeps what `op` computes (it reads each result
+/// of a map as one dimension and builds the combiner's neutral element).
 bool splitKeepsMeaning(linalg::LinalgOp op) {
-  if (!op.hasOnlyProjectedPermutations())
-    return false;
-  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
-  if (!isa<IntegerType, FloatType>(element))
-    return false;
-  SmallVector<Operation *> combiners;
-  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
-      combiners.size() != 1)
-    return false;
-  Operation *combiner = combiners.front();
-  if (auto overflow =
-          dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(combiner);
-      overflow && overflow.getOverflowAttr() &&
-      overflow.getOverflowAttr().getValue() != arith::IntegerOverflowFlags::none)
-    return false;
-  if (auto fastMath = dyn_cast<arith::ArithFastMathInterface>(combiner);
-      fastMath && fastMath.getFastMathFlagsAttr() &&
-      arith::bitEnumContainsAny(fastMath.getFastMathFlagsAttr().getValue(),
-                                arith::FastMathFlags::nnan |
-                                    arith::FastMathFlags::ninf))
-    return false;
-  return true;
+  return getSplittableCombiner(op) != nullptr;
 }
 
 /// The parallel iterations of a reduction the split may take, capped at
@@ -261,6 +236,10 @@ struct DistSplitReductionsPass
         worklist.push_back(collapsed->collapsedOp);
         continue;
       }
+      // A row that dist-gpu-block-reductions gives a block is left whole.
+      if (blockMinExtent > 0 &&
+          isBlockRowReduction(op, blockMinExtent, blockMinOutputs))
+        continue;
       int64_t chunks = chooseChunks(op, minThreads, minChunk);
       // Row sums put the partial sums last: consecutive threads take
       // consecutive partial sums of a row.

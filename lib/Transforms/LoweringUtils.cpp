@@ -10,6 +10,7 @@
 #include "dist/Dialect/Dist/IR/DistOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -154,6 +155,68 @@ bool dist::isGemmContraction(linalg::LinalgOp op) {
   // a broadcast) is no GEMM.
   return succeeded(dims) && dims->m.size() == 1 && dims->n.size() == 1 &&
          dims->k.size() == 1 && dims->batch.size() + 3 == op.getNumLoops();
+}
+
+Operation *dist::getSplittableCombiner(linalg::LinalgOp op) {
+  if (!op.hasOnlyProjectedPermutations() || op.getNumDpsInits() != 1)
+    return nullptr;
+  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  if (!isa<IntegerType, FloatType>(element))
+    return nullptr;
+  SmallVector<Operation *> combiners;
+  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
+      combiners.size() != 1)
+    return nullptr;
+  Operation *combiner = combiners.front();
+  if (combiner->getNumOperands() != 2 || !arith::getNeutralElement(combiner))
+    return nullptr;
+  if (auto overflow =
+          dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(combiner);
+      overflow && overflow.getOverflowAttr() &&
+      overflow.getOverflowAttr().getValue() != arith::IntegerOverflowFlags::none)
+    return nullptr;
+  if (auto fastMath = dyn_cast<arith::ArithFastMathInterface>(combiner);
+      fastMath && fastMath.getFastMathFlagsAttr() &&
+      arith::bitEnumContainsAny(fastMath.getFastMathFlagsAttr().getValue(),
+                                arith::FastMathFlags::nnan |
+                                    arith::FastMathFlags::ninf))
+    return nullptr;
+  return combiner;
+}
+
+bool dist::isBlockRowReduction(linalg::LinalgOp op, int64_t minExtent,
+                               int64_t minOutputs) {
+  if (op.getNumReductionLoops() != 1 || op.hasDynamicShape() ||
+      isGemmContraction(op) || !getSplittableCombiner(op))
+    return false;
+  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  if (element.getIntOrFloatBitWidth() != 32)
+    return false;
+  SmallVector<unsigned> dims;
+  op.getReductionDims(dims);
+  unsigned reduction = dims.front();
+  bool read = false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    if (!isa<ShapedType>(input->get().getType()))
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (!map.isFunctionOfDim(reduction))
+      continue;
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!last || last.getPosition() != reduction)
+      return false;
+    read = true;
+  }
+  int64_t outputs = 1;
+  for (auto [dim, range] : llvm::enumerate(op.getStaticLoopRanges())) {
+    if (dim == reduction)
+      continue;
+    outputs *= range;
+    if (outputs > std::numeric_limits<int32_t>::max())
+      return false;
+  }
+  return read && op.getStaticLoopRanges()[reduction] >= minExtent &&
+         outputs >= minOutputs;
 }
 
 FailureOr<SmallVector<scf::ParallelOp>>

@@ -83,6 +83,23 @@ SmallVector<int64_t> getBucketSlotOffsets(ValueRange members);
 /// gain's gradient) is none.
 bool isGemmContraction(linalg::LinalgOp op);
 
+/// The combining op of `op`'s reduction when splitting its reduced loop
+/// into parts combined afterwards keeps what `op` computes: plain
+/// dimensions in every map, an integer or float result, one combiner with
+/// a neutral element and no promise a part may break (overflow flags: a
+/// part may overflow where the running sum did not; nnan/ninf: the neutral
+/// element of a max is NaN or -inf). Null otherwise.
+Operation *getSplittableCombiner(linalg::LinalgOp op);
+
+/// A row reduction dist-gpu-block-reductions gives a thread block per
+/// output: one output, one reduction loop of static extent >= `minExtent`
+/// along the last (contiguous) dimension of every input that it indexes,
+/// >= `minOutputs` outputs (at most a grid's 2^31 - 1), a 32-bit result
+/// (a warp shuffles 32-bit values) and a splittable combiner; no product
+/// dist-matmul-to-blas makes a BLAS call of. On tensors or buffers.
+bool isBlockRowReduction(linalg::LinalgOp op, int64_t minExtent,
+                         int64_t minOutputs);
+
 /// The outermost `scf.parallel` loops of host code under `root` that have
 /// no reductions (loops bound for GPU kernels; device code and gpu.launch
 /// bodies are skipped, a loop nested in another is its inside). Fails,

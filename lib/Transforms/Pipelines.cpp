@@ -166,8 +166,15 @@ void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
   // Each loop nest is a kernel launch: sibling results in one, short shared
   // producers computed where they are read rather than stored.
   addTensorFront(pm, /*fuseElementwise=*/true, /*gpuFusion=*/true);
-  // Reductions with few outputs get a thread per chunk, not per output.
-  pm.addPass(createDistSplitReductions());
+  // Reductions with few outputs get a thread per chunk, not per output;
+  // long rows are left whole for a block each (dist-gpu-block-reductions).
+  DistGpuBlockReductionsOptions blockReductions;
+  blockReductions.minExtent = options.blockReductionMinExtent;
+  blockReductions.minOutputs = options.blockReductionMinOutputs;
+  DistSplitReductionsOptions split;
+  split.blockMinExtent = blockReductions.minExtent;
+  split.blockMinOutputs = blockReductions.minOutputs;
+  pm.addPass(createDistSplitReductions(split));
   // The BLAS reads transposed operands in place (cuBLAS: 16-bit too).
   pm.addPass(createDistFoldTransposes(
       DistFoldTransposesOptions{/*mixedPrecision=*/true}));
@@ -182,6 +189,9 @@ void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
   // thread.
   // A copy of a strided view is no single transfer: a kernel does it.
   pm.addPass(createDistGpuStridedCopies());
+  // A block of threads per row of a long row reduction (warp shuffles).
+  if (options.blockReductionMinExtent != 0)
+    pm.addPass(createDistGpuBlockReductions(blockReductions));
   // A reduction before a parallel dimension would be a host loop of
   // launches.
   pm.addPass(createDistGpuReductionsInside());

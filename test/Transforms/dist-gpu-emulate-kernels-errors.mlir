@@ -1,11 +1,16 @@
 // RUN: dist-opt %s --dist-gpu-emulate-kernels --split-input-file --verify-diagnostics
 
-// Threads run one after another: a barrier would wait forever.
+// Threads run one after another: a barrier inside a loop or a branch would
+// need a thread stopped halfway; only the kernel's top level is cut.
 module attributes {gpu.container_module} {
   gpu.module @kernels {
-    gpu.func @sync(%a: memref<4xf32>) kernel {
-      // expected-error @below {{cannot emulate 'gpu.barrier' in kernel @sync on the host (threads run one after another, each to its end)}}
-      gpu.barrier
+    gpu.func @sync(%a: memref<4xf32>, %n: index) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      scf.for %i = %c0 to %n step %c1 {
+        // expected-error @below {{cannot emulate 'gpu.barrier' in kernel @sync on the host (threads run one after another, each to its end; only a barrier or a block-wide reduction at the kernel's top level is a point where they meet)}}
+        gpu.barrier
+      }
       gpu.return
     }
   }
@@ -111,6 +116,45 @@ module attributes {gpu.container_module} {
   }
   gpu.module @kernels {
     gpu.func @k(%a: memref<4xf32>) kernel {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A buffer made by each thread (an allocation) cannot cross a meeting: it
+// is neither a value kept a thread nor a view made again.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @scratch(%a: memref<4xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      // expected-error @below {{cannot emulate kernel @scratch on the host: a value of type 'memref<4xf32>' crosses a meeting of its threads (only scalars and vectors are kept, views made again)}}
+      %own = memref.alloca() : memref<4xf32>
+      gpu.barrier
+      %x = memref.load %own[%c0] : memref<4xf32>
+      memref.store %x, %a[%c0] : memref<4xf32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @branchy(%a: memref<4xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %a[%c0] : memref<4xf32>
+      // expected-error @below {{cannot emulate kernel @branchy on the host: a block-wide reduction whose combining region has several blocks}}
+      %sum = gpu.all_reduce %x uniform {
+      ^bb0(%l: f32, %r: f32):
+        cf.br ^bb1
+      ^bb1:
+        %s = arith.addf %l, %r : f32
+        gpu.yield %s : f32
+      } : (f32) -> f32
+      memref.store %sum, %a[%c0] : memref<4xf32>
       gpu.return
     }
   }

@@ -1,5 +1,6 @@
 // RUN: dist-opt %s --split-input-file --dist-split-reductions | FileCheck %s
 // RUN: dist-opt %s --split-input-file --dist-split-reductions='min-threads=128 min-chunk=1024' | FileCheck %s --check-prefix=FEW
+// RUN: dist-opt %s --split-input-file --dist-split-reductions='block-min-extent=256 block-min-outputs=1024' | FileCheck %s --check-prefix=BLOCK
 
 // A bias gradient: a column sum of 8192 rows into 64 outputs (64 threads).
 // Split into k = 256 interleaved chunks of 32 rows (the largest divisor
@@ -231,6 +232,12 @@ func.func @gain_grad(%x: tensor<8192x1024xf32>, %dy: tensor<8192x1024xf32>, %ini
 // A reduction along a dimension that is not contiguous stays whole.
 // CHECK-LABEL: func.func @strided_row_sum
 // CHECK-NOT: tensor.expand_shape
+// With block-min-extent, the f32 rows dist-gpu-block-reductions takes are
+// left whole; the bf16 one (16-bit result) is still split.
+// BLOCK-LABEL: func.func @softmax_row_sum
+// BLOCK-NOT: tensor.expand_shape
+// BLOCK-LABEL: func.func @bf16_row_max
+// BLOCK: output_shape [131072, 64, 16]
 #xr = affine_map<(b, r, j) -> (b, r, j)>
 #or = affine_map<(b, r, j) -> (b, r)>
 func.func @softmax_row_sum(%x: tensor<8x16384x1024xf32>, %y: tensor<8x16384x1024xf32>, %init: tensor<8x16384xf32>) -> tensor<8x16384xf32> {
@@ -282,6 +289,11 @@ func.func @strided_row_sum(%x: tensor<1024x131072xf32>, %init: tensor<131072xf32
 // CHECK-LABEL: func.func @few_f32_rows
 // CHECK: output_shape [8192, 128, 8] : tensor<8192x1024xf32> into tensor<8192x128x8xf32>
 // CHECK: outs(%{{.*}} : tensor<8x8192xf32>)
+// BLOCK-LABEL: func.func @few_bf16_rows
+// BLOCK-NOT: tensor.expand_shape
+// BLOCK-LABEL: func.func @few_f32_rows
+// BLOCK-NOT: tensor.expand_shape
+// BLOCK: return
 #xl = affine_map<(r, j) -> (r, j)>
 #ol = affine_map<(r, j) -> (r)>
 func.func @few_bf16_rows(%x: tensor<8192x1024xbf16>, %init: tensor<8192xf32>) -> tensor<8192xf32> {

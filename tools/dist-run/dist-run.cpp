@@ -174,6 +174,18 @@ static cl::opt<int64_t> gpuVectorizeMinThreads(
              "threads}); 1 vectorizes every one, as small test programs need "
              "to reach that code"),
     cl::init(65536), cl::cat(category));
+static cl::opt<int64_t> gpuBlockReductionMinExtent(
+    "gpu-block-reduction-min-extent",
+    cl::desc("With --device=gpu: row reductions over at least this many "
+             "elements a row get a block of threads a row "
+             "(dist-lower-to-nvvm{block-reduction-min-extent}); 0: none"),
+    cl::init(256), cl::cat(category));
+static cl::opt<int64_t> gpuBlockReductionMinOutputs(
+    "gpu-block-reduction-min-outputs",
+    cl::desc("With --device=gpu: ... and at least this many rows "
+             "(dist-lower-to-nvvm{block-reduction-min-outputs}); small test "
+             "programs lower both to reach that code"),
+    cl::init(1024), cl::cat(category));
 static cl::opt<std::string> launcher(
     "launcher",
     cl::desc("How the ranks start: mpirun, tcp (dist-run starts them and "
@@ -360,6 +372,8 @@ static run::StepOptions makeStepOptions(int run, bool distributed,
     options.compile.gpu = true;
     options.compile.emulateGpuKernels = emulateGpuKernels;
     options.compile.gpuVectorizeMinThreads = gpuVectorizeMinThreads;
+    options.compile.gpuBlockReductionMinExtent = gpuBlockReductionMinExtent;
+    options.compile.gpuBlockReductionMinOutputs = gpuBlockReductionMinOutputs;
     options.compile.sharedLibraries.push_back(DIST_CUDA_RUNTIME_LIBRARY);
   }
 #endif
@@ -684,6 +698,11 @@ static void appendWorkerOptions(SmallVectorImpl<std::string> &argv,
   if (gpuVectorizeMinThreads.getNumOccurrences())
     argv.push_back("--gpu-vectorize-min-threads=" +
                    std::to_string(gpuVectorizeMinThreads));
+  for (cl::opt<int64_t> *option :
+       {&gpuBlockReductionMinExtent, &gpuBlockReductionMinOutputs})
+    if (option->getNumOccurrences())
+      argv.push_back(("--" + option->ArgStr + "=").str() +
+                     std::to_string(option->getValue()));
 }
 
 /// Runs `argv` with `environment`, within --timeout; `what` names it in the
@@ -1452,6 +1471,14 @@ int main(int argc, char **argv) {
   }
   if (emulateGpuKernels && device != "gpu") {
     llvm::errs() << "dist-run: --emulate-gpu-kernels needs --device=gpu\n";
+    return 1;
+  }
+  if (gpuBlockReductionMinExtent < 0 || gpuBlockReductionMinOutputs < 1) {
+    llvm::errs() << "dist-run: --gpu-block-reduction-min-extent must be at "
+                    "least 0 and --gpu-block-reduction-min-outputs at least "
+                    "1, got "
+                 << gpuBlockReductionMinExtent << " and "
+                 << gpuBlockReductionMinOutputs << "\n";
     return 1;
   }
   if (gpuVectorizeMinThreads < 1) {

@@ -1561,6 +1561,71 @@ def DistGpuReductionsInside : Pass<"dist-gpu-reductions-inside"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def DistGpuBlockReductions : Pass<"dist-gpu-block-reductions"> {
+  let summary = "Gives each output of a long row reduction a thread block "
+                "that combines its partial results with warp shuffles";
+  let description = [{
+    Runs in `dist-lower-to-nvvm` on buffers, after `dist-matmul-to-blas`
+    and before `convert-linalg-to-parallel-loops`. Lowered as loops, a row
+    reduction (softmax's and layernorm's row sums and maxima, a loss over
+    the vocabulary) gives each thread a row: consecutive threads read
+    elements a row apart, and splitting rows into partial sums
+    (`dist-split-reductions`) takes a second kernel and a buffer of partial
+    results. Here a `linalg` op on buffers with one output, one reduction
+    loop of static extent R >= `min-extent` that every input it indexes
+    reads along its last (contiguous) dimension, at least `min-outputs`
+    outputs (static shapes, plain dimensions in every map), a 32-bit result
+    and a combiner with a neutral element and no `overflow`/`nnan`/`ninf`
+    promise (`arith.addf`, `arith.maxnumf`, ...) becomes a `gpu.launch` of a
+    block per output of B threads (a power of two near R / 4, from 32 to
+    `max-threads`): thread t combines elements t, t + B, t + 2B, ... of the
+    row (consecutive threads, consecutive elements), a `gpu.all_reduce
+    uniform` with the op's combiner combines the block's partial results
+    (warp shuffles and shared memory after `convert-gpu-to-nvvm`), and
+    thread 0 combines that with the output's value and stores it. The
+    body is computed as it is in each thread, `linalg.index` included. The
+    order of the sum changes (strided partial sums, then a tree), as every
+    parallel reduction's does. Products `dist-matmul-to-blas` makes BLAS
+    calls of, column reductions, several outputs or reduction loops,
+    16-bit or 64-bit results and ops in device code are left as they are.
+    Refused with an error: options out of range.
+
+    ```mlir
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%x : memref<8192x1024xf32>) outs(%sum : memref<8192xf32>) { addf }
+    // becomes
+    gpu.launch blocks(%b, %by, %bz) in (%nb = %c8192, ...) threads(%t, %ty, %tz) in (%nt = %c256, ...) {
+      %p = scf.for %k = %t to %c1024 step %c256 iter_args(%acc = %zero) -> (f32) {
+        %v = memref.load %x[%b, %k] : memref<8192x1024xf32>
+        %s = arith.addf %v, %acc : f32
+        scf.yield %s : f32
+      }
+      %all = gpu.all_reduce %p uniform { ^bb0(%l: f32, %r: f32): addf, gpu.yield } : (f32) -> f32
+      scf.if %t == 0 { load %sum[%b], addf %all, store }
+      gpu.terminator
+    }
+    ```
+  }];
+  let options = [
+    Option<"minExtent", "min-extent", "int64_t", /*default=*/"256",
+           "Reductions over fewer elements a row are left to loops">,
+    Option<"minOutputs", "min-outputs", "int64_t", /*default=*/"1024",
+           "Reductions with fewer outputs (blocks) are left to "
+           "dist-split-reductions' partial results">,
+    Option<"maxThreads", "max-threads", "int64_t", /*default=*/"256",
+           "Threads a block at most (a power of two from 32 to 1024)">
+  ];
+  let statistics = [
+    Statistic<"numBlockReductions", "block-reductions",
+              "Reductions made a block per output">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
 def DistGpuLinearizeLoops : Pass<"dist-gpu-linearize-loops"> {
   let summary = "Collapses each parallel loop nest bound for the GPU into one "
                 "dimension, so that consecutive threads touch consecutive "
@@ -1875,7 +1940,11 @@ def DistSplitReductions : Pass<"dist-split-reductions"> {
     calls of (one m, n and k loop each), reductions that are not adjacent, several outputs, dynamic
     shapes, maps that are not plain dimensions, results that are neither
     integers nor floats, combiners upstream cannot split or whose
-    `overflow`/`nnan`/`ninf` promises a chunk could break.
+    `overflow`/`nnan`/`ninf` promises a chunk could break, and, when
+    `block-min-extent` is set (`dist-lower-to-nvvm` sets it), the row
+    reductions `dist-gpu-block-reductions` takes with that `min-extent` and
+    `block-min-outputs` as its `min-outputs` (a block of threads per row
+    beats partial sums and a second kernel).
 
     ```mlir
     %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
@@ -1895,7 +1964,13 @@ def DistSplitReductions : Pass<"dist-split-reductions"> {
            "Reductions with fewer parallel iterations than this are split "
            "(and split into at most this many partial results)">,
     Option<"minChunk", "min-chunk", "int64_t", /*default=*/"32",
-           "Elements each partial result reduces at least">
+           "Elements each partial result reduces at least">,
+    Option<"blockMinExtent", "block-min-extent", "int64_t", /*default=*/"0",
+           "With block-min-outputs, leaves whole the row reductions that "
+           "dist-gpu-block-reductions with these options takes (0: none)">,
+    Option<"blockMinOutputs", "block-min-outputs", "int64_t",
+           /*default=*/"0",
+           "dist-gpu-block-reductions' min-outputs for block-min-extent">
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",

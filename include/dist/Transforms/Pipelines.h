@@ -125,6 +125,20 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
                      "does: no copy of the parameters and optimizer state "
                      "a step"),
       llvm::cl::init(false)};
+  PassOptions::Option<int64_t> blockReductionMinExtent{
+      *this, "block-reduction-min-extent",
+      llvm::cl::desc("Row reductions over at least this many elements a row "
+                     "(and block-reduction-min-outputs rows) get a block of "
+                     "threads a row, combining their partial results with "
+                     "warp shuffles (dist-gpu-block-reductions; "
+                     "dist-split-reductions leaves those rows whole); 0: "
+                     "none"),
+      llvm::cl::init(256)};
+  PassOptions::Option<int64_t> blockReductionMinOutputs{
+      *this, "block-reduction-min-outputs",
+      llvm::cl::desc("dist-gpu-block-reductions' min-outputs: fewer rows "
+                     "are left to dist-split-reductions' partial results"),
+      llvm::cl::init(1024)};
   PassOptions::Option<bool> emulateKernels{
       *this, "emulate-kernels",
       llvm::cl::desc("Run the kernels on the host, thread by thread "

@@ -42,6 +42,8 @@ static LogicalResult lower(ModuleOp module, const CompileOptions &options,
     LowerToNVVMOptions lowering;
     lowering.emulateKernels = options.emulateGpuKernels;
     lowering.vectorizeMinThreads = options.gpuVectorizeMinThreads;
+    lowering.blockReductionMinExtent = options.gpuBlockReductionMinExtent;
+    lowering.blockReductionMinOutputs = options.gpuBlockReductionMinOutputs;
     lowering.updateInPlace = options.updateInPlace;
     buildLowerToNVVMPipeline(pm, lowering);
   } else {

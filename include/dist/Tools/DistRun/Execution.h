@@ -53,6 +53,10 @@ struct CompileOptions {
   bool emulateGpuKernels = false;
   /// With `gpu`: dist-lower-to-nvvm{vectorize-min-threads}.
   int64_t gpuVectorizeMinThreads = 65536;
+  /// With `gpu`: dist-lower-to-nvvm{block-reduction-min-extent,
+  /// block-reduction-min-outputs}.
+  int64_t gpuBlockReductionMinExtent = 256;
+  int64_t gpuBlockReductionMinOutputs = 1024;
 };
 
 class CompiledProgram : public PackedProgram {

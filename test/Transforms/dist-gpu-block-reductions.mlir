@@ -1,0 +1,144 @@
+// RUN: dist-opt %s --split-input-file --dist-gpu-block-reductions | FileCheck %s
+// RUN: dist-opt %s --split-input-file --dist-gpu-block-reductions='min-extent=4096' | FileCheck %s --check-prefix=LONG
+
+// Tests that a row sum becomes a launch with a block per row of 256
+// threads (1024 / 4), each thread summing elements t, t + 256, ... of its
+// row from the neutral element, a uniform block-wide reduction with the
+// op's combiner, and thread 0 adding the output's value and storing it.
+// LONG-LABEL: func.func @row_sum
+// LONG-NOT: gpu.launch
+// LONG: linalg.generic
+// CHECK-LABEL: func.func @row_sum
+// CHECK-SAME: (%[[X:.*]]: memref<2048x1024xf32>, %[[SUM:.*]]: memref<2048xf32>)
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[ROWS:.*]] = arith.constant 2048 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ROWS]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]]) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]])
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[EXTENT:.*]] = arith.constant 1024 : index
+// CHECK-DAG: %[[STEP:.*]] = arith.constant 256 : index
+// CHECK: %[[PARTIAL:.*]] = scf.for %[[K:.*]] = %[[T]] to %[[EXTENT]] step %[[STEP]] iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32)
+// CHECK-NEXT: %[[V:.*]] = memref.load %[[X]][%[[B]], %[[K]]]
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[V]], %[[ACC]] : f32
+// CHECK-NEXT: scf.yield %[[S]]
+// CHECK: %[[ALL:.*]] = gpu.all_reduce %[[PARTIAL]] uniform {
+// CHECK-NEXT: ^bb0(%[[L:.*]]: f32, %[[R:.*]]: f32):
+// CHECK-NEXT: %[[LR:.*]] = arith.addf %[[L]], %[[R]] : f32
+// CHECK-NEXT: gpu.yield %[[LR]]
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[T]], %{{.*}} : index
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: %[[INIT:.*]] = memref.load %[[SUM]][%[[B]]]
+// CHECK-NEXT: %[[OUT:.*]] = arith.addf %[[INIT]], %[[ALL]] : f32
+// CHECK-NEXT: memref.store %[[OUT]], %[[SUM]][%[[B]]]
+// CHECK: gpu.terminator
+// CHECK-NOT: linalg.generic
+func.func @row_sum(%x: memref<2048x1024xf32>, %sum: memref<2048xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<2048x1024xf32>) outs(%sum : memref<2048xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Tests that the outputs of several parallel dimensions are numbered
+// row-major from the block id, that a broadcast input is read at the
+// output's indices, that `linalg.index` of the reduced dimension is the
+// thread's position, and that a max starts from its neutral element (NaN
+// for maxnumf); the block is 64 threads for a row of 300 (a power of two
+// near a quarter).
+// CHECK-LABEL: func.func @causal_max
+// CHECK-SAME: (%[[X:.*]]: memref<4x512x300xf32>, %[[BIAS:.*]]: memref<4x512xf32>, %[[MAX:.*]]: memref<4x512xf32>)
+// CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c2048
+// CHECK-SAME: threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c64,
+// CHECK: %[[C512:.*]] = arith.constant 512 : index
+// CHECK-NEXT: %[[ROW:.*]] = arith.remui %[[B]], %[[C512]] : index
+// CHECK-NEXT: %[[BATCH:.*]] = arith.divui %[[B]], %[[C512]] : index
+// CHECK-NEXT: %[[NAN:.*]] = arith.constant 0xFFC00000 : f32
+// CHECK: scf.for %[[K:.*]] = %[[T]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[NAN]])
+// CHECK-NEXT: memref.load %[[X]][%[[BATCH]], %[[ROW]], %[[K]]]
+// CHECK-NEXT: memref.load %[[BIAS]][%[[BATCH]], %[[ROW]]]
+// CHECK-NEXT: arith.cmpi ugt, %[[K]], %[[ROW]]
+// CHECK: arith.maxnumf
+// CHECK: gpu.all_reduce
+// CHECK: arith.maxnumf
+// CHECK: memref.store %{{.*}}, %[[MAX]][%[[BATCH]], %[[ROW]]]
+func.func @causal_max(%x: memref<4x512x300xf32>, %bias: memref<4x512xf32>, %max: memref<4x512xf32>) {
+  %neg = arith.constant -1.0e+30 : f32
+  linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i)>, affine_map<(b, i, j) -> (b, i)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %bias : memref<4x512x300xf32>, memref<4x512xf32>) outs(%max : memref<4x512xf32>) {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %j = linalg.index 2 : index
+    %i = linalg.index 1 : index
+    %masked = arith.cmpi ugt, %j, %i : index
+    %shifted = arith.addf %a, %c : f32
+    %v = arith.select %masked, %neg, %shifted : f32
+    %m = arith.maxnumf %v, %acc : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// Tests what is left to loops: a column sum (the reduced dimension is not
+// the inputs' last), a bf16 result (warps shuffle 32-bit values), a short
+// row (fewer than 256 elements), too few rows (fewer than 1024), ops on
+// tensors, and a subtraction (no combiner with a neutral element).
+// CHECK-LABEL: func.func @left
+// CHECK-NOT: gpu.launch
+// CHECK-COUNT-5: linalg.generic
+// CHECK: linalg.reduce
+// CHECK-NOT: gpu.launch
+func.func @left(%x: memref<2048x1024xf32>, %cols: memref<1024xf32>,
+                %h: memref<2048x1024xbf16>, %hsum: memref<2048xbf16>,
+                %short: memref<2048x128xf32>, %rows: memref<2048xf32>,
+                %few: memref<512x1024xf32>, %fewsum: memref<512xf32>,
+                %t: tensor<2048x1024xf32>, %tsum: tensor<2048xf32>) -> tensor<2048xf32> {
+  linalg.generic {indexing_maps = [affine_map<(j, i) -> (i, j)>, affine_map<(j, i) -> (j)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<2048x1024xf32>) outs(%cols : memref<1024xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%h : memref<2048x1024xbf16>) outs(%hsum : memref<2048xbf16>) {
+  ^bb0(%a: bf16, %acc: bf16):
+    %s = arith.addf %a, %acc : bf16
+    linalg.yield %s : bf16
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%short : memref<2048x128xf32>) outs(%rows : memref<2048xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%few : memref<512x1024xf32>) outs(%fewsum : memref<512xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%t : tensor<2048x1024xf32>) outs(%tsum : tensor<2048xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<2048xf32>
+  linalg.reduce ins(%x : memref<2048x1024xf32>) outs(%rows : memref<2048xf32>) dimensions = [1]
+    (%a: f32, %acc: f32) {
+      %d = arith.subf %acc, %a : f32
+      linalg.yield %d : f32
+    }
+  return %r : tensor<2048xf32>
+}
