@@ -72,7 +72,8 @@ def prepare(args):
         subprocess.run([os.path.join(args.bin, "dist-run"), step, "--device=gpu",
                         "--steps", str(args.steps + 1), "--no-compare",
                         "--export-ranks", out] +
-                       (["--emulate-gpu-kernels"] if args.emulate else []),
+                       (["--emulate-gpu-kernels"] if args.emulate else []) +
+                       args.dist_run_arg,
                        check=True, env=env)
         subprocess.run(["bash", os.path.join(ROOT, "scripts", "device_bundle.sh"), out,
                         os.path.join(args.bin, "..")], check=True)
@@ -226,6 +227,10 @@ def main():
                         help="prepare: kernels emulated on the host; run: dist-step on the "
                              "fake driver and cuBLAS (with --torch-device cpu: the whole "
                              "harness without a GPU)")
+    parser.add_argument("--dist-run-arg", action="append", default=[],
+                        help="prepare: one more dist-run argument (repeatable), e.g. "
+                             "--dist-run-arg=--gpu-block-reduction-min-extent=0 for the "
+                             "step without block reductions, prepared into another --out")
     parser.add_argument("--top", type=int, default=12,
                         help="run: list dist's longest kernels and products")
     add_model_arguments(parser)
