@@ -52,7 +52,7 @@ int64_t chooseBlockSize(int64_t extent, int64_t maxThreads) {
 
 /// Replaces `op` (on buffers; isBlockRowReduction) by a kernel launch with a
 /// block per output: thread t combines elements t, t + B, t + 2B, ... of
-/// the row, gpu.all_reduce combines the block's partial results, and
+/// the row (in that order), gpu.all_reduce combines the block's partial results, and
 /// thread 0 combines the result with the output's initial value.
 void buildBlockReduction(linalg::LinalgOp op, int64_t maxThreads) {
   Location loc = op.getLoc();
@@ -110,12 +110,24 @@ void buildBlockReduction(linalg::LinalgOp op, int64_t maxThreads) {
   Type element = op.getRegionOutputArgs().front().getType();
   Value neutral = arith::ConstantOp::create(
       kernel, loc, *arith::getNeutralElement(combiner));
+  // When the block divides the row, the loop counts the thread's elements
+  // (a constant trip count: unrolled, its loads issued together); else it
+  // steps through the row from the thread's first element.
+  bool divides = extent % threads == 0;
+  Value step = arith::ConstantIndexOp::create(kernel, loc, threads);
   auto partial = scf::ForOp::create(
-      kernel, loc, thread, arith::ConstantIndexOp::create(kernel, loc, extent),
-      arith::ConstantIndexOp::create(kernel, loc, threads),
+      kernel, loc,
+      divides ? arith::ConstantIndexOp::create(kernel, loc, 0) : thread,
+      arith::ConstantIndexOp::create(kernel, loc,
+                                     divides ? extent / threads : extent),
+      divides ? arith::ConstantIndexOp::create(kernel, loc, 1) : step,
       ValueRange{neutral},
-      [&](OpBuilder &at, Location, Value position, ValueRange accumulated) {
-        ivs[reduction] = position;
+      [&](OpBuilder &at, Location, Value iv, ValueRange accumulated) {
+        ivs[reduction] =
+            divides ? arith::AddIOp::create(
+                          at, loc, arith::MulIOp::create(at, loc, iv, step),
+                          thread)
+                    : iv;
         IRMapping mapping;
         for (OpOperand *input : op.getDpsInputOperands()) {
           BlockArgument argument = op.getMatchingBlockArgument(input);

@@ -3,7 +3,8 @@
 
 // Tests that a row sum becomes a launch with a block per row of 256
 // threads (1024 / 4), each thread summing elements t, t + 256, ... of its
-// row from the neutral element, a uniform block-wide reduction with the
+// row from the neutral element (a loop of 4 counted iterations, as the
+// block divides the row), a uniform block-wide reduction with the
 // op's combiner, and thread 0 adding the output's value and storing it.
 // LONG-LABEL: func.func @row_sum
 // LONG-NOT: gpu.launch
@@ -15,9 +16,11 @@
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
 // CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ROWS]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]]) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]])
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-DAG: %[[EXTENT:.*]] = arith.constant 1024 : index
 // CHECK-DAG: %[[STEP:.*]] = arith.constant 256 : index
-// CHECK: %[[PARTIAL:.*]] = scf.for %[[K:.*]] = %[[T]] to %[[EXTENT]] step %[[STEP]] iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32)
+// CHECK-DAG: %[[COUNT:.*]] = arith.constant 4 : index
+// CHECK: %[[PARTIAL:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32)
+// CHECK-NEXT: %[[IB:.*]] = arith.muli %[[I]], %[[STEP]] : index
+// CHECK-NEXT: %[[K:.*]] = arith.addi %[[IB]], %[[T]] : index
 // CHECK-NEXT: %[[V:.*]] = memref.load %[[X]][%[[B]], %[[K]]]
 // CHECK-NEXT: %[[S:.*]] = arith.addf %[[V]], %[[ACC]] : f32
 // CHECK-NEXT: scf.yield %[[S]]
@@ -50,7 +53,8 @@ func.func @row_sum(%x: memref<2048x1024xf32>, %sum: memref<2048xf32>) {
 // output's indices, that `linalg.index` of the reduced dimension is the
 // thread's position, and that a max starts from its neutral element (NaN
 // for maxnumf); the block is 64 threads for a row of 300 (a power of two
-// near a quarter).
+// near a quarter), which does not divide it: the loop steps through the
+// row from the thread's first element.
 // CHECK-LABEL: func.func @causal_max
 // CHECK-SAME: (%[[X:.*]]: memref<4x512x300xf32>, %[[BIAS:.*]]: memref<4x512xf32>, %[[MAX:.*]]: memref<4x512xf32>)
 // CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c2048
@@ -59,7 +63,7 @@ func.func @row_sum(%x: memref<2048x1024xf32>, %sum: memref<2048xf32>) {
 // CHECK-NEXT: %[[ROW:.*]] = arith.remui %[[B]], %[[C512]] : index
 // CHECK-NEXT: %[[BATCH:.*]] = arith.divui %[[B]], %[[C512]] : index
 // CHECK-NEXT: %[[NAN:.*]] = arith.constant 0xFFC00000 : f32
-// CHECK: scf.for %[[K:.*]] = %[[T]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[NAN]])
+// CHECK: scf.for %[[K:.*]] = %[[T]] to %c300 step %c64{{.*}} iter_args(%{{.*}} = %[[NAN]])
 // CHECK-NEXT: memref.load %[[X]][%[[BATCH]], %[[ROW]], %[[K]]]
 // CHECK-NEXT: memref.load %[[BIAS]][%[[BATCH]], %[[ROW]]]
 // CHECK-NEXT: arith.cmpi ugt, %[[K]], %[[ROW]]
