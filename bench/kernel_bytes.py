@@ -5,7 +5,8 @@ Reads the IR that `dist-opt --dist-lower-to-nvvm --mlir-print-ir-after=dist-gpu-
 prints (kernels in a gpu.module, launches with constant grids) and reports the launches a step,
 the kernels with vector loads or stores, and the bytes the launches' threads load and store: each
 memref/vector load and store of a kernel counted once per thread, times the trip counts of the
-constant-bound scf.for loops around it. No caches, no cuBLAS: a count of what the generated
+constant-bound scf.for loops around it (a branch only each block's first thread takes, 1 / block
+size). No caches, no cuBLAS: a count of what the generated
 kernels ask of memory, not a time.
 
     dist-opt build/gpu-check/bench/bf16/partitioned.mlir --dist-lower-to-nvvm=update-in-place=true \\
@@ -56,21 +57,34 @@ def kernels_of(lines):
     return kernels
 
 
-def bytes_per_thread(body):
-    """Bytes one thread moves: accesses times the constant trip counts around them."""
-    constants, multipliers, total = {}, [1], 0
+def bytes_per_thread(body, block_x):
+    """Bytes one thread moves on average: accesses times the constant trip counts of the loops
+    around them; a branch only a block's first thread takes (`%thread_id_x == 0`, as after a
+    block-wide reduction) counts 1 / block_x."""
+    constants, first_thread, multipliers, total = {}, set(), [1.0], 0.0
     for line in body:
+        stripped = line.strip()
+        # A region closes (`}`, `} else {`, `} : (f32) -> f32`).
+        if stripped.startswith("}") and len(multipliers) > 1:
+            multipliers.pop()
         match = re.search(r"(%\w+) = arith\.constant (\d+) : index", line)
         if match:
             constants[match.group(1)] = int(match.group(2))
+        match = re.search(r"(%\w+) = arith\.cmpi eq, %thread_id_x, (%\w+) : index", line)
+        if match and constants.get(match.group(2)) == 0:
+            first_thread.add(match.group(1))
+        factor = 1.0
         match = re.search(r"scf\.for %\w+ = (%\w+) to (%\w+) step (%\w+)", line)
         if match:
             low, high, step = (constants.get(name) for name in match.groups())
             trips = (high - low) // step if None not in (low, high, step) and step > 0 else 1
-            multipliers.append(multipliers[-1] * max(trips, 1))
-            continue
-        if re.match(r"\s*}", line) and len(multipliers) > 1:
-            multipliers.pop()
+            factor = max(trips, 1)
+        match = re.search(r"scf\.if (%\w+) ", line)
+        if match and match.group(1) in first_thread:
+            factor = 1.0 / block_x
+        # A region opens: a loop's body, a branch, a combining region.
+        if stripped.endswith("{"):
+            multipliers.append(multipliers[-1] * factor)
             continue
         total += access_bytes(line) * multipliers[-1]
     return total
@@ -89,15 +103,17 @@ def main():
                           r" threads in \((%\w+), (%\w+), (%\w+)\)", line)
         if not match:
             continue
-        threads = 1
+        sizes = []
         for dimension in match.groups()[1:]:
             size = re.match(r"%c(\d+)(_\d+)?$", dimension)
             if not size:
                 sys.exit(f"kernel_bytes: a launch of @{match.group(1)} has a grid that is not "
                          f"constant ({dimension})")
-            threads *= int(size.group(1))
+            sizes.append(int(size.group(1)))
+        threads = sizes[0] * sizes[1] * sizes[2] * sizes[3] * sizes[4] * sizes[5]
         kernel = match.group(1)
-        launches.append((threads * bytes_per_thread(kernels.get(kernel, [])), kernel, threads))
+        launches.append((threads * bytes_per_thread(kernels.get(kernel, []), sizes[3]), kernel,
+                         threads))
     vectorized = sum(1 for body in kernels.values()
                      if any(re.search(r"\bvector\.(load|store)\b", line) for line in body))
     total = sum(launch[0] for launch in launches)

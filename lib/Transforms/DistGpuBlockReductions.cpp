@@ -105,6 +105,16 @@ void buildBlockReduction(linalg::LinalgOp op, int64_t maxThreads) {
     return memref::LoadOp::create(at, loc, operand->get(), indices);
   };
 
+  // Inputs the row does not index (a row's maximum, a bias) are read once
+  // a thread, before its loop.
+  IRMapping rowInvariant;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    BlockArgument argument = op.getMatchingBlockArgument(input);
+    if (!argument.use_empty() &&
+        !op.getMatchingIndexingMap(input).isFunctionOfDim(reduction))
+      rowInvariant.map(argument, load(kernel, input));
+  }
+
   // Each thread's partial result over its elements of the row.
   Block *reductionBody = op.getBlock();
   Type element = op.getRegionOutputArgs().front().getType();
@@ -128,10 +138,10 @@ void buildBlockReduction(linalg::LinalgOp op, int64_t maxThreads) {
                           at, loc, arith::MulIOp::create(at, loc, iv, step),
                           thread)
                     : iv;
-        IRMapping mapping;
+        IRMapping mapping = rowInvariant;
         for (OpOperand *input : op.getDpsInputOperands()) {
           BlockArgument argument = op.getMatchingBlockArgument(input);
-          if (!argument.use_empty())
+          if (!argument.use_empty() && !mapping.contains(argument))
             mapping.map(argument, load(at, input));
         }
         mapping.map(op.getRegionOutputArgs().front(), accumulated.front());

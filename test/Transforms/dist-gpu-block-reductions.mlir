@@ -49,8 +49,8 @@ func.func @row_sum(%x: memref<2048x1024xf32>, %sum: memref<2048xf32>) {
 // -----
 
 // Tests that the outputs of several parallel dimensions are numbered
-// row-major from the block id, that a broadcast input is read at the
-// output's indices, that `linalg.index` of the reduced dimension is the
+// row-major from the block id, that an input the row does not index (a
+// bias) is read once a thread before its loop, that `linalg.index` of the reduced dimension is the
 // thread's position, and that a max starts from its neutral element (NaN
 // for maxnumf); the block is 64 threads for a row of 300 (a power of two
 // near a quarter), which does not divide it: the loop steps through the
@@ -62,11 +62,12 @@ func.func @row_sum(%x: memref<2048x1024xf32>, %sum: memref<2048xf32>) {
 // CHECK: %[[C512:.*]] = arith.constant 512 : index
 // CHECK-NEXT: %[[ROW:.*]] = arith.remui %[[B]], %[[C512]] : index
 // CHECK-NEXT: %[[BATCH:.*]] = arith.divui %[[B]], %[[C512]] : index
+// CHECK-NEXT: %[[C:.*]] = memref.load %[[BIAS]][%[[BATCH]], %[[ROW]]]
 // CHECK-NEXT: %[[NAN:.*]] = arith.constant 0xFFC00000 : f32
 // CHECK: scf.for %[[K:.*]] = %[[T]] to %c300 step %c64{{.*}} iter_args(%{{.*}} = %[[NAN]])
 // CHECK-NEXT: memref.load %[[X]][%[[BATCH]], %[[ROW]], %[[K]]]
-// CHECK-NEXT: memref.load %[[BIAS]][%[[BATCH]], %[[ROW]]]
 // CHECK-NEXT: arith.cmpi ugt, %[[K]], %[[ROW]]
+// CHECK-NEXT: arith.addf %{{.*}}, %[[C]]
 // CHECK: arith.maxnumf
 // CHECK: gpu.all_reduce
 // CHECK: arith.maxnumf
