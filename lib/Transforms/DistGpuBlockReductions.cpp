@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
@@ -50,10 +51,46 @@ int64_t chooseBlockSize(int64_t extent, int64_t maxThreads) {
   return std::clamp<int64_t>(int64_t(llvm::bit_floor(uint64_t(quarter))), 32, maxThreads);
 }
 
+/// Consecutive elements a thread reads with one load of each input the row
+/// indexes (16 bytes of the widest, at most the row's share of a thread):
+/// the block's loads must tile the row, and each input must be row-major
+/// from a start aligned for them. 1 when not.
+int64_t chooseLanes(linalg::LinalgOp op, unsigned reduction, int64_t extent,
+                    int64_t threads) {
+  int64_t widest = 0;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    if (!op.getMatchingIndexingMap(input).isFunctionOfDim(reduction) ||
+        op.getMatchingBlockArgument(input).use_empty())
+      continue;
+    auto type = cast<MemRefType>(input->get().getType());
+    if (!isRowMajorFromStart(type))
+      return 1;
+    widest = std::max(widest, getElementBytes(type.getElementType()));
+  }
+  if (widest == 0)
+    return 1;
+  int64_t lanes = kGpuAccessBytes / widest;
+  while (lanes > 1 && extent % (threads * lanes) != 0)
+    lanes /= 2;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    if (!op.getMatchingIndexingMap(input).isFunctionOfDim(reduction) ||
+        op.getMatchingBlockArgument(input).use_empty())
+      continue;
+    int64_t bytes = lanes * getElementBytes(getElementTypeOrSelf(input->get()));
+    while (lanes > 1 && knownStartAlignment(input->get()) < bytes) {
+      lanes /= 2;
+      bytes /= 2;
+    }
+  }
+  return std::max<int64_t>(lanes, 1);
+}
+
 /// Replaces `op` (on buffers; isBlockRowReduction) by a kernel launch with a
 /// block per output: thread t combines elements t, t + B, t + 2B, ... of
-/// the row (in that order), gpu.all_reduce combines the block's partial results, and
-/// thread 0 combines the result with the output's initial value.
+/// the row in that order (with L lanes: elements tL to tL + L - 1, then
+/// (t + B)L to ..., one vector load of each input a step), gpu.all_reduce
+/// combines the block's partial results, and thread 0 combines the result
+/// with the output's initial value.
 void buildBlockReduction(linalg::LinalgOp op, int64_t maxThreads) {
   Location loc = op.getLoc();
   OpBuilder builder(op);
@@ -96,13 +133,16 @@ void buildBlockReduction(linalg::LinalgOp op, int64_t maxThreads) {
     ivs[dim] = arith::RemUIOp::create(kernel, loc, rest, size);
     rest = arith::DivUIOp::create(kernel, loc, rest, size);
   }
-  auto load = [&](OpBuilder &at, OpOperand *operand) -> Value {
-    if (!isa<ShapedType>(operand->get().getType()))
-      return operand->get();
+  auto indicesOf = [&](OpOperand *operand) {
     SmallVector<Value> indices;
     for (AffineExpr result : op.getMatchingIndexingMap(operand).getResults())
       indices.push_back(ivs[cast<AffineDimExpr>(result).getPosition()]);
-    return memref::LoadOp::create(at, loc, operand->get(), indices);
+    return indices;
+  };
+  auto load = [&](OpBuilder &at, OpOperand *operand) -> Value {
+    if (!isa<ShapedType>(operand->get().getType()))
+      return operand->get();
+    return memref::LoadOp::create(at, loc, operand->get(), indicesOf(operand));
   };
 
   // Inputs the row does not index (a row's maximum, a bias) are read once
@@ -120,42 +160,95 @@ void buildBlockReduction(linalg::LinalgOp op, int64_t maxThreads) {
   Type element = op.getRegionOutputArgs().front().getType();
   Value neutral = arith::ConstantOp::create(
       kernel, loc, *arith::getNeutralElement(combiner));
-  // When the block divides the row, the loop counts the thread's elements
-  // (a constant trip count: unrolled, its loads issued together); else it
-  // steps through the row from the thread's first element.
-  bool divides = extent % threads == 0;
+  // Applies the body to the element `lane` past `start` in the row,
+  // `mapping` holding the inputs there.
+  auto applyBody = [&](OpBuilder &at, Value start, int64_t lane,
+                       IRMapping &mapping, Value accumulated) {
+    mapping.map(op.getRegionOutputArgs().front(), accumulated);
+    for (Operation &bodyOp : reductionBody->without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(bodyOp)) {
+        Value position = ivs[index.getDim()];
+        if (index.getDim() == reduction && lane != 0)
+          position = arith::AddIOp::create(
+              at, loc, start, arith::ConstantIndexOp::create(at, loc, lane));
+        mapping.map(index.getResult(), position);
+        continue;
+      }
+      at.clone(bodyOp, mapping);
+    }
+    return mapping.lookup(reductionBody->getTerminator()->getOperand(0));
+  };
+
+  int64_t lanes = chooseLanes(op, reduction, extent, threads);
   Value step = arith::ConstantIndexOp::create(kernel, loc, threads);
-  auto partial = scf::ForOp::create(
-      kernel, loc,
-      divides ? arith::ConstantIndexOp::create(kernel, loc, 0) : thread,
-      arith::ConstantIndexOp::create(kernel, loc,
-                                     divides ? extent / threads : extent),
-      divides ? arith::ConstantIndexOp::create(kernel, loc, 1) : step,
-      ValueRange{neutral},
-      [&](OpBuilder &at, Location, Value iv, ValueRange accumulated) {
-        ivs[reduction] =
-            divides ? arith::AddIOp::create(
-                          at, loc, arith::MulIOp::create(at, loc, iv, step),
-                          thread)
-                    : iv;
-        IRMapping mapping = rowInvariant;
-        for (OpOperand *input : op.getDpsInputOperands()) {
-          BlockArgument argument = op.getMatchingBlockArgument(input);
-          if (!argument.use_empty() && !mapping.contains(argument))
-            mapping.map(argument, load(at, input));
-        }
-        mapping.map(op.getRegionOutputArgs().front(), accumulated.front());
-        for (Operation &bodyOp : reductionBody->without_terminator()) {
-          if (auto index = dyn_cast<linalg::IndexOp>(bodyOp)) {
-            mapping.map(index.getResult(), ivs[index.getDim()]);
-            continue;
+  scf::ForOp partial;
+  if (extent % threads == 0) {
+    // The loop counts the thread's elements (a constant trip count:
+    // unrolled, its loads issued together); with lanes, thread t's
+    // iteration i reads `lanes` consecutive elements from (i B + t) lanes.
+    Value width = arith::ConstantIndexOp::create(kernel, loc, lanes);
+    partial = scf::ForOp::create(
+        kernel, loc, arith::ConstantIndexOp::create(kernel, loc, 0),
+        arith::ConstantIndexOp::create(kernel, loc,
+                                       extent / (threads * lanes)),
+        arith::ConstantIndexOp::create(kernel, loc, 1), ValueRange{neutral},
+        [&](OpBuilder &at, Location, Value iv, ValueRange accumulated) {
+          Value start = arith::AddIOp::create(
+              at, loc, arith::MulIOp::create(at, loc, iv, step), thread);
+          if (lanes > 1)
+            start = arith::MulIOp::create(at, loc, start, width);
+          ivs[reduction] = start;
+          SmallVector<std::pair<BlockArgument, Value>> loaded;
+          for (OpOperand *input : op.getDpsInputOperands()) {
+            BlockArgument argument = op.getMatchingBlockArgument(input);
+            if (argument.use_empty() || rowInvariant.contains(argument))
+              continue;
+            if (lanes == 1) {
+              loaded.push_back({argument, load(at, input)});
+              continue;
+            }
+            Value buffer = input->get();
+            auto type = VectorType::get({lanes}, argument.getType());
+            int64_t bytes = lanes * getElementBytes(argument.getType());
+            loaded.push_back(
+                {argument,
+                 vector::LoadOp::create(
+                     at, loc, type, buffer, indicesOf(input),
+                     /*nontemporal=*/false,
+                     llvm::MaybeAlign(std::min(
+                         bytes, knownStartAlignment(buffer))))});
           }
-          at.clone(bodyOp, mapping);
-        }
-        scf::YieldOp::create(
-            at, loc,
-            mapping.lookup(reductionBody->getTerminator()->getOperand(0)));
-      });
+          Value result = accumulated.front();
+          for (int64_t lane = 0; lane < lanes; ++lane) {
+            IRMapping mapping = rowInvariant;
+            for (auto [argument, value] : loaded)
+              mapping.map(argument,
+                          lanes == 1 ? value
+                                     : vector::ExtractOp::create(at, loc,
+                                                                 value, lane)
+                                           .getResult());
+            result = applyBody(at, start, lane, mapping, result);
+          }
+          scf::YieldOp::create(at, loc, result);
+        });
+  } else {
+    // The loop steps through the row from the thread's first element.
+    partial = scf::ForOp::create(
+        kernel, loc, thread,
+        arith::ConstantIndexOp::create(kernel, loc, extent), step,
+        ValueRange{neutral},
+        [&](OpBuilder &at, Location, Value position, ValueRange accumulated) {
+          ivs[reduction] = position;
+          IRMapping mapping = rowInvariant;
+          for (OpOperand *input : op.getDpsInputOperands()) {
+            BlockArgument argument = op.getMatchingBlockArgument(input);
+            if (!argument.use_empty() && !mapping.contains(argument))
+              mapping.map(argument, load(at, input));
+          }
+          scf::YieldOp::create(
+              at, loc, applyBody(at, position, 0, mapping, accumulated.front()));
+        });
+  }
 
   // The block's result, then the output.
   auto combined = gpu::AllReduceOp::create(kernel, loc, element,

@@ -35,10 +35,6 @@ using namespace mlir::dist;
 
 namespace {
 
-/// The bytes one vector access of a thread reads or writes at most: the
-/// widest global load a thread issues (ld.global.v4.b32).
-constexpr int64_t kAccessBytes = 16;
-
 /// What vectorizing a loop nest's innermost dimension needs to know of its
 /// body, or std::nullopt when the body is not straight-line elementwise
 /// code over contiguous accesses.
@@ -52,65 +48,6 @@ struct VectorPlan {
   /// Values that differ between the iterations of the innermost loop.
   llvm::SmallPtrSet<Value, 16> varying;
 };
-
-/// Whether `type`'s elements are laid out row-major from the buffer's start
-/// (identity layout), so that element (..., j) with j and the last extent
-/// multiples of V is V-element aligned.
-bool isRowMajorFromStart(MemRefType type) {
-  return type.getLayout().isIdentity() && type.hasStaticShape();
-}
-
-/// The bytes that `buffer`'s first element's address is known to be a
-/// multiple of, up to kAccessBytes: a function's argument or an allocation
-/// starts at an allocation of the runtime (cuMemAlloc: 256 bytes; the host's
-/// allocator: 16); reshapes keep their source's start; a view or cast
-/// shifted by a constant keeps the alignment the shift keeps; anything else
-/// (a global, a dynamic shift) only its element's.
-int64_t knownStartAlignment(Value buffer) {
-  auto type = cast<MemRefType>(buffer.getType());
-  int64_t elementBytes =
-      std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-  // The largest power of two (up to kAccessBytes) dividing `bytes`.
-  auto alignmentOf = [](int64_t bytes) {
-    int64_t alignment = 1;
-    while (alignment < kAccessBytes && bytes % (2 * alignment) == 0)
-      alignment *= 2;
-    return alignment;
-  };
-  if (auto argument = dyn_cast<BlockArgument>(buffer)) {
-    Block *block = argument.getOwner();
-    return block->isEntryBlock() &&
-                   isa<FunctionOpInterface>(block->getParentOp())
-               ? kAccessBytes
-               : elementBytes;
-  }
-  Operation *def = buffer.getDefiningOp();
-  if (isa<memref::AllocOp>(def))
-    return kAccessBytes;
-  if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(def))
-    return knownStartAlignment(def->getOperand(0));
-  if (auto view = dyn_cast<memref::ViewOp>(def)) {
-    APInt shift;
-    if (!matchPattern(view.getByteShift(), m_ConstantInt(&shift)))
-      return elementBytes;
-    return std::min(knownStartAlignment(view.getSource()),
-                    alignmentOf(shift.getSExtValue()));
-  }
-  // A cast's offset counts from its source's aligned pointer, which is the
-  // source's start when the source has an identity layout.
-  if (auto reinterpret = dyn_cast<memref::ReinterpretCastOp>(def)) {
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (failed(type.getStridesAndOffset(strides, offset)) ||
-        ShapedType::isDynamic(offset) ||
-        !cast<MemRefType>(reinterpret.getSource().getType()).getLayout().isIdentity())
-      return elementBytes;
-    return std::max(elementBytes,
-                    std::min(knownStartAlignment(reinterpret.getSource()),
-                             alignmentOf(offset * elementBytes)));
-  }
-  return elementBytes;
-}
 
 /// The loads and stores of `op` (a memref.load or store): its buffer and
 /// indices.
@@ -239,7 +176,7 @@ std::optional<VectorPlan> planVectorization(scf::ParallelOp loop,
           getConstantIntValues(getAsOpFoldResult(loop.getUpperBound())))
     iterations = std::min(iterations, computeProduct(*extents));
   // The widest access fills 16 bytes; narrower ones take as many elements.
-  for (int64_t width = kAccessBytes / widestAccess; width >= 2; width /= 2) {
+  for (int64_t width = kGpuAccessBytes / widestAccess; width >= 2; width /= 2) {
     bool fits = extent % width == 0 &&
                 (!plan.hasSequentialLoop || iterations / width >= minThreads);
     for (Operation *access : accesses) {
@@ -317,7 +254,7 @@ void vectorize(RewriterBase &rewriter, scf::ParallelOp loop,
   auto alignmentOf = [&](Value buffer) {
     int64_t elementBytes =
         cast<MemRefType>(buffer.getType()).getElementTypeBitWidth() / 8;
-    int64_t bytes = std::min(width * elementBytes, kAccessBytes);
+    int64_t bytes = std::min(width * elementBytes, kGpuAccessBytes);
     return llvm::MaybeAlign(
         std::max(elementBytes, std::min(bytes, knownStartAlignment(buffer))));
   };

@@ -157,6 +157,57 @@ bool dist::isGemmContraction(linalg::LinalgOp op) {
          dims->k.size() == 1 && dims->batch.size() + 3 == op.getNumLoops();
 }
 
+bool dist::isRowMajorFromStart(MemRefType type) {
+  return type.getLayout().isIdentity() && type.hasStaticShape();
+}
+
+// cuMemAlloc starts allocations at 256 bytes, the host's allocator at 16.
+int64_t dist::knownStartAlignment(Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t elementBytes =
+      std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  // The largest power of two (up to kGpuAccessBytes) dividing `bytes`.
+  auto alignmentOf = [](int64_t bytes) {
+    int64_t alignment = 1;
+    while (alignment < kGpuAccessBytes && bytes % (2 * alignment) == 0)
+      alignment *= 2;
+    return alignment;
+  };
+  if (auto argument = dyn_cast<BlockArgument>(buffer)) {
+    Block *block = argument.getOwner();
+    return block->isEntryBlock() &&
+                   isa<FunctionOpInterface>(block->getParentOp())
+               ? kGpuAccessBytes
+               : elementBytes;
+  }
+  Operation *def = buffer.getDefiningOp();
+  if (isa<memref::AllocOp>(def))
+    return kGpuAccessBytes;
+  if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(def))
+    return knownStartAlignment(def->getOperand(0));
+  if (auto view = dyn_cast<memref::ViewOp>(def)) {
+    APInt shift;
+    if (!matchPattern(view.getByteShift(), m_ConstantInt(&shift)))
+      return elementBytes;
+    return std::min(knownStartAlignment(view.getSource()),
+                    alignmentOf(shift.getSExtValue()));
+  }
+  // A cast's offset counts from its source's aligned pointer, which is the
+  // source's start when the source has an identity layout.
+  if (auto reinterpret = dyn_cast<memref::ReinterpretCastOp>(def)) {
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        ShapedType::isDynamic(offset) ||
+        !cast<MemRefType>(reinterpret.getSource().getType()).getLayout().isIdentity())
+      return elementBytes;
+    return std::max(elementBytes,
+                    std::min(knownStartAlignment(reinterpret.getSource()),
+                             alignmentOf(offset * elementBytes)));
+  }
+  return elementBytes;
+}
+
 Operation *dist::getSplittableCombiner(linalg::LinalgOp op) {
   if (!op.hasOnlyProjectedPermutations() || op.getNumDpsInits() != 1)
     return nullptr;

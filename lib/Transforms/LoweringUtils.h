@@ -83,6 +83,21 @@ SmallVector<int64_t> getBucketSlotOffsets(ValueRange members);
 /// gain's gradient) is none.
 bool isGemmContraction(linalg::LinalgOp op);
 
+/// The bytes one vector access of a GPU thread reads or writes at most: the
+/// widest global load a thread issues (ld.global.v4.b32).
+constexpr int64_t kGpuAccessBytes = 16;
+
+/// Whether `type`'s elements are laid out row-major from the buffer's start
+/// (identity layout, static shape).
+bool isRowMajorFromStart(MemRefType type);
+
+/// The bytes that `buffer`'s first element's address is known to be a
+/// multiple of, up to kGpuAccessBytes: a function's argument or an
+/// allocation starts at an allocation of the runtime; reshapes keep their
+/// source's start; a view or cast shifted by a constant keeps the alignment
+/// the shift keeps; anything else only its element's.
+int64_t knownStartAlignment(Value buffer);
+
 /// The combining op of `op`'s reduction when splitting its reduced loop
 /// into parts combined afterwards keeps what `op` computes: plain
 /// dimensions in every map, an integer or float result, one combiner with

@@ -2,10 +2,11 @@
 // RUN: dist-opt %s --split-input-file --dist-gpu-block-reductions='min-extent=4096' | FileCheck %s --check-prefix=LONG
 
 // Tests that a row sum becomes a launch with a block per row of 256
-// threads (1024 / 4), each thread summing elements t, t + 256, ... of its
-// row from the neutral element (a loop of 4 counted iterations, as the
-// block divides the row), a uniform block-wide reduction with the
-// op's combiner, and thread 0 adding the output's value and storing it.
+// threads (1024 / 4), each thread summing its elements from the neutral
+// element: 4 consecutive ones (16 bytes) with one vector load, elements
+// 4t to 4t + 3 (a loop of one counted iteration, as the block's loads tile
+// the row), then a uniform block-wide reduction with the op's combiner,
+// and thread 0 adding the output's value and storing it.
 // LONG-LABEL: func.func @row_sum
 // LONG-NOT: gpu.launch
 // LONG: linalg.generic
@@ -17,12 +18,21 @@
 // CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ROWS]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]]) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]])
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG: %[[STEP:.*]] = arith.constant 256 : index
-// CHECK-DAG: %[[COUNT:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[LANES:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[COUNT:.*]] = arith.constant 1 : index
 // CHECK: %[[PARTIAL:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32)
 // CHECK-NEXT: %[[IB:.*]] = arith.muli %[[I]], %[[STEP]] : index
-// CHECK-NEXT: %[[K:.*]] = arith.addi %[[IB]], %[[T]] : index
-// CHECK-NEXT: %[[V:.*]] = memref.load %[[X]][%[[B]], %[[K]]]
-// CHECK-NEXT: %[[S:.*]] = arith.addf %[[V]], %[[ACC]] : f32
+// CHECK-NEXT: %[[J:.*]] = arith.addi %[[IB]], %[[T]] : index
+// CHECK-NEXT: %[[K:.*]] = arith.muli %[[J]], %[[LANES]] : index
+// CHECK-NEXT: %[[V:.*]] = vector.load %[[X]][%[[B]], %[[K]]] {alignment = 16 : i64} : memref<2048x1024xf32>, vector<4xf32>
+// CHECK-NEXT: %[[V0:.*]] = vector.extract %[[V]][0]
+// CHECK-NEXT: %[[S0:.*]] = arith.addf %[[V0]], %[[ACC]] : f32
+// CHECK-NEXT: %[[V1:.*]] = vector.extract %[[V]][1]
+// CHECK-NEXT: %[[S1:.*]] = arith.addf %[[V1]], %[[S0]] : f32
+// CHECK-NEXT: vector.extract %[[V]][2]
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: vector.extract %[[V]][3]
+// CHECK-NEXT: %[[S:.*]] = arith.addf
 // CHECK-NEXT: scf.yield %[[S]]
 // CHECK: %[[ALL:.*]] = gpu.all_reduce %[[PARTIAL]] uniform {
 // CHECK-NEXT: ^bb0(%[[L:.*]]: f32, %[[R:.*]]: f32):
@@ -85,6 +95,43 @@ func.func @causal_max(%x: memref<4x512x300xf32>, %bias: memref<4x512xf32>, %max:
     %v = arith.select %masked, %neg, %shifted : f32
     %m = arith.maxnumf %v, %acc : f32
     linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// Tests the lanes: bf16 rows of 2048 summed in f32 take 8 lanes (256
+// threads, 8 elements a thread: one 16-byte load of 8 bf16); an
+// input that is a view at a dynamic offset (its start's alignment unknown)
+// is read an element at a time, in a loop counting the thread's 4.
+// CHECK-LABEL: func.func @bf16_rows
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<4096x2048xbf16>, vector<8xbf16>
+// CHECK-COUNT-8: arith.extf
+// CHECK: gpu.all_reduce
+// CHECK-LABEL: func.func @unknown_start
+// CHECK-NOT: vector.load
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c4{{.*}} step
+// CHECK: memref.load %{{.*}} : memref<4096x1024xf32, strided<[1024, 1], offset: ?>>
+// CHECK: gpu.all_reduce
+func.func @bf16_rows(%x: memref<4096x2048xbf16>, %sum: memref<4096xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4096x2048xbf16>) outs(%sum : memref<4096xf32>) {
+  ^bb0(%a: bf16, %acc: f32):
+    %f = arith.extf %a : bf16 to f32
+    %s = arith.addf %f, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func @unknown_start(%x: memref<4096x1024xf32, strided<[1024, 1], offset: ?>>, %sum: memref<4096xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4096x1024xf32, strided<[1024, 1], offset: ?>>) outs(%sum : memref<4096xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
   }
   return
 }
