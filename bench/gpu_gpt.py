@@ -133,8 +133,10 @@ def time_dist(args, dtype):
     times, _ = run(profile=False)
     first, first_entries = profile(1)
     more, more_entries = profile(1 + args.steps)
-    per_step = {k: (more[k] - first[k]) / args.steps for k in first}
-    top = sorted(((what, (ms - first_entries.get(what, 0.0)) / args.steps)
+    # Two runs' difference: noise can make a share that is small next to the
+    # run's start-up negative; none is below zero.
+    per_step = {k: max(more[k] - first[k], 0) / args.steps for k in first}
+    top = sorted(((what, max(ms - first_entries.get(what, 0.0), 0.0) / args.steps)
                   for what, ms in more_entries.items()), key=lambda e: -e[1])
     per_step["top"] = top[:args.top]
     return statistics.median(times[1:]), per_step
