@@ -48,7 +48,8 @@ Value cloneCombiner(OpBuilder &builder, Operation *combiner, Value lhs,
 /// about four elements a thread, at least a warp and at most `maxThreads`.
 int64_t chooseBlockSize(int64_t extent, int64_t maxThreads) {
   int64_t quarter = std::max<int64_t>(extent / 4, 1);
-  return std::clamp<int64_t>(int64_t(llvm::bit_floor(uint64_t(quarter))), 32, maxThreads);
+  int64_t power = llvm::bit_floor(uint64_t(quarter));
+  return std::clamp<int64_t>(power, 32, maxThreads);
 }
 
 /// Consecutive elements a thread reads with one load of each input the row
@@ -272,10 +273,8 @@ void buildBlockReduction(linalg::LinalgOp op, int64_t maxThreads) {
   OpOperand *output = op.getDpsInitOperand(0);
   Value initial = load(atFirst, output);
   Value result = cloneCombiner(atFirst, combiner, initial, combined);
-  SmallVector<Value> indices;
-  for (AffineExpr expr : op.getMatchingIndexingMap(output).getResults())
-    indices.push_back(ivs[cast<AffineDimExpr>(expr).getPosition()]);
-  memref::StoreOp::create(atFirst, loc, result, output->get(), indices);
+  memref::StoreOp::create(atFirst, loc, result, output->get(),
+                          indicesOf(output));
   kernel.setInsertionPointToEnd(&body);
   gpu::TerminatorOp::create(kernel, loc);
 }
