@@ -200,22 +200,26 @@ def run(args):
            ("; dist emulated on the CPU (fake driver and cuBLAS): times mean nothing"
             if args.emulate else "")))
     for dtype in TYPES:
-        eager = time_torch(args, dtype, False, device)
-        compiled = time_torch(args, dtype, True, device)
-        if device == "cuda" or args.emulate:
-            dist_ms, shares = time_dist(args, dtype)
+        if not args.dist_only:
+            eager = time_torch(args, dtype, False, device)
+            compiled = time_torch(args, dtype, True, device)
+        if device != "cuda" and not args.emulate:
+            print("  %-4s PyTorch eager %.2f ms, torch.compile %.2f ms (no dist on %s)" %
+                  (dtype, eager, compiled, device))
+            continue
+        dist_ms, shares = time_dist(args, dtype)
+        if args.dist_only:
+            print("  %-4s dist %.2f ms" % (dtype, dist_ms))
+        else:
             print("  %-4s dist %.2f ms, PyTorch eager %.2f ms, torch.compile %.2f ms: "
                   "dist/eager %.2f, dist/compile %.2f" %
                   (dtype, dist_ms, eager, compiled, dist_ms / eager, dist_ms / compiled))
-            print("       dist's step (profiled, each call waited for): cuBLAS %.2f ms (%.0f%%), "
-                  "generated kernels %.2f ms (%.0f%%, %d launches)" %
-                  (shares["cuBLAS"], 100 * shares["cuBLAS"] / dist_ms, shares["kernels"],
-                   100 * shares["kernels"] / dist_ms, shares["launches"]))
-            for what, ms in shares["top"]:
-                print("         %8.3f ms  %s" % (ms, what))
-        else:
-            print("  %-4s PyTorch eager %.2f ms, torch.compile %.2f ms (no dist on %s)" %
-                  (dtype, eager, compiled, device))
+        print("       dist's step (profiled, each call waited for): cuBLAS %.2f ms (%.0f%%), "
+              "generated kernels %.2f ms (%.0f%%, %d launches)" %
+              (shares["cuBLAS"], 100 * shares["cuBLAS"] / dist_ms, shares["kernels"],
+               100 * shares["kernels"] / dist_ms, shares["launches"]))
+        for what, ms in shares["top"]:
+            print("         %8.3f ms  %s" % (ms, what))
     return 0
 
 
@@ -233,6 +237,9 @@ def main():
                         help="prepare: one more dist-run argument (repeatable), e.g. "
                              "--dist-run-arg=--gpu-block-reduction-min-extent=0 for the "
                              "step without block reductions, prepared into another --out")
+    parser.add_argument("--dist-only", action="store_true",
+                        help="run: time dist's step alone (a variant prepared with "
+                             "--dist-run-arg, beside a full run of the default)")
     parser.add_argument("--top", type=int, default=12,
                         help="run: list dist's longest kernels and products")
     add_model_arguments(parser)

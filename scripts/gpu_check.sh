@@ -16,7 +16,8 @@
 #              --from-export (f32 with Adam and clipping, bf16 with master
 #              weights), their serial runs made here
 #   bench/     the GPT block benchmark (bench/gpu_gpt.py prepare), unless
-#              GPU_CHECK_BENCH=0
+#              GPU_CHECK_BENCH=0; bench-loops/ the same steps without block
+#              reductions (dist-gpu-block-reductions), timed after it
 # run runs them there (each part time-limited; logs and results into
 # RESULTS_DIR, $OUT on the device machine): gpu-check.log, examples.tgz,
 # torch.tgz. judge compares the GPU's results with the serial runs here.
@@ -64,6 +65,9 @@ prepare() {
   done
   if [ "${GPU_CHECK_BENCH:-1}" != 0 ]; then
     /usr/bin/python3 "$here/bench/gpu_gpt.py" prepare --bin "$bin" --out "$out/bench" > /dev/null
+    # The same steps without block reductions, timed beside them.
+    /usr/bin/python3 "$here/bench/gpu_gpt.py" prepare --bin "$bin" --out "$out/bench-loops" \
+      --dist-run-arg=--gpu-block-reduction-min-extent=0 > /dev/null
   fi
   tar cf - -C "$(dirname "$out")" "$(basename "$out")" | xz -T2 -9 > "$out.tar.xz"
   echo "gpu_check: $out.tar.xz is ready ($(du -sh "$out.tar.xz" | cut -f1) to carry; $(du -sh "$out" | cut -f1) unpacked)"
@@ -119,6 +123,12 @@ from check_against_torch import torch_library_path; print(':'.join(torch_library
     echo "== benchmark"
     timeout $((deadline - SECONDS)) python3 "$here/bench/gpu_gpt.py" run --out "$out/bench"
     echo "bench exit $?"
+  fi
+  if [ -d "$out/bench-loops" ]; then
+    echo "== benchmark without block reductions (dist only)"
+    timeout $((deadline - SECONDS)) python3 "$here/bench/gpu_gpt.py" run --dist-only \
+      --out "$out/bench-loops"
+    echo "bench-loops exit $?"
   fi
 }
 
