@@ -6,6 +6,10 @@
 // reads the row's consecutive elements together, combines its threads'
 // partial results with warp shuffles (upstream's gpu.all_reduce lowering)
 // and writes the output once: one kernel, no partial results in memory.
+// The ops around it that work on the same rows (the fill of its initial
+// value, arithmetic on its result, a next reduction of the same rows that
+// reads it, an elementwise op over the rows at the end: a softmax) join its
+// kernel, reading the row's values from registers rather than memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +23,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -33,6 +38,103 @@ using namespace mlir;
 using namespace mlir::dist;
 
 namespace {
+
+/// What an op of a row group computes, for each row of the group's space
+/// (rows P, each of `extent` elements along the last loop).
+enum class RowRole {
+  /// A value per row (loops P, all parallel): a fill, arithmetic on row
+  /// values. Every thread computes it.
+  PerRow,
+  /// A reduction of each row (loops P then the row, one reduction).
+  Reduction,
+  /// An op on each element of the rows (loops P then the row, all
+  /// parallel); the group's last op.
+  Elementwise,
+};
+
+/// The positions of the loop dimensions `map`'s results are.
+SmallVector<unsigned> positionsOf(AffineMap map) {
+  SmallVector<unsigned> positions;
+  for (AffineExpr result : map.getResults())
+    positions.push_back(cast<AffineDimExpr>(result).getPosition());
+  return positions;
+}
+
+/// Ops on the same rows that one kernel runs, in program order.
+struct RowGroup {
+  /// The loops of a reduction: the rows' dimensions, then the row's.
+  SmallVector<int64_t> ranges;
+  SmallVector<linalg::LinalgOp> members;
+  SmallVector<RowRole> roles;
+  /// Buffers of row values a member writes, with the dimensions that index
+  /// them (kept in registers for later members reading them alike).
+  llvm::MapVector<Value, SmallVector<unsigned>> written;
+  /// Buffers members read from memory (none may write them later).
+  llvm::SmallPtrSet<Value, 8> readFromMemory;
+
+  int64_t extent() const { return ranges.back(); }
+  unsigned rowDim() const { return ranges.size() - 1; }
+
+  /// `op`'s role in this group's space, if it has one.
+  std::optional<RowRole> roleOf(linalg::LinalgOp op) const {
+    if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+        op.hasDynamicShape() || !op.hasOnlyProjectedPermutations())
+      return std::nullopt;
+    SmallVector<int64_t> loops = op.getStaticLoopRanges();
+    if (ArrayRef(loops) == ArrayRef(ranges).drop_back() &&
+        op.getNumParallelLoops() == op.getNumLoops())
+      return RowRole::PerRow;
+    if (ArrayRef(loops) != ArrayRef(ranges))
+      return std::nullopt;
+    if (op.getNumParallelLoops() == op.getNumLoops())
+      return op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity()
+                 ? std::optional(RowRole::Elementwise)
+                 : std::nullopt;
+    SmallVector<unsigned> reductions;
+    op.getReductionDims(reductions);
+    if (reductions.size() == 1 && reductions.front() == rowDim())
+      return RowRole::Reduction;
+    return std::nullopt;
+  }
+
+  /// Whether `op` (with `role`) can run after the members: what it reads of
+  /// the group's row values it reads as they were written (not through
+  /// another view), a reduction is one a block takes, and it writes no
+  /// buffer an earlier member read from memory.
+  bool canJoin(linalg::LinalgOp op, RowRole role,
+               function_ref<bool(linalg::LinalgOp)> isBlockReduction) const {
+    if (role == RowRole::Reduction && !isBlockReduction(op))
+      return false;
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto it = written.find(operand.get());
+      if (it != written.end()) {
+        if (positionsOf(op.getMatchingIndexingMap(&operand)) != it->second)
+          return false;
+        continue;
+      }
+      Value root = getRootBuffer(operand.get());
+      if (llvm::any_of(written, [&](const auto &entry) {
+            return getRootBuffer(entry.first) == root;
+          }))
+        return false;
+    }
+    // What an earlier member read from memory must not change under it.
+    return !readFromMemory.contains(getRootBuffer(op.getDpsInits()[0]));
+  }
+
+  void add(linalg::LinalgOp op, RowRole role) {
+    for (OpOperand &operand : op->getOpOperands())
+      if (isa<MemRefType>(operand.get().getType()) &&
+          !written.contains(operand.get()) &&
+          (!op.isDpsInit(&operand) || op.payloadUsesValueFromOperand(&operand)))
+        readFromMemory.insert(getRootBuffer(operand.get()));
+    members.push_back(op);
+    roles.push_back(role);
+    if (role != RowRole::Elementwise)
+      written[op.getDpsInits()[0]] =
+          positionsOf(op.getMatchingIndexingMap(op.getDpsInitOperand(0)));
+  }
+};
 
 /// Clones `combiner` (a binary op of the reduction's body) on `lhs` and
 /// `rhs`: every reduction getSplittableCombiner accepts is commutative.
@@ -52,231 +154,411 @@ int64_t chooseBlockSize(int64_t extent, int64_t maxThreads) {
   return std::clamp<int64_t>(power, 32, maxThreads);
 }
 
-/// Consecutive elements a thread reads with one load of each input the row
-/// indexes (16 bytes of the widest, at most the row's share of a thread):
-/// the block's loads must tile the row, and each input must be row-major
-/// from a start aligned for them. 1 when not.
-int64_t chooseLanes(linalg::LinalgOp op, unsigned reduction, int64_t extent,
-                    int64_t threads) {
+/// The operands of `op` that differ along the row (dimension `rowDim`).
+SmallVector<OpOperand *> rowOperands(linalg::LinalgOp op, unsigned rowDim) {
+  SmallVector<OpOperand *> operands;
+  for (OpOperand &operand : op->getOpOperands())
+    if (isa<MemRefType>(operand.get().getType()) &&
+        op.getMatchingIndexingMap(&operand).isFunctionOfDim(rowDim))
+      operands.push_back(&operand);
+  return operands;
+}
+
+/// Consecutive elements a thread takes with one load or store of each
+/// operand of `ops` that differs along the row (16 bytes of the widest, at
+/// most the row's share of a thread): the block's accesses must tile the
+/// row, and each such operand must be row-major from a start aligned for
+/// them, its row dimension last. 1 when not.
+int64_t chooseLanes(ArrayRef<linalg::LinalgOp> ops, unsigned rowDim,
+                    int64_t extent, int64_t threads) {
   int64_t widest = 0;
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    if (!op.getMatchingIndexingMap(input).isFunctionOfDim(reduction) ||
-        op.getMatchingBlockArgument(input).use_empty())
-      continue;
-    auto type = cast<MemRefType>(input->get().getType());
-    if (!isRowMajorFromStart(type))
-      return 1;
-    widest = std::max(widest, getElementBytes(type.getElementType()));
-  }
+  for (linalg::LinalgOp op : ops)
+    for (OpOperand *operand : rowOperands(op, rowDim)) {
+      auto type = cast<MemRefType>(operand->get().getType());
+      if (!isRowMajorFromStart(type) ||
+          positionsOf(op.getMatchingIndexingMap(operand)).back() != rowDim)
+        return 1;
+      widest = std::max(widest, getElementBytes(type.getElementType()));
+    }
   if (widest == 0)
     return 1;
   int64_t lanes = kGpuAccessBytes / widest;
   while (lanes > 1 && extent % (threads * lanes) != 0)
     lanes /= 2;
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    if (!op.getMatchingIndexingMap(input).isFunctionOfDim(reduction) ||
-        op.getMatchingBlockArgument(input).use_empty())
-      continue;
-    int64_t bytes = lanes * getElementBytes(getElementTypeOrSelf(input->get()));
-    while (lanes > 1 && knownStartAlignment(input->get()) < bytes) {
-      lanes /= 2;
-      bytes /= 2;
+  for (linalg::LinalgOp op : ops)
+    for (OpOperand *operand : rowOperands(op, rowDim)) {
+      int64_t bytes =
+          lanes * getElementBytes(getElementTypeOrSelf(operand->get()));
+      while (lanes > 1 && knownStartAlignment(operand->get()) < bytes) {
+        lanes /= 2;
+        bytes /= 2;
+      }
     }
-  }
   return std::max<int64_t>(lanes, 1);
 }
 
-/// Replaces `op` (on buffers; isBlockRowReduction) by a kernel launch with a
-/// block per output: thread t combines elements t, t + B, t + 2B, ... of
-/// the row in that order (with L lanes: elements tL to tL + L - 1, then
-/// (t + B)L to ..., one vector load of each input a step), gpu.all_reduce
-/// combines the block's partial results, and thread 0 combines the result
-/// with the output's initial value.
-void buildBlockReduction(linalg::LinalgOp op, int64_t maxThreads) {
-  Location loc = op.getLoc();
-  OpBuilder builder(op);
-  Operation *combiner = getSplittableCombiner(op);
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  SmallVector<unsigned> reductionDims;
-  op.getReductionDims(reductionDims);
-  unsigned reduction = reductionDims.front();
-  int64_t outputs = 1;
-  for (auto [dim, range] : llvm::enumerate(ranges))
-    if (dim != reduction)
-      outputs *= range;
-  int64_t extent = ranges[reduction];
-  int64_t threads = chooseBlockSize(extent, maxThreads);
+/// Builds the kernel of a row group: a launch with a block per row.
+class RowKernelBuilder {
+public:
+  RowKernelBuilder(RowGroup &group, int64_t maxThreads)
+      : group(group), loc(group.members.front().getLoc()),
+        threads(chooseBlockSize(group.extent(), maxThreads)) {
+    SmallVector<linalg::LinalgOp> rowOps;
+    for (auto [member, role] : llvm::zip(group.members, group.roles))
+      if (role != RowRole::PerRow)
+        rowOps.push_back(member);
+    lanes = chooseLanes(rowOps, group.rowDim(), group.extent(), threads);
+  }
 
-  Value one = arith::ConstantIndexOp::create(builder, loc, 1);
-  auto launch = gpu::LaunchOp::create(
-      builder, loc, arith::ConstantIndexOp::create(builder, loc, outputs), one,
-      one, arith::ConstantIndexOp::create(builder, loc, threads), one, one);
-  Block &body = launch.getBody().front();
-  OpBuilder kernel = OpBuilder::atBlockBegin(&body);
-  Value block = launch.getBlockIds().x;
-  Value thread = launch.getThreadIds().x;
+  void build() {
+    OpBuilder builder(group.members.front());
+    int64_t rows = 1;
+    for (int64_t range : ArrayRef(group.ranges).drop_back())
+      rows *= range;
+    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+    auto launch = gpu::LaunchOp::create(
+        builder, loc, arith::ConstantIndexOp::create(builder, loc, rows), one,
+        one, arith::ConstantIndexOp::create(builder, loc, threads), one, one);
+    Block &body = launch.getBody().front();
+    OpBuilder kernel = OpBuilder::atBlockBegin(&body);
+    thread = launch.getThreadIds().x;
 
-  // The output's indices from the block id, row-major.
-  SmallVector<Value> ivs(ranges.size());
-  Value rest = block;
-  std::optional<unsigned> outermost;
-  for (unsigned dim = 0; dim < ranges.size(); ++dim)
-    if (dim != reduction && !outermost)
-      outermost = dim;
-  for (int dim = ranges.size() - 1; dim >= 0; --dim) {
-    if (unsigned(dim) == reduction)
-      continue;
-    if (unsigned(dim) == *outermost) {
-      ivs[dim] = rest;
-      break;
+    // The row's indices from the block id, row-major.
+    ivs.assign(group.ranges.size(), Value());
+    Value rest = launch.getBlockIds().x;
+    for (int dim = group.rowDim() - 1; dim >= 0; --dim) {
+      if (dim == 0) {
+        ivs[dim] = rest;
+        break;
+      }
+      Value size =
+          arith::ConstantIndexOp::create(kernel, loc, group.ranges[dim]);
+      ivs[dim] = arith::RemUIOp::create(kernel, loc, rest, size);
+      rest = arith::DivUIOp::create(kernel, loc, rest, size);
     }
-    Value size = arith::ConstantIndexOp::create(kernel, loc, ranges[dim]);
-    ivs[dim] = arith::RemUIOp::create(kernel, loc, rest, size);
-    rest = arith::DivUIOp::create(kernel, loc, rest, size);
-  }
-  auto indicesOf = [&](OpOperand *operand) {
-    SmallVector<Value> indices;
-    for (AffineExpr result : op.getMatchingIndexingMap(operand).getResults())
-      indices.push_back(ivs[cast<AffineDimExpr>(result).getPosition()]);
-    return indices;
-  };
-  auto load = [&](OpBuilder &at, OpOperand *operand) -> Value {
-    if (!isa<ShapedType>(operand->get().getType()))
-      return operand->get();
-    return memref::LoadOp::create(at, loc, operand->get(), indicesOf(operand));
-  };
 
-  // Inputs the row does not index (a row's maximum, a bias) are read once
-  // a thread, before its loop.
-  IRMapping rowInvariant;
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    BlockArgument argument = op.getMatchingBlockArgument(input);
-    if (!argument.use_empty() &&
-        !op.getMatchingIndexingMap(input).isFunctionOfDim(reduction))
-      rowInvariant.map(argument, load(kernel, input));
+    for (auto [member, role] : llvm::zip(group.members, group.roles)) {
+      switch (role) {
+      case RowRole::PerRow:
+        buildPerRow(kernel, member);
+        break;
+      case RowRole::Reduction:
+        buildReduction(kernel, member);
+        break;
+      case RowRole::Elementwise:
+        buildElementwise(kernel, member);
+        break;
+      }
+    }
+
+    // The first thread writes the row values others read after the kernel.
+    SmallVector<std::pair<Value, Value>> stores;
+    for (auto &[buffer, positions] : group.written)
+      if (llvm::any_of(buffer.getUsers(), [&](Operation *user) {
+            return !isa<memref::DeallocOp>(user) &&
+                   !llvm::is_contained(group.members, user);
+          }))
+        stores.push_back({buffer, rowValues.lookup(buffer)});
+    if (!stores.empty()) {
+      // A row value every thread read from memory (a reduction's initial
+      // value) is overwritten once all have read it.
+      if (llvm::any_of(stores, [&](auto &store) {
+            return group.readFromMemory.contains(getRootBuffer(store.first));
+          }))
+        gpu::BarrierOp::create(kernel, loc);
+      Value first = arith::CmpIOp::create(
+          kernel, loc, arith::CmpIPredicate::eq, thread,
+          arith::ConstantIndexOp::create(kernel, loc, 0));
+      auto write =
+          scf::IfOp::create(kernel, loc, first, /*withElseRegion=*/false);
+      OpBuilder atFirst = write.getThenBodyBuilder();
+      for (auto [buffer, value] : stores)
+        memref::StoreOp::create(atFirst, loc, value, buffer,
+                                indicesAt(group.written.lookup(buffer)));
+    }
+    kernel.setInsertionPointToEnd(&body);
+    gpu::TerminatorOp::create(kernel, loc);
   }
 
-  // Each thread's partial result over its elements of the row.
-  Block *reductionBody = op.getBlock();
-  Type element = op.getRegionOutputArgs().front().getType();
-  Value neutral = arith::ConstantOp::create(
-      kernel, loc, *arith::getNeutralElement(combiner));
-  // Applies the body to the element `lane` past `start` in the row,
-  // `mapping` holding the inputs there.
-  auto applyBody = [&](OpBuilder &at, Value start, int64_t lane,
-                       IRMapping &mapping, Value accumulated) {
-    mapping.map(op.getRegionOutputArgs().front(), accumulated);
-    for (Operation &bodyOp : reductionBody->without_terminator()) {
+private:
+  SmallVector<Value> indicesAt(ArrayRef<unsigned> positions) {
+    return llvm::map_to_vector(positions,
+                               [&](unsigned position) { return ivs[position]; });
+  }
+
+  /// `operand`'s value where the current indices point: a row value of
+  /// the group, the scalar itself, or a load.
+  Value read(OpBuilder &at, linalg::LinalgOp op, OpOperand *operand) {
+    Value value = operand->get();
+    if (Value row = rowValues.lookup(value))
+      return row;
+    if (!isa<MemRefType>(value.getType()))
+      return value;
+    return memref::LoadOp::create(
+        at, loc, value,
+        indicesAt(positionsOf(op.getMatchingIndexingMap(operand))));
+  }
+
+  /// Clones `op`'s body with `mapping` (the block arguments), `linalg.index`
+  /// of the row being element `lane` past `start`; returns what it yields.
+  SmallVector<Value> applyBody(OpBuilder &at, linalg::LinalgOp op,
+                               IRMapping &mapping, Value start, int64_t lane) {
+    Block *block = op.getBlock();
+    for (Operation &bodyOp : block->without_terminator()) {
       if (auto index = dyn_cast<linalg::IndexOp>(bodyOp)) {
         Value position = ivs[index.getDim()];
-        if (index.getDim() == reduction && lane != 0)
-          position = arith::AddIOp::create(
-              at, loc, start, arith::ConstantIndexOp::create(at, loc, lane));
+        if (index.getDim() == group.rowDim()) {
+          position = start;
+          if (lane != 0)
+            position = arith::AddIOp::create(
+                at, loc, start, arith::ConstantIndexOp::create(at, loc, lane));
+        }
         mapping.map(index.getResult(), position);
         continue;
       }
       at.clone(bodyOp, mapping);
     }
-    return mapping.lookup(reductionBody->getTerminator()->getOperand(0));
-  };
+    return llvm::map_to_vector(block->getTerminator()->getOperands(),
+                               [&](Value value) { return mapping.lookup(value); });
+  }
 
-  int64_t lanes = chooseLanes(op, reduction, extent, threads);
-  Value step = arith::ConstantIndexOp::create(kernel, loc, threads);
-  scf::ForOp partial;
-  if (extent % threads == 0) {
-    // The loop counts the thread's elements (a constant trip count:
-    // unrolled, its loads issued together); with lanes, thread t's
-    // iteration i reads `lanes` consecutive elements from (i B + t) lanes.
+  /// A loop over the thread's elements of the row carrying `inits`. When
+  /// the block divides the row, it counts them (a constant trip count:
+  /// unrolled, the loads issued together), iteration i taking `lanes`
+  /// consecutive elements from (i B + t) lanes; else it steps through the
+  /// row from element t, one at a time. `step(at, start, count, carried)`
+  /// builds an iteration over elements start .. start + count - 1.
+  scf::ForOp
+  buildRowLoop(OpBuilder &kernel, ValueRange inits,
+               function_ref<SmallVector<Value>(OpBuilder &, Value, int64_t,
+                                               ValueRange)>
+                   step) {
+    int64_t extent = group.extent();
+    Value blockSize = arith::ConstantIndexOp::create(kernel, loc, threads);
+    if (extent % threads != 0)
+      return scf::ForOp::create(
+          kernel, loc, thread, arith::ConstantIndexOp::create(kernel, loc, extent),
+          blockSize, inits,
+          [&](OpBuilder &at, Location, Value position, ValueRange carried) {
+            scf::YieldOp::create(at, loc, step(at, position, 1, carried));
+          });
     Value width = arith::ConstantIndexOp::create(kernel, loc, lanes);
-    partial = scf::ForOp::create(
+    return scf::ForOp::create(
         kernel, loc, arith::ConstantIndexOp::create(kernel, loc, 0),
         arith::ConstantIndexOp::create(kernel, loc,
                                        extent / (threads * lanes)),
-        arith::ConstantIndexOp::create(kernel, loc, 1), ValueRange{neutral},
-        [&](OpBuilder &at, Location, Value iv, ValueRange accumulated) {
+        arith::ConstantIndexOp::create(kernel, loc, 1), inits,
+        [&](OpBuilder &at, Location, Value iv, ValueRange carried) {
           Value start = arith::AddIOp::create(
-              at, loc, arith::MulIOp::create(at, loc, iv, step), thread);
+              at, loc, arith::MulIOp::create(at, loc, iv, blockSize), thread);
           if (lanes > 1)
             start = arith::MulIOp::create(at, loc, start, width);
-          ivs[reduction] = start;
-          SmallVector<std::pair<BlockArgument, Value>> loaded;
-          for (OpOperand *input : op.getDpsInputOperands()) {
-            BlockArgument argument = op.getMatchingBlockArgument(input);
-            if (argument.use_empty() || rowInvariant.contains(argument))
-              continue;
-            if (lanes == 1) {
-              loaded.push_back({argument, load(at, input)});
-              continue;
-            }
-            Value buffer = input->get();
-            auto type = VectorType::get({lanes}, argument.getType());
-            int64_t bytes = lanes * getElementBytes(argument.getType());
-            loaded.push_back(
-                {argument,
-                 vector::LoadOp::create(
-                     at, loc, type, buffer, indicesOf(input),
-                     /*nontemporal=*/false,
-                     llvm::MaybeAlign(std::min(
-                         bytes, knownStartAlignment(buffer))))});
-          }
-          Value result = accumulated.front();
-          for (int64_t lane = 0; lane < lanes; ++lane) {
-            IRMapping mapping = rowInvariant;
-            for (auto [argument, value] : loaded)
-              mapping.map(argument,
-                          lanes == 1 ? value
-                                     : vector::ExtractOp::create(at, loc,
-                                                                 value, lane)
-                                           .getResult());
-            result = applyBody(at, start, lane, mapping, result);
-          }
-          scf::YieldOp::create(at, loc, result);
-        });
-  } else {
-    // The loop steps through the row from the thread's first element.
-    partial = scf::ForOp::create(
-        kernel, loc, thread,
-        arith::ConstantIndexOp::create(kernel, loc, extent), step,
-        ValueRange{neutral},
-        [&](OpBuilder &at, Location, Value position, ValueRange accumulated) {
-          ivs[reduction] = position;
-          IRMapping mapping = rowInvariant;
-          for (OpOperand *input : op.getDpsInputOperands()) {
-            BlockArgument argument = op.getMatchingBlockArgument(input);
-            if (!argument.use_empty() && !mapping.contains(argument))
-              mapping.map(argument, load(at, input));
-          }
-          scf::YieldOp::create(
-              at, loc, applyBody(at, position, 0, mapping, accumulated.front()));
+          scf::YieldOp::create(at, loc, step(at, start, lanes, carried));
         });
   }
 
-  // The block's result, then the output.
-  auto combined = gpu::AllReduceOp::create(kernel, loc, element,
-                                           partial.getResult(0),
-                                           /*op=*/nullptr,
-                                           kernel.getUnitAttr());
-  Block *combining =
-      kernel.createBlock(&combined.getBody(), {}, {element, element},
-                         {loc, loc});
-  OpBuilder inRegion = OpBuilder::atBlockBegin(combining);
-  gpu::YieldOp::create(inRegion, loc,
-                       cloneCombiner(inRegion, combiner,
-                                     combining->getArgument(0),
-                                     combining->getArgument(1)));
-  kernel.setInsertionPointAfter(combined);
-  Value first = arith::CmpIOp::create(
-      kernel, loc, arith::CmpIPredicate::eq, thread,
-      arith::ConstantIndexOp::create(kernel, loc, 0));
-  auto write = scf::IfOp::create(kernel, loc, first, /*withElseRegion=*/false);
-  OpBuilder atFirst = write.getThenBodyBuilder();
-  OpOperand *output = op.getDpsInitOperand(0);
-  Value initial = load(atFirst, output);
-  Value result = cloneCombiner(atFirst, combiner, initial, combined);
-  memref::StoreOp::create(atFirst, loc, result, output->get(),
-                          indicesOf(output));
-  kernel.setInsertionPointToEnd(&body);
-  gpu::TerminatorOp::create(kernel, loc);
+  /// Loads of `op`'s operands that differ along the row, `count` elements
+  /// from `start` (a vector each when several), by block argument.
+  SmallVector<std::pair<BlockArgument, Value>>
+  loadRow(OpBuilder &at, linalg::LinalgOp op, Value start, int64_t count) {
+    ivs[group.rowDim()] = start;
+    SmallVector<std::pair<BlockArgument, Value>> loaded;
+    for (OpOperand *operand : rowOperands(op, group.rowDim())) {
+      BlockArgument argument = op.getMatchingBlockArgument(operand);
+      if (argument.use_empty())
+        continue;
+      Value buffer = operand->get();
+      SmallVector<Value> indices =
+          indicesAt(positionsOf(op.getMatchingIndexingMap(operand)));
+      if (count == 1) {
+        loaded.push_back(
+            {argument, memref::LoadOp::create(at, loc, buffer, indices)});
+        continue;
+      }
+      loaded.push_back(
+          {argument,
+           vector::LoadOp::create(
+               at, loc, VectorType::get({count}, argument.getType()), buffer,
+               indices, /*nontemporal=*/false, alignmentFor(buffer, count))});
+    }
+    return loaded;
+  }
+
+  llvm::MaybeAlign alignmentFor(Value buffer, int64_t count) {
+    int64_t bytes = count * getElementBytes(getElementTypeOrSelf(buffer));
+    return llvm::MaybeAlign(std::min(bytes, knownStartAlignment(buffer)));
+  }
+
+  /// Maps each loaded operand's block argument to its element `lane`.
+  static void mapLane(OpBuilder &at, Location loc, IRMapping &mapping,
+                      ArrayRef<std::pair<BlockArgument, Value>> loaded,
+                      int64_t lane) {
+    for (auto [argument, value] : loaded)
+      mapping.map(argument, isa<VectorType>(value.getType())
+                                ? vector::ExtractOp::create(at, loc, value,
+                                                            lane)
+                                      .getResult()
+                                : value);
+  }
+
+  void buildPerRow(OpBuilder &kernel, linalg::LinalgOp op) {
+    IRMapping mapping;
+    for (OpOperand &operand : op->getOpOperands()) {
+      BlockArgument argument = op.getMatchingBlockArgument(&operand);
+      if (!argument.use_empty())
+        mapping.map(argument, read(kernel, op, &operand));
+    }
+    rowValues[op.getDpsInits()[0]] =
+        applyBody(kernel, op, mapping, Value(), 0).front();
+  }
+
+  void buildReduction(OpBuilder &kernel, linalg::LinalgOp op) {
+    Operation *combiner = getSplittableCombiner(op);
+    BlockArgument accumulator = op.getRegionOutputArgs().front();
+    IRMapping invariant;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      BlockArgument argument = op.getMatchingBlockArgument(input);
+      if (!argument.use_empty() &&
+          !op.getMatchingIndexingMap(input).isFunctionOfDim(group.rowDim()))
+        invariant.map(argument, read(kernel, op, input));
+    }
+    Value neutral = arith::ConstantOp::create(
+        kernel, loc, *arith::getNeutralElement(combiner));
+    scf::ForOp partial = buildRowLoop(
+        kernel, neutral,
+        [&](OpBuilder &at, Value start, int64_t count, ValueRange carried) {
+          auto loaded = loadRow(at, op, start, count);
+          Value result = carried.front();
+          for (int64_t lane = 0; lane < count; ++lane) {
+            IRMapping mapping = invariant;
+            mapLane(at, loc, mapping, loaded, lane);
+            mapping.map(accumulator, result);
+            result = applyBody(at, op, mapping, start, lane).front();
+          }
+          return SmallVector<Value>{result};
+        });
+
+    Type element = accumulator.getType();
+    auto combined = gpu::AllReduceOp::create(kernel, loc, element,
+                                             partial.getResult(0),
+                                             /*op=*/nullptr,
+                                             kernel.getUnitAttr());
+    Block *combining = kernel.createBlock(&combined.getBody(), {},
+                                          {element, element}, {loc, loc});
+    OpBuilder inRegion = OpBuilder::atBlockBegin(combining);
+    gpu::YieldOp::create(inRegion, loc,
+                         cloneCombiner(inRegion, combiner,
+                                       combining->getArgument(0),
+                                       combining->getArgument(1)));
+    kernel.setInsertionPointAfter(combined);
+    Value initial = read(kernel, op, op.getDpsInitOperand(0));
+    rowValues[op.getDpsInits()[0]] =
+        cloneCombiner(kernel, combiner, initial, combined);
+  }
+
+  void buildElementwise(OpBuilder &kernel, linalg::LinalgOp op) {
+    IRMapping invariant;
+    for (OpOperand &operand : op->getOpOperands()) {
+      BlockArgument argument = op.getMatchingBlockArgument(&operand);
+      if (!argument.use_empty() &&
+          !op.getMatchingIndexingMap(&operand).isFunctionOfDim(group.rowDim()))
+        invariant.map(argument, read(kernel, op, &operand));
+    }
+    Value output = op.getDpsInits()[0];
+    buildRowLoop(kernel, {},
+                 [&](OpBuilder &at, Value start, int64_t count, ValueRange) {
+                   auto loaded = loadRow(at, op, start, count);
+                   SmallVector<Value> results;
+                   for (int64_t lane = 0; lane < count; ++lane) {
+                     IRMapping mapping = invariant;
+                     mapLane(at, loc, mapping, loaded, lane);
+                     results.push_back(
+                         applyBody(at, op, mapping, start, lane).front());
+                   }
+                   ivs[group.rowDim()] = start;
+                   SmallVector<Value> indices = indicesAt(positionsOf(
+                       op.getMatchingIndexingMap(op.getDpsInitOperand(0))));
+                   if (count == 1) {
+                     memref::StoreOp::create(at, loc, results.front(), output,
+                                             indices);
+                   } else {
+                     Value vector = vector::FromElementsOp::create(
+                         at, loc,
+                         VectorType::get({count}, results.front().getType()),
+                         results);
+                     vector::StoreOp::create(at, loc, vector, output, indices,
+                                             /*nontemporal=*/false,
+                                             alignmentFor(output, count));
+                   }
+                   return SmallVector<Value>{};
+                 });
+  }
+
+  RowGroup &group;
+  Location loc;
+  int64_t threads;
+  int64_t lanes = 1;
+  Value thread;
+  /// The indices of the current element: the row's, then along it.
+  SmallVector<Value> ivs;
+  /// The row values the members have computed, by the buffer they write.
+  DenseMap<Value, Value> rowValues;
+};
+
+/// Whether `op` may stay between two members of a row group: it is moved
+/// before the group's kernel (an allocation, or a pure op whose operands
+/// are defined before `first`) or stays after it (a deallocation: what it
+/// frees is used by the members before it, so by the kernel).
+bool canStayBetween(Operation *op, Operation *first) {
+  if (isa<memref::DeallocOp>(op))
+    return true;
+  if (!isa<memref::AllocOp>(op) &&
+      (!isMemoryEffectFree(op) || op->getNumRegions() != 0))
+    return false;
+  return llvm::all_of(op->getOperands(), [&](Value operand) {
+    Operation *def = operand.getDefiningOp();
+    return !def || def->getBlock() != first->getBlock() ||
+           def->isBeforeInBlock(first);
+  });
+}
+
+/// The row group of `reduction` (a reduction a block takes, its row the
+/// last loop) whose first member is `start` (the reduction or a per-row op
+/// before it), its members running along the block until an op cannot
+/// join; none when an op before the reduction cannot. `between` receives
+/// the ops between the members.
+std::optional<RowGroup>
+formRowGroup(Operation *start, linalg::LinalgOp reduction,
+             function_ref<bool(linalg::LinalgOp)> isBlockReduction,
+             SmallVectorImpl<Operation *> &between) {
+  RowGroup group;
+  group.ranges = reduction.getStaticLoopRanges();
+  bool passed = false; // the reduction is a member
+  SmallVector<Operation *> pending;
+  for (Operation *op = start; op; op = op->getNextNode()) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    std::optional<RowRole> role;
+    if (linalgOp)
+      role = group.roleOf(linalgOp);
+    if (!linalgOp || !role ||
+        !group.canJoin(linalgOp, *role, isBlockReduction) ||
+        (!passed && *role != RowRole::PerRow && op != reduction)) {
+      if (!linalgOp && canStayBetween(op, start)) {
+        pending.push_back(op);
+        continue;
+      }
+      if (!passed)
+        return std::nullopt;
+      break;
+    }
+    group.add(linalgOp, *role);
+    passed |= op == reduction.getOperation();
+    between.append(pending.begin(), pending.end());
+    pending.clear();
+    if (*role == RowRole::Elementwise)
+      break;
+  }
+  return group;
 }
 
 struct DistGpuBlockReductionsPass
@@ -293,21 +575,68 @@ struct DistGpuBlockReductionsPass
           << minExtent << ", " << minOutputs << " and " << maxThreads;
       return signalPassFailure();
     }
+    auto isBlockReduction = [&](linalg::LinalgOp op) {
+      return op.hasPureBufferSemantics() &&
+             isBlockRowReduction(op, minExtent, minOutputs);
+    };
     SmallVector<linalg::LinalgOp> reductions;
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
       // Device code is not this pass's to change.
       if (isa<gpu::GPUModuleOp, gpu::LaunchOp>(op))
         return WalkResult::skip();
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-          linalgOp && linalgOp.hasPureBufferSemantics() &&
-          isBlockRowReduction(linalgOp, minExtent, minOutputs))
+          linalgOp && isBlockReduction(linalgOp))
         reductions.push_back(linalgOp);
       return WalkResult::advance();
     });
-    for (linalg::LinalgOp op : reductions) {
-      buildBlockReduction(op, maxThreads);
-      op->erase();
-      ++numBlockReductions;
+    llvm::SmallPtrSet<Operation *, 16> done;
+    for (linalg::LinalgOp reduction : reductions) {
+      if (done.contains(reduction))
+        continue;
+      SmallVector<unsigned> reductionDims;
+      reduction.getReductionDims(reductionDims);
+      if (reductionDims.front() != reduction.getNumLoops() - 1)
+        continue; // dist-gpu-reductions-inside puts it last
+      // The per-row ops right before the reduction (allocations and pure
+      // ops between them) may lead its group: the earliest that fits.
+      SmallVector<Operation *> starts = {reduction};
+      for (Operation *before = reduction->getPrevNode();
+           before && !done.contains(before); before = before->getPrevNode()) {
+        if (auto lead = dyn_cast<linalg::LinalgOp>(before)) {
+          if (lead.getNumParallelLoops() != lead.getNumLoops() ||
+              lead.getNumLoops() + 1 != reduction.getNumLoops())
+            break;
+          starts.push_back(before);
+          continue;
+        }
+        if (!isa<memref::AllocOp>(before) && !isMemoryEffectFree(before))
+          break;
+      }
+      std::optional<RowGroup> group;
+      SmallVector<Operation *> between;
+      for (Operation *start : llvm::reverse(starts)) {
+        between.clear();
+        group = formRowGroup(start, reduction, isBlockReduction, between);
+        if (group)
+          break;
+      }
+      if (!group)
+        continue;
+      // Allocations and pure ops between the members move before the
+      // kernel; deallocations stay after it.
+      Operation *first = group->members.front();
+      for (Operation *op : between)
+        if (!isa<memref::DeallocOp>(op))
+          op->moveBefore(first);
+      RowKernelBuilder(*group, maxThreads).build();
+      for (auto [member, role] : llvm::zip(group->members, group->roles)) {
+        done.insert(member);
+        if (role == RowRole::Reduction)
+          ++numBlockReductions;
+        else
+          ++numFusedOps;
+        member->erase();
+      }
     }
   }
 };

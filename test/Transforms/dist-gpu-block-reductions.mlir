@@ -6,7 +6,8 @@
 // element: 4 consecutive ones (16 bytes) with one vector load, elements
 // 4t to 4t + 3 (a loop of one counted iteration, as the block's loads tile
 // the row), then a uniform block-wide reduction with the op's combiner,
-// and thread 0 adding the output's value and storing it.
+// every thread adding the output's value, and, once all have read it (a
+// barrier), thread 0 storing the sum.
 // LONG-LABEL: func.func @row_sum
 // LONG-NOT: gpu.launch
 // LONG: linalg.generic
@@ -38,10 +39,11 @@
 // CHECK-NEXT: ^bb0(%[[L:.*]]: f32, %[[R:.*]]: f32):
 // CHECK-NEXT: %[[LR:.*]] = arith.addf %[[L]], %[[R]] : f32
 // CHECK-NEXT: gpu.yield %[[LR]]
+// CHECK: %[[INIT:.*]] = memref.load %[[SUM]][%[[B]]]
+// CHECK-NEXT: %[[OUT:.*]] = arith.addf %[[INIT]], %[[ALL]] : f32
+// CHECK-NEXT: gpu.barrier
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[T]], %{{.*}} : index
 // CHECK-NEXT: scf.if %[[FIRST]] {
-// CHECK-NEXT: %[[INIT:.*]] = memref.load %[[SUM]][%[[B]]]
-// CHECK-NEXT: %[[OUT:.*]] = arith.addf %[[INIT]], %[[ALL]] : f32
 // CHECK-NEXT: memref.store %[[OUT]], %[[SUM]][%[[B]]]
 // CHECK: gpu.terminator
 // CHECK-NOT: linalg.generic
@@ -133,6 +135,177 @@ func.func @unknown_start(%x: memref<4096x1024xf32, strided<[1024, 1], offset: ?>
     %s = arith.addf %a, %acc : f32
     linalg.yield %s : f32
   }
+  return
+}
+
+// -----
+
+// Tests that the ops on the same rows join the reduction's kernel: a
+// softmax (the max's fill, the max, its rounding, the sum's fill, the sum of
+// exponentials, the normalization) is one launch. Every thread computes the
+// row values in registers (the fills' values are the reductions' initial
+// values: nothing read from memory, so no barrier); the normalization is
+// a loop over the thread's elements with vector loads and a vector store;
+// thread 0 writes only the row value read after the kernel (the rounded
+// max), not the buffers only freed.
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: (%[[X:.*]]: memref<1024x512xf32>, %[[Y:.*]]: memref<1024x512xf32>, %[[KEPT:.*]]: memref<1024xbf16>)
+// CHECK: %[[NEG:.*]] = arith.constant -3.40282347E+38 : f32
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[ROUNDED_BUFFER:.*]] = memref.alloc() : memref<1024xbf16>
+// CHECK: memref.alloc() : memref<1024xf32>
+// CHECK: gpu.launch
+// CHECK: vector.load %[[X]]
+// CHECK: %[[MAXES:.*]] = gpu.all_reduce
+// CHECK: arith.maximumf
+// CHECK: %[[MAX:.*]] = arith.maximumf %[[NEG]], %[[MAXES]] : f32
+// CHECK-NEXT: %[[ROUNDED:.*]] = arith.truncf %[[MAX]] : f32 to bf16
+// CHECK: vector.load %[[X]]
+// CHECK: %[[EXPS:.*]] = gpu.all_reduce
+// CHECK: %[[SUM:.*]] = arith.addf %[[ZERO]], %[[EXPS]] : f32
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.for
+// CHECK: %[[V:.*]] = vector.load %[[X]]
+// CHECK: arith.divf %{{.*}}, %[[SUM]] : f32
+// CHECK: vector.from_elements
+// CHECK: vector.store %{{.*}}, %[[Y]][%{{.*}}] {alignment = 16 : i64} : memref<1024x512xf32>, vector<4xf32>
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %[[ROUNDED]], %[[ROUNDED_BUFFER]]
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.terminator
+// CHECK: memref.dealloc
+// CHECK-NOT: linalg.
+// CHECK: memref.copy %[[ROUNDED_BUFFER]], %[[KEPT]]
+func.func @softmax(%x: memref<1024x512xf32>, %y: memref<1024x512xf32>, %kept: memref<1024xbf16>) {
+  %neg = arith.constant -3.40282347E+38 : f32
+  %zero = arith.constant 0.0 : f32
+  %maxes = memref.alloc() : memref<1024xf32>
+  linalg.fill ins(%neg : f32) outs(%maxes : memref<1024xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<1024x512xf32>) outs(%maxes : memref<1024xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maximumf %acc, %a : f32
+    linalg.yield %m : f32
+  }
+  %rounded = memref.alloc() : memref<1024xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                  iterator_types = ["parallel"]}
+      ins(%maxes : memref<1024xf32>) outs(%rounded : memref<1024xbf16>) {
+  ^bb0(%m: f32, %o: bf16):
+    %t = arith.truncf %m : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  memref.dealloc %maxes : memref<1024xf32>
+  %sums = memref.alloc() : memref<1024xf32>
+  linalg.fill ins(%zero : f32) outs(%sums : memref<1024xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x, %rounded : memref<1024x512xf32>, memref<1024xbf16>) outs(%sums : memref<1024xf32>) {
+  ^bb0(%a: f32, %m: bf16, %acc: f32):
+    %mf = arith.extf %m : bf16 to f32
+    %d = arith.subf %a, %mf : f32
+    %e = math.exp %d : f32
+    %s = arith.addf %acc, %e : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %rounded, %sums : memref<1024x512xf32>, memref<1024xbf16>, memref<1024xf32>) outs(%y : memref<1024x512xf32>) {
+  ^bb0(%a: f32, %m: bf16, %s: f32, %o: f32):
+    %mf = arith.extf %m : bf16 to f32
+    %d = arith.subf %a, %mf : f32
+    %e = math.exp %d : f32
+    %r = arith.divf %e, %s : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %sums : memref<1024xf32>
+  memref.copy %rounded, %kept : memref<1024xbf16> to memref<1024xbf16>
+  memref.dealloc %rounded : memref<1024xbf16>
+  return
+}
+
+// -----
+
+// Tests where a group stops: a call between the reduction and the next op
+// (it may write what the op reads) keeps them apart; an op reading the
+// reduction's result through another view (a row value kept in registers
+// is not in memory yet) does not join; a second reduction writing a buffer
+// the first read from memory does not join either.
+// CHECK-LABEL: func.func @apart
+// CHECK: gpu.launch
+// CHECK: gpu.all_reduce
+// CHECK: gpu.terminator
+// CHECK-NEXT: }
+// CHECK-NEXT: call @touch
+// CHECK-NEXT: linalg.generic
+// CHECK-LABEL: func.func @other_view
+// CHECK: gpu.launch
+// CHECK: gpu.terminator
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.expand_shape
+// CHECK-NEXT: linalg.generic
+// CHECK-LABEL: func.func @overwrites_input
+// CHECK-COUNT-2: gpu.launch
+func.func private @touch(memref<1024x512xf32>)
+func.func @apart(%x: memref<1024x512xf32>, %y: memref<1024x512xf32>) {
+  %sums = memref.alloc() : memref<1024xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<1024x512xf32>) outs(%sums : memref<1024xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  }
+  call @touch(%x) : (memref<1024x512xf32>) -> ()
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sums : memref<1024x512xf32>, memref<1024xf32>) outs(%y : memref<1024x512xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %r = arith.divf %a, %s : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %sums : memref<1024xf32>
+  return
+}
+func.func @other_view(%x: memref<1024x512xf32>, %y: memref<1024x512xf32>) {
+  %sums = memref.alloc() : memref<1024xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<1024x512xf32>) outs(%sums : memref<1024xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  }
+  %view = memref.expand_shape %sums [[0, 1]] output_shape [1024, 1] : memref<1024xf32> into memref<1024x1xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, 0)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %view : memref<1024x512xf32>, memref<1024x1xf32>) outs(%y : memref<1024x512xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %r = arith.divf %a, %s : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %sums : memref<1024xf32>
+  return
+}
+func.func @overwrites_input(%x: memref<1024x512xf32>, %scale: memref<1024xf32>) {
+  %sums = memref.alloc() : memref<1024xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x, %scale : memref<1024x512xf32>, memref<1024xf32>) outs(%sums : memref<1024xf32>) {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %p = arith.mulf %a, %c : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<1024x512xf32>) outs(%scale : memref<1024xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %sums : memref<1024xf32>
   return
 }
 

@@ -1618,7 +1618,9 @@ def DistGpuBlockReductions : Pass<"dist-gpu-block-reductions"> {
   ];
   let statistics = [
     Statistic<"numBlockReductions", "block-reductions",
-              "Reductions made a block per output">
+              "Reductions made a block per output">,
+    Statistic<"numFusedOps", "fused-ops",
+              "Per-row and elementwise ops run in a reduction's kernel">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
