@@ -189,12 +189,13 @@ void dist::buildLowerToNVVMPipeline(OpPassManager &pm,
   // thread.
   // A copy of a strided view is no single transfer: a kernel does it.
   pm.addPass(createDistGpuStridedCopies());
-  // A block of threads per row of a long row reduction (warp shuffles).
-  if (options.blockReductionMinExtent != 0)
-    pm.addPass(createDistGpuBlockReductions(blockReductions));
   // A reduction before a parallel dimension would be a host loop of
   // launches.
   pm.addPass(createDistGpuReductionsInside());
+  // A block of threads per row of a long row reduction (warp shuffles),
+  // with the ops on its rows; after the above, which puts the row last.
+  if (options.blockReductionMinExtent != 0)
+    pm.addPass(createDistGpuBlockReductions(blockReductions));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createDistGpuSerialKernels());
   // A reduction's output element in a register, not stored every iteration.
