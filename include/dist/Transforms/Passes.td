@@ -1563,32 +1563,48 @@ def DistGpuReductionsInside : Pass<"dist-gpu-reductions-inside"> {
 
 def DistGpuBlockReductions : Pass<"dist-gpu-block-reductions"> {
   let summary = "Gives each output of a long row reduction a thread block "
-                "that combines its partial results with warp shuffles";
+                "that combines its partial results with warp shuffles, with "
+                "the ops on the same rows in its kernel";
   let description = [{
-    Runs in `dist-lower-to-nvvm` on buffers, after `dist-matmul-to-blas`
-    and before `convert-linalg-to-parallel-loops`. Lowered as loops, a row
-    reduction (softmax's and layernorm's row sums and maxima, a loss over
-    the vocabulary) gives each thread a row: consecutive threads read
-    elements a row apart, and splitting rows into partial sums
+    Runs in `dist-lower-to-nvvm` on buffers, after
+    `dist-gpu-reductions-inside` and before
+    `convert-linalg-to-parallel-loops`. Lowered as loops, a row reduction
+    (softmax's and layernorm's row sums and maxima, a loss over the
+    vocabulary) gives each thread a row: consecutive threads read elements a
+    row apart, and splitting rows into partial sums
     (`dist-split-reductions`) takes a second kernel and a buffer of partial
     results. Here a `linalg` op on buffers with one output, one reduction
-    loop of static extent R >= `min-extent` that every input it indexes
-    reads along its last (contiguous) dimension, at least `min-outputs`
-    outputs (static shapes, plain dimensions in every map), a 32-bit result
-    and a combiner with a neutral element and no `overflow`/`nnan`/`ninf`
-    promise (`arith.addf`, `arith.maxnumf`, ...) becomes a `gpu.launch` of a
-    block per output of B threads (a power of two near R / 4, from 32 to
-    `max-threads`): thread t combines elements t, t + B, t + 2B, ... of the
-    row (consecutive threads, consecutive elements), a `gpu.all_reduce
-    uniform` with the op's combiner combines the block's partial results
-    (warp shuffles and shared memory after `convert-gpu-to-nvvm`), and
-    thread 0 combines that with the output's value and stores it. The
-    body is computed as it is in each thread, `linalg.index` included. The
-    order of the sum changes (strided partial sums, then a tree), as every
-    parallel reduction's does. Products `dist-matmul-to-blas` makes BLAS
-    calls of, column reductions, several outputs or reduction loops,
-    16-bit or 64-bit results and ops in device code are left as they are.
-    Refused with an error: options out of range.
+    loop (the last) of static extent R >= `min-extent` that every input it
+    indexes reads along its last (contiguous) dimension, at least
+    `min-outputs` outputs (static shapes, plain dimensions in every map), a
+    32-bit result and a combiner with a neutral element and no
+    `overflow`/`nnan`/`ninf` promise (`arith.addf`, `arith.maxnumf`, ...)
+    becomes a `gpu.launch` of a block per output of B threads (a power of
+    two near R / 4, from 32 to `max-threads`): each thread combines its
+    elements of the row (L consecutive ones with one vector load of each
+    input when the block's loads tile the row and the inputs are aligned:
+    16 bytes of the widest; else elements t, t + B, ...), a
+    `gpu.all_reduce uniform` with the op's combiner combines the block's
+    partial results (warp shuffles and shared memory after
+    `convert-gpu-to-nvvm`), and every thread combines that with the
+    output's initial value. The body is computed as it is in each thread,
+    `linalg.index` included. The order of the sum changes, as every
+    parallel reduction's does.
+
+    The ops on the same rows around it join its kernel (a row group), in
+    program order: per-row ops (loops over the rows only: the fill of its
+    initial value, arithmetic on its result), further reductions of the
+    same rows the pass takes, and, last, one elementwise op over the rows.
+    Row values stay in registers; a member joins only when it reads them
+    with the indices they were written with and writes nothing an earlier
+    member read from memory; only allocations, pure ops (moved before the
+    kernel) and deallocations may stand between members. The first thread
+    stores the row values read after the kernel, after a `gpu.barrier`
+    when every thread read one of those buffers from memory. A softmax is
+    one launch. Products `dist-matmul-to-blas` makes BLAS calls of, column
+    reductions, several outputs or reduction loops, 16-bit or 64-bit
+    results and ops in device code are left as they are. Refused with an
+    error: options out of range.
 
     ```mlir
     linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
@@ -1596,13 +1612,14 @@ def DistGpuBlockReductions : Pass<"dist-gpu-block-reductions"> {
         ins(%x : memref<8192x1024xf32>) outs(%sum : memref<8192xf32>) { addf }
     // becomes
     gpu.launch blocks(%b, %by, %bz) in (%nb = %c8192, ...) threads(%t, %ty, %tz) in (%nt = %c256, ...) {
-      %p = scf.for %k = %t to %c1024 step %c256 iter_args(%acc = %zero) -> (f32) {
-        %v = memref.load %x[%b, %k] : memref<8192x1024xf32>
-        %s = arith.addf %v, %acc : f32
-        scf.yield %s : f32
+      %p = scf.for %i = %c0 to %c1 step %c1 iter_args(%acc = %zero) -> (f32) {
+        %v = vector.load %x[%b, (i * 256 + t) * 4] : memref<8192x1024xf32>, vector<4xf32>
+        ... four addf
       }
       %all = gpu.all_reduce %p uniform { ^bb0(%l: f32, %r: f32): addf, gpu.yield } : (f32) -> f32
-      scf.if %t == 0 { load %sum[%b], addf %all, store }
+      %out = addf (load %sum[%b]), %all
+      gpu.barrier
+      scf.if %t == 0 { store %out, %sum[%b] }
       gpu.terminator
     }
     ```
