@@ -14,7 +14,8 @@
 #   examples/  every example (scripts/gpu_examples.py prepare)
 #   torch-*/   generated GPT steps for test/Training/check_against_torch.py
 #              --from-export (f32 with Adam and clipping, bf16 with master
-#              weights), their serial runs made here
+#              weights; the -rows ones with block reductions and row groups),
+#              their serial runs made here
 #   bench/     the GPT block benchmark (bench/gpu_gpt.py prepare), unless
 #              GPU_CHECK_BENCH=0; bench-loops/ the same steps without block
 #              reductions (dist-gpu-block-reductions), timed after it
@@ -31,7 +32,14 @@ checks=(
   "f32|$gpt --optimizer adam --clip-grad-norm 1.0"
   "bf16|$gpt --optimizer adam --dtype bf16 --master-weights"
   "f32-wide|gpt --layers 2 --hidden 256 --heads 8 --seq 128 --vocab 512 --batch 4 --mesh dp=1 --parallel dp --optimizer adam --clip-grad-norm 1.0"
+  "f32-rows|$gpt --optimizer adam --clip-grad-norm 1.0"
+  "bf16-rows|$gpt --optimizer adam --dtype bf16 --master-weights"
 )
+# dist-run options of a check: the -rows ones lower the thresholds of
+# dist-gpu-block-reductions so that a small GPT's rows (64, 32) take blocks
+# and row groups, checked against PyTorch on the GPU.
+rows_args="--gpu-block-reduction-min-extent=16 --gpu-block-reduction-min-outputs=1"
+dist_run_args() { case "$1" in *-rows) echo "$rows_args" ;; esac; }
 
 prepare() {
   set -e
@@ -55,7 +63,7 @@ prepare() {
     t=${check%%|*} model=${check#*|}
     # shellcheck disable=SC2086
     /usr/bin/python3 "$here/test/Training/check_against_torch.py" --bin "$bin" --steps 3 \
-      --export "$local_dir/torch-$t" -- $model > /dev/null
+      --dist-run-args="$(dist_run_args "$t")" --export "$local_dir/torch-$t" -- $model > /dev/null
     # What dist-step and the PyTorch half read.
     local from=$local_dir/torch-$t to=$out/torch-$t
     mkdir -p "$to/run"
@@ -116,8 +124,8 @@ from check_against_torch import torch_library_path; print(':'.join(torch_library
   done
   # For the judge here: the small steps' results (the device returns files
   # of up to 16 MB).
-  (cd "$out" && tar czf "$results/torch.tgz" torch-{f32,bf16}/run/result*.rank*.bin \
-    torch-{f32,bf16}/run/times.rank*.txt)
+  (cd "$out" && tar czf "$results/torch.tgz" torch-{f32,bf16,f32-rows,bf16-rows}/run/result*.rank*.bin \
+    torch-{f32,bf16,f32-rows,bf16-rows}/run/times.rank*.txt)
 
   if [ -d "$out/bench" ]; then
     echo "== benchmark"
