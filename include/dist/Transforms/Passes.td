@@ -2023,12 +2023,21 @@ def DistGpuEmulateKernels : Pass<"dist-gpu-emulate-kernels",
     would, which is how `dist-run --device=gpu --emulate-gpu-kernels`
     checks the GPU lowering of every example on the CPU.
 
-    Threads run one after another, so a kernel that synchronizes its
-    threads or shares memory between them cannot be emulated; refused with
-    an error: `gpu.barrier` and any other GPU op in a kernel besides the
-    ids and sizes, workgroup or private memory, functions of a `gpu.module`
-    that are not kernels, launches with cluster sizes or dynamic shared
-    memory, and launches of kernels that do not exist.
+    A kernel whose threads meet at its top level (`gpu.barrier`,
+    `gpu.all_reduce`, as `dist-gpu-block-reductions` makes) becomes a host
+    function per block instead, and its launch a loop nest over the grid:
+    the function runs each stretch between two meetings in a loop over the
+    block's threads, so that all have arrived when the next starts; what a
+    later stretch reads is kept a thread in a buffer (scalars and vectors)
+    or made again there (constants, views), and a block-wide reduction
+    combines its operand over the threads in the order of their linear ids.
+    Anything else that needs threads together cannot be emulated; refused
+    with an error: a meeting inside a loop or a branch, any other GPU op in
+    a kernel besides the ids and sizes (shuffles, subgroup ops), a value
+    that is neither kept nor made again crossing a meeting, workgroup or
+    private memory, functions of a `gpu.module` that are not kernels,
+    launches with cluster sizes or dynamic shared memory, and launches of
+    kernels that do not exist.
 
     ```mlir
     gpu.launch_func @kernels::@scale blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1) args(%buffer : memref<1024xf32>)
