@@ -77,19 +77,27 @@ struct RowGroup {
 
   /// `op`'s role in this group's space, if it has one.
   std::optional<RowRole> roleOf(linalg::LinalgOp op) const {
-    if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
-        op.hasDynamicShape() || !op.hasOnlyProjectedPermutations())
+    if (!op.hasPureBufferSemantics() || op.hasDynamicShape() ||
+        !op.hasOnlyProjectedPermutations())
       return std::nullopt;
     SmallVector<int64_t> loops = op.getStaticLoopRanges();
-    if (ArrayRef(loops) == ArrayRef(ranges).drop_back() &&
-        op.getNumParallelLoops() == op.getNumLoops())
+    bool allParallel = op.getNumParallelLoops() == op.getNumLoops();
+    // An elementwise op may write several outputs (a layernorm's normalized
+    // value and its affine map), each row-major over the rows.
+    if (ArrayRef(loops) == ArrayRef(ranges) && allParallel)
+      return llvm::all_of(op.getDpsInitsMutable(),
+                          [&](OpOperand &init) {
+                            return op.getMatchingIndexingMap(&init)
+                                .isIdentity();
+                          })
+                 ? std::optional(RowRole::Elementwise)
+                 : std::nullopt;
+    if (op.getNumDpsInits() != 1)
+      return std::nullopt;
+    if (ArrayRef(loops) == ArrayRef(ranges).drop_back() && allParallel)
       return RowRole::PerRow;
     if (ArrayRef(loops) != ArrayRef(ranges))
       return std::nullopt;
-    if (op.getNumParallelLoops() == op.getNumLoops())
-      return op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity()
-                 ? std::optional(RowRole::Elementwise)
-                 : std::nullopt;
     SmallVector<unsigned> reductions;
     op.getReductionDims(reductions);
     if (reductions.size() == 1 && reductions.front() == rowDim())
@@ -119,7 +127,9 @@ struct RowGroup {
         return false;
     }
     // What an earlier member read from memory must not change under it.
-    return !readFromMemory.contains(getRootBuffer(op.getDpsInits()[0]));
+    return llvm::none_of(op.getDpsInits(), [&](Value output) {
+      return readFromMemory.contains(getRootBuffer(output));
+    });
   }
 
   void add(linalg::LinalgOp op, RowRole role) {
@@ -464,34 +474,40 @@ private:
           !op.getMatchingIndexingMap(&operand).isFunctionOfDim(group.rowDim()))
         invariant.map(argument, read(kernel, op, &operand));
     }
-    Value output = op.getDpsInits()[0];
-    buildRowLoop(kernel, {},
-                 [&](OpBuilder &at, Value start, int64_t count, ValueRange) {
-                   auto loaded = loadRow(at, op, start, count);
-                   SmallVector<Value> results;
-                   for (int64_t lane = 0; lane < count; ++lane) {
-                     IRMapping mapping = invariant;
-                     mapLane(at, loc, mapping, loaded, lane);
-                     results.push_back(
-                         applyBody(at, op, mapping, start, lane).front());
-                   }
-                   ivs[group.rowDim()] = start;
-                   SmallVector<Value> indices = indicesAt(positionsOf(
-                       op.getMatchingIndexingMap(op.getDpsInitOperand(0))));
-                   if (count == 1) {
-                     memref::StoreOp::create(at, loc, results.front(), output,
-                                             indices);
-                   } else {
-                     Value vector = vector::FromElementsOp::create(
-                         at, loc,
-                         VectorType::get({count}, results.front().getType()),
-                         results);
-                     vector::StoreOp::create(at, loc, vector, output, indices,
-                                             /*nontemporal=*/false,
-                                             alignmentFor(output, count));
-                   }
-                   return SmallVector<Value>{};
-                 });
+    buildRowLoop(
+        kernel, {},
+        [&](OpBuilder &at, Value start, int64_t count, ValueRange) {
+          auto loaded = loadRow(at, op, start, count);
+          // results[i][lane]: output i's element `lane` past `start`.
+          SmallVector<SmallVector<Value>> results(op.getNumDpsInits());
+          for (int64_t lane = 0; lane < count; ++lane) {
+            IRMapping mapping = invariant;
+            mapLane(at, loc, mapping, loaded, lane);
+            for (auto [i, value] :
+                 llvm::enumerate(applyBody(at, op, mapping, start, lane)))
+              results[i].push_back(value);
+          }
+          ivs[group.rowDim()] = start;
+          for (OpOperand &init : op.getDpsInitsMutable()) {
+            ArrayRef<Value> elements = results[init.getOperandNumber() -
+                                               op.getNumDpsInputs()];
+            Value output = init.get();
+            SmallVector<Value> indices =
+                indicesAt(positionsOf(op.getMatchingIndexingMap(&init)));
+            if (count == 1) {
+              memref::StoreOp::create(at, loc, elements.front(), output,
+                                      indices);
+              continue;
+            }
+            Value vector = vector::FromElementsOp::create(
+                at, loc, VectorType::get({count}, elements.front().getType()),
+                elements);
+            vector::StoreOp::create(at, loc, vector, output, indices,
+                                    /*nontemporal=*/false,
+                                    alignmentFor(output, count));
+          }
+          return SmallVector<Value>{};
+        });
   }
 
   RowGroup &group;

@@ -227,6 +227,73 @@ func.func @softmax(%x: memref<1024x512xf32>, %y: memref<1024x512xf32>, %kept: me
 
 // -----
 
+// Tests that an elementwise op with two outputs joins too (a layernorm's
+// normalized value and its affine map, after the mean, the variance and
+// rsqrt per row): one launch, both outputs written with vector stores.
+// CHECK-LABEL: func.func @layernorm
+// CHECK: gpu.launch
+// CHECK-COUNT-2: gpu.all_reduce
+// CHECK: math.rsqrt
+// CHECK: scf.for
+// CHECK: vector.store %{{.*}}, %arg1[
+// CHECK-NEXT: vector.from_elements
+// CHECK-NEXT: vector.store %{{.*}}, %arg2[
+// CHECK: gpu.terminator
+// CHECK-NOT: linalg.
+// CHECK: return
+#x2 = affine_map<(i, j) -> (i, j)>
+#r2 = affine_map<(i, j) -> (i)>
+#c2 = affine_map<(i, j) -> (j)>
+#id1 = affine_map<(i) -> (i)>
+func.func @layernorm(%x: memref<2048x1024xf32>, %normalized: memref<2048x1024xf32>, %y: memref<2048x1024xf32>, %gamma: memref<1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 9.765625E-4 : f32
+  %eps = arith.constant 1.0E-5 : f32
+  %mean = memref.alloc() : memref<2048xf32>
+  linalg.fill ins(%zero : f32) outs(%mean : memref<2048xf32>)
+  linalg.generic {indexing_maps = [#x2, #r2], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<2048x1024xf32>) outs(%mean : memref<2048xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %p = arith.mulf %a, %scale : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  %var = memref.alloc() : memref<2048xf32>
+  linalg.fill ins(%zero : f32) outs(%var : memref<2048xf32>)
+  linalg.generic {indexing_maps = [#x2, #r2, #r2], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %mean : memref<2048x1024xf32>, memref<2048xf32>) outs(%var : memref<2048xf32>) {
+  ^bb0(%a: f32, %m: f32, %acc: f32):
+    %d = arith.subf %a, %m : f32
+    %q = arith.mulf %d, %d : f32
+    %p = arith.mulf %q, %scale : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  %inv = memref.alloc() : memref<2048xf32>
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%var : memref<2048xf32>) outs(%inv : memref<2048xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %e = arith.addf %v, %eps : f32
+    %r = math.rsqrt %e : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %var : memref<2048xf32>
+  linalg.generic {indexing_maps = [#x2, #r2, #r2, #c2, #x2, #x2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mean, %inv, %gamma : memref<2048x1024xf32>, memref<2048xf32>, memref<2048xf32>, memref<1024xf32>)
+      outs(%normalized, %y : memref<2048x1024xf32>, memref<2048x1024xf32>) {
+  ^bb0(%a: f32, %m: f32, %i: f32, %g: f32, %o1: f32, %o2: f32):
+    %d = arith.subf %a, %m : f32
+    %n = arith.mulf %d, %i : f32
+    %r = arith.mulf %n, %g : f32
+    linalg.yield %n, %r : f32, f32
+  }
+  memref.dealloc %inv : memref<2048xf32>
+  memref.dealloc %mean : memref<2048xf32>
+  return
+}
+
+// -----
+
 // Tests where a group stops: a call between the reduction and the next op
 // (it may write what the op reads) keeps them apart; an op reading the
 // reduction's result through another view (a row value kept in registers

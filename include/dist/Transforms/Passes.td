@@ -1594,7 +1594,8 @@ def DistGpuBlockReductions : Pass<"dist-gpu-block-reductions"> {
     The ops on the same rows around it join its kernel (a row group), in
     program order: per-row ops (loops over the rows only: the fill of its
     initial value, arithmetic on its result), further reductions of the
-    same rows the pass takes, and, last, one elementwise op over the rows.
+    same rows the pass takes, and, last, one elementwise op over the rows
+    (with one output or several, each row-major).
     Row values stay in registers; a member joins only when it reads them
     with the indices they were written with and writes nothing an earlier
     member read from memory; only allocations, pure ops (moved before the
