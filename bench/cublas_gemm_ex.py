@@ -5,7 +5,7 @@ cublasGemmEx called through ctypes as dist's CUDA runtime calls it (bf16
 inputs, f32 compute, f32 or bf16 output, row-major C = A B as column-major
 C^T = B^T A^T), timed with CUDA events over back-to-back calls, beside
 PyTorch's bf16 product: the ceiling for dist's products, against which
-DIST_CUDA_PROFILE's per-call times (each call waited for) are read. Needs a
+DIST_CUDA_PROFILE's per-call times are read. Needs a
 GPU and PyTorch with its CUDA wheels: python3 bench/cublas_gemm_ex.py
 """
 import ctypes, os, sys, torch

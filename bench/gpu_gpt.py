@@ -94,11 +94,11 @@ PROFILE_TOTALS = re.compile(r"(\d+) cuBLAS call\(s\) in ([0-9.]+) ms, (\d+) kern
 def time_dist(args, dtype):
     """dist-step's median step time (ms), from a run without the profile (the
     step on one stream, the host waiting only at its end), and its profile
-    per step: DIST_CUDA_PROFILE=2 (the host waits around every product and
-    launch, so that their wall time is their GPU time) over 1 step and over
-    1 + --steps steps, the difference divided by --steps (the first step
-    loads cuBLAS's and the kernels' code). Returns (median ms, {"cuBLAS":
-    ms, "kernels": ms, "launches": count, "top": [(what, ms)]})."""
+    per step: DIST_CUDA_PROFILE=2 (each product and launch timed on the GPU
+    by events around it) over 1 + --steps steps, of which dist-step leaves
+    the first out (it loads cuBLAS's and the kernels' code), divided by
+    --steps. Returns (median ms, {"cuBLAS": ms, "kernels": ms, "launches":
+    count, "top": [(what, ms)]})."""
     out = os.path.abspath(os.path.join(args.out, dtype))
 
     def run(profile, steps=None):
@@ -125,20 +125,19 @@ def time_dist(args, dtype):
         totals = PROFILE_TOTALS.search(output)
         if not totals:
             sys.exit("dist-step printed no profile:\n" + output)
+        if "since step 2" not in output:
+            sys.exit("dist-step's profile did not leave the first step out:\n" + output)
         entries = {m.group(1): float(m.group(3)) for m in map(PROFILE_LINE.search,
                                                               output.splitlines()) if m}
         return ({"cuBLAS": float(totals.group(2)), "kernels": float(totals.group(4)),
                  "launches": int(totals.group(3))}, entries)
 
     times, _ = run(profile=False)
-    first, first_entries = profile(1)
-    more, more_entries = profile(1 + args.steps)
-    # Two runs' difference: noise can make a share that is small next to the
-    # run's start-up negative; none is below zero.
-    per_step = {k: max(more[k] - first[k], 0) / args.steps for k in first}
-    top = sorted(((what, max(ms - first_entries.get(what, 0.0), 0.0) / args.steps)
-                  for what, ms in more_entries.items()), key=lambda e: -e[1])
-    per_step["top"] = top[:args.top]
+    totals, entries = profile(1 + args.steps)
+    per_step = {k: v / args.steps for k, v in totals.items()}
+    per_step["launches"] = round(per_step["launches"])
+    per_step["top"] = sorted(((what, ms / args.steps) for what, ms in entries.items()),
+                             key=lambda e: -e[1])[:args.top]
     return statistics.median(times[1:]), per_step
 
 
@@ -214,7 +213,7 @@ def run(args):
             print("  %-4s dist %.2f ms, PyTorch eager %.2f ms, torch.compile %.2f ms: "
                   "dist/eager %.2f, dist/compile %.2f" %
                   (dtype, dist_ms, eager, compiled, dist_ms / eager, dist_ms / compiled))
-        print("       dist's step (profiled, each call waited for): cuBLAS %.2f ms (%.0f%%), "
+        print("       dist's step (profiled by events around each call): cuBLAS %.2f ms (%.0f%%), "
               "generated kernels %.2f ms (%.0f%%, %d launches)" %
               (shares["cuBLAS"], 100 * shares["cuBLAS"] / dist_ms, shares["kernels"],
                100 * shares["kernels"] / dist_ms, shares["launches"]))

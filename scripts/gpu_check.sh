@@ -21,7 +21,8 @@
 #              reductions (dist-gpu-block-reductions), timed after it
 # run runs them there (each part time-limited; logs and results into
 # RESULTS_DIR, $OUT on the device machine): gpu-check.log, examples.tgz,
-# torch.tgz. judge compares the GPU's results with the serial runs here.
+# torch-NAME.tgz (one a check: the device returns files of up to 16 MB).
+# judge compares the GPU's results with the serial runs here.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 phase=${1:?usage: scripts/gpu_check.sh prepare|run|judge [OUT] [RESULTS_DIR]}
@@ -122,10 +123,12 @@ from check_against_torch import torch_library_path; print(':'.join(torch_library
     timeout 120 python3 "$here/test/Training/check_against_torch.py" --from-export "$out/torch-$t"
     echo "torch-$t exit $?"
   done
-  # For the judge here: the small steps' results (the device returns files
-  # of up to 16 MB).
-  (cd "$out" && tar czf "$results/torch.tgz" torch-{f32,bf16,f32-rows,bf16-rows}/run/result*.rank*.bin \
-    torch-{f32,bf16,f32-rows,bf16-rows}/run/times.rank*.txt)
+  # For the judge here: the small steps' results, an archive a check (the
+  # device returns files of up to 16 MB each, eight at most).
+  for t in f32 bf16 f32-rows bf16-rows; do
+    (cd "$out" && tar czf "$results/torch-$t.tgz" torch-$t/run/result*.rank*.bin \
+      torch-$t/run/times.rank*.txt)
+  done
 
   if [ -d "$out/bench" ]; then
     echo "== benchmark"
@@ -144,7 +147,10 @@ judge() {
   local results=${3:?usage: scripts/gpu_check.sh judge OUT RESULTS_DIR}
   /usr/bin/python3 "$here/scripts/gpu_examples.py" judge --out "$out.local/examples" \
     --results "$results/examples.tgz"
-  tar xzf "$results/torch.tgz" -C "$out.local"
+  local archive
+  for archive in "$results"/torch-*.tgz; do
+    [ -f "$archive" ] && tar xzf "$archive" -C "$out.local"
+  done
   local check t
   for check in "${checks[@]}"; do
     t=${check%%|*}

@@ -31,6 +31,13 @@ std::string initialize(Driver &driver, int preferredDevice) {
     return "the CUDA driver lacks " DIST_SYMBOL(name);
   DIST_CUDA_DRIVER_FUNCTIONS(DIST_RESOLVE)
 #undef DIST_RESOLVE
+  for (const char *name : {"cuEventElapsedTime_v2", "cuEventElapsedTime"})
+    if (!driver.cuEventElapsedTime)
+      driver.cuEventElapsedTime =
+          reinterpret_cast<decltype(driver.cuEventElapsedTime)>(
+              dlsym(library, name));
+  if (!driver.cuEventElapsedTime)
+    return "the CUDA driver lacks cuEventElapsedTime";
   CUresult result = driver.cuInit(0);
   if (result != CUDA_SUCCESS)
     return describeFailure(driver, result, "cuInit");

@@ -36,6 +36,9 @@ struct Driver {
 #define DIST_CUDA_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
   DIST_CUDA_DRIVER_FUNCTIONS(DIST_CUDA_DRIVER_MEMBER)
 #undef DIST_CUDA_DRIVER_MEMBER
+  /// cuEventElapsedTime_v2 (CUDA 12.8's drivers on), else the first
+  /// version (the same signature; it differs for events on other devices).
+  decltype(&::cuEventElapsedTime) cuEventElapsedTime = nullptr;
   CUcontext context = nullptr;
   int device = -1;
   /// The device's default memory pool, where allocations on a stream come

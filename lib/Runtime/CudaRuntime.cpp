@@ -16,7 +16,6 @@
 
 #include <dlfcn.h>
 
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -51,18 +50,32 @@ const char *rankText() {
 int defaultDevice = -1;
 
 /// DIST_CUDA_PROFILE=1: the time in cuBLAS and in the kernels, printed at
-/// exit (the host waits before and after each product and launch, so that
-/// its wall time is its GPU time: not the timed run); =2 also each kernel's
+/// exit: each product and launch is timed on the GPU by events recorded on
+/// its stream before and after it (the host does not wait; the times are
+/// read back every kProfileBatch calls and at exit). =2 also each kernel's
 /// and each product shape's time, the longest first.
 struct Profile {
   struct Entry {
     int64_t calls = 0;
     double seconds = 0;
   };
+  /// A call whose events are not read yet.
+  struct Pending {
+    Entry *total;
+    std::string detail;
+    CUevent start, end;
+  };
+  static constexpr size_t kProfileBatch = 4096;
   int level = 0;
   Entry blas, kernels;
   std::map<std::string, Entry> details;
   std::map<void *, std::string> kernelNames; // CUfunction -> its name
+  std::vector<Pending> pending;
+  std::vector<CUevent> spareEvents;
+  /// What dist_cuda_profile_restart named ("step 2"): the totals count
+  /// from there.
+  std::string since;
+  bool collectsAtExit = false;
 
   Profile() {
     const char *value = std::getenv("DIST_CUDA_PROFILE");
@@ -84,12 +97,25 @@ struct Profile {
       entry.seconds += seconds;
     }
   }
+  /// Runs `call` (which queues work on `stream`) between two events.
+  template <typename Call>
+  void time(Entry &total, std::string detail, CUstream stream, Call &&call);
+  /// Reads the pending calls' times (waiting for their end events).
+  void collect();
+  /// The totals and details count from here on.
+  void restart(const char *label) {
+    collect();
+    blas = kernels = Entry();
+    details.clear();
+    since = label ? label : "";
+  }
   void print() const {
     std::fprintf(stderr,
                  "dist cuda profile on rank %s: %lld cuBLAS call(s) in %.3f ms, "
-                 "%lld kernel launch(es) in %.3f ms\n",
+                 "%lld kernel launch(es) in %.3f ms%s%s\n",
                  rankText(), (long long)blas.calls, blas.seconds * 1e3,
-                 (long long)kernels.calls, kernels.seconds * 1e3);
+                 (long long)kernels.calls, kernels.seconds * 1e3,
+                 since.empty() ? "" : ", since ", since.c_str());
     std::vector<std::pair<std::string, Entry>> sorted(details.begin(),
                                                       details.end());
     std::stable_sort(sorted.begin(), sorted.end(), [](auto &x, auto &y) {
@@ -116,6 +142,47 @@ void check(CUresult result, const char *call) {
   if (result == CUDA_SUCCESS)
     return;
   fail(distcuda::describeFailure(driver(), result, call).c_str(), nullptr);
+}
+
+template <typename Call>
+void Profile::time(Entry &total, std::string detail, CUstream stream,
+                   Call &&call) {
+  distcuda::Driver &cuda = driver();
+  CUevent events[2];
+  for (CUevent &event : events) {
+    if (spareEvents.empty()) {
+      check(cuda.cuEventCreate(&event, CU_EVENT_DEFAULT), "cuEventCreate");
+    } else {
+      event = spareEvents.back();
+      spareEvents.pop_back();
+    }
+  }
+  // Registered after cuInit, so that it runs before the driver's own exit
+  // handler (which deinitializes it) and after nothing that queues work.
+  if (!collectsAtExit) {
+    collectsAtExit = true;
+    std::atexit([] { profile().collect(); });
+  }
+  check(cuda.cuEventRecord(events[0], stream), "cuEventRecord");
+  call();
+  check(cuda.cuEventRecord(events[1], stream), "cuEventRecord");
+  pending.push_back({&total, std::move(detail), events[0], events[1]});
+  if (pending.size() >= kProfileBatch)
+    collect();
+}
+
+void Profile::collect() {
+  distcuda::Driver &cuda = driver();
+  for (Pending &call : pending) {
+    check(cuda.cuEventSynchronize(call.end), "cuEventSynchronize");
+    float milliseconds = 0;
+    check(cuda.cuEventElapsedTime(&milliseconds, call.start, call.end),
+          "cuEventElapsedTime");
+    record(*call.total, call.detail, milliseconds * 1e-3);
+    spareEvents.push_back(call.start);
+    spareEvents.push_back(call.end);
+  }
+  pending.clear();
 }
 
 CUstream asStream(void *stream) { return reinterpret_cast<CUstream>(stream); }
@@ -171,14 +238,6 @@ DIST_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
   Profile &profile = Profile::profile();
   if (!profile.on())
     return launch();
-  auto synchronize = [&] {
-    check(driver().cuStreamSynchronize(asStream(stream)),
-          "cuStreamSynchronize");
-  };
-  synchronize();
-  auto start = std::chrono::steady_clock::now();
-  launch();
-  synchronize();
   std::string name;
   if (profile.level > 1) {
     auto known = profile.kernelNames.find(function);
@@ -186,10 +245,7 @@ DIST_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
            (known == profile.kernelNames.end() ? std::string("?")
                                                 : known->second);
   }
-  profile.record(profile.kernels, name,
-                 std::chrono::duration<double>(
-                     std::chrono::steady_clock::now() - start)
-                     .count());
+  profile.time(profile.kernels, std::move(name), asStream(stream), launch);
 }
 
 DIST_EXPORT void *mgpuStreamCreate() {
@@ -309,6 +365,15 @@ DIST_EXPORT void dist_cuda_emulated_launch(const char *) {
   ++Profile::profile().kernels.calls;
 }
 
+/// DIST_CUDA_PROFILE counts from here on, the totals printed at exit say
+/// `since` ("step 2": a training loop leaves its first step out, which
+/// loads the kernels' and cuBLAS's code). Does nothing without the profile.
+DIST_EXPORT void dist_cuda_profile_restart(const char *since) {
+  Profile &profile = Profile::profile();
+  if (profile.on())
+    profile.restart(since);
+}
+
 /// dist-gpu-emulate-kernels, before a kernel runs on the host: operand
 /// `operand` of `kernel` (`bytes` from `pointer`, its elements' extent) must
 /// lie in one device allocation, or the kernel would fault on a GPU.
@@ -426,8 +491,8 @@ cublasOperation_t toCublas(int cblasTranspose) {
 /// Runs `call` (a cuBLAS product) on `stream`, after the work queued there
 /// (dist-gpu-streams' step stream: the host does not wait). Without a stream
 /// it runs between two synchronizations of the context (the kernels before
-/// it may be on any stream). With DIST_CUDA_PROFILE=1 the host waits around
-/// each product, so that its wall time is its GPU time.
+/// it may be on any stream). DIST_CUDA_PROFILE=1 times it by events on its
+/// stream.
 /// A product's shape, as the profile names it.
 struct BlasShape {
   int transA, transB, m, n, k;
@@ -475,28 +540,25 @@ void runBlas(const char *name, int order, void *stream, const BlasShape &shape,
   Blas &library = blas();
   Profile &profile = Profile::profile();
   auto synchronize = [&] {
-    if (stream)
-      check(driver().cuStreamSynchronize(asStream(stream)),
-            "cuStreamSynchronize");
-    else
-      check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
+    check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
   };
-  if (!stream || profile.on())
+  if (!stream)
     synchronize();
   if (library.setStream(library.handle, asStream(stream)) !=
       CUBLAS_STATUS_SUCCESS)
     fail(name, ": cublasSetStream failed");
-  auto start = std::chrono::steady_clock::now();
-  cublasStatus_t status = call();
-  if (status != CUBLAS_STATUS_SUCCESS) {
+  auto product = [&] {
+    cublasStatus_t status = call();
+    if (status == CUBLAS_STATUS_SUCCESS)
+      return;
     char text[128];
     std::snprintf(text, sizeof(text), "%s failed: cuBLAS status %d", name,
                   static_cast<int>(status));
     fail(text, nullptr);
-  }
-  if (!stream || profile.on())
-    synchronize();
-  if (profile.on()) {
+  };
+  if (!profile.on()) {
+    product();
+  } else {
     char detail[224] = "";
     if (profile.level > 1)
       std::snprintf(detail, sizeof(detail),
@@ -507,11 +569,10 @@ void runBlas(const char *name, int order, void *stream, const BlasShape &shape,
                     alignmentOf(shape.a), alignmentOf(shape.b),
                     alignmentOf(shape.c), *shape.types ? " " : "",
                     shape.types);
-    profile.record(profile.blas, detail,
-                   std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count());
+    profile.time(profile.blas, detail, asStream(stream), product);
   }
+  if (!stream)
+    synchronize();
 }
 
 /// C = alpha op(A) op(B) + beta C, row-major, as cuBLAS's column-major

@@ -19,6 +19,7 @@
 #include <cuda.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -34,6 +35,9 @@ struct FakeEvent {
   /// Recorded on a stream this driver made (the nccl backend's
   /// communication streams), not on one the caller passed in.
   bool onDriverStream = false;
+  /// When it was recorded: the fake's work runs on the host at once, so
+  /// two events' elapsed time is the host's time between their records.
+  std::chrono::steady_clock::time_point when;
 };
 
 /// FAKE_CUDA_EVENTS_NEVER_COMPLETE=1: the work on the streams this driver
@@ -158,6 +162,7 @@ FAKE_EXPORT CUresult cuEventDestroy(CUevent event) {
 FAKE_EXPORT CUresult cuEventRecord(CUevent event, CUstream stream) {
   auto *fake = reinterpret_cast<FakeEvent *>(event);
   fake->recorded = true;
+  fake->when = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(streamsMutex);
   fake->onDriverStream = driverStreams.count(stream) != 0;
   return CUDA_SUCCESS;
@@ -173,6 +178,18 @@ FAKE_EXPORT CUresult cuEventSynchronize(CUevent event) {
   return cuEventQuery(event) == CUDA_ERROR_INVALID_HANDLE
              ? CUDA_ERROR_INVALID_HANDLE
              : CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuEventElapsedTime(float *milliseconds, CUevent start,
+                                        CUevent end) {
+  auto *first = reinterpret_cast<FakeEvent *>(start);
+  auto *last = reinterpret_cast<FakeEvent *>(end);
+  if (!first || !last || !first->recorded || !last->recorded)
+    return CUDA_ERROR_INVALID_HANDLE;
+  *milliseconds =
+      std::chrono::duration<float, std::milli>(last->when - first->when)
+          .count();
+  return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuMemAlloc(CUdeviceptr *pointer, size_t bytes) {

@@ -56,6 +56,9 @@ struct DeviceMemory {
   void (*free)(void *pointer, void *stream) = nullptr;
   void (*copy)(void *to, void *from, size_t bytes, void *stream) = nullptr;
   void (*synchronize)(void *stream) = nullptr;
+  /// DIST_CUDA_PROFILE's restart (optional: a runtime without it has no
+  /// profile to restart).
+  void (*restartProfile)(const char *since) = nullptr;
 
   static const DeviceMemory *get(std::string &error) {
     static DeviceMemory memory = [] {
@@ -68,6 +71,8 @@ struct DeviceMemory {
           dlsym(RTLD_DEFAULT, "mgpuMemcpy"));
       m.synchronize = reinterpret_cast<decltype(m.synchronize)>(
           dlsym(RTLD_DEFAULT, "mgpuStreamSynchronize"));
+      m.restartProfile = reinterpret_cast<decltype(m.restartProfile)>(
+          dlsym(RTLD_DEFAULT, "dist_cuda_profile_restart"));
       return m;
     }();
     if (!memory.alloc || !memory.free || !memory.copy || !memory.synchronize) {
@@ -320,6 +325,15 @@ void PackedProgram::invoke() {
   for (Frame::Slot &slot : f.results)
     add(slot);
   packedEntry(f.packed.data());
+}
+
+void PackedProgram::restartDeviceProfile(const char *since) {
+  std::string error;
+  if (!deviceBuffers)
+    return;
+  if (const DeviceMemory *device = DeviceMemory::get(error))
+    if (device->restartProfile)
+      device->restartProfile(since);
 }
 
 LogicalResult PackedProgram::call(ArrayRef<HostValue> args,

@@ -71,6 +71,9 @@ llvm::Error run::runStepLoop(PackedProgram &step, const WorkDir &dir, int run,
     }
     if (last)
       break;
+    // A GPU profile leaves out the first step, which loads code.
+    if (stepNumber == 1)
+      step.restartDeviceProfile("step 2");
     // Every rank's blocks of this step are written (files of later steps
     // have other names, so nothing needs to wait for the reads).
     if (exchange)

@@ -63,6 +63,9 @@ public:
   void feedResultToArgument(unsigned result, unsigned argument);
   /// Calls the entry on the bound buffers.
   void invoke();
+  /// A GPU entry: DIST_CUDA_PROFILE counts from here on, its totals naming
+  /// `since` (dist_cuda_profile_restart); nothing otherwise.
+  void restartDeviceProfile(const char *since);
 
 protected:
   PackedProgram();
