@@ -27,6 +27,9 @@
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <map>
+#include <tuple>
+
 #define DEBUG_TYPE "dist-gpu-block-reductions"
 
 namespace mlir::dist {
@@ -157,12 +160,18 @@ Value cloneCombiner(OpBuilder &builder, Operation *combiner, Value lhs,
 }
 
 /// Threads of a block for a row of `extent` elements: a power of two with
-/// about four elements a thread, at least a warp and at most `maxThreads`.
-int64_t chooseBlockSize(int64_t extent, int64_t maxThreads) {
-  int64_t quarter = std::max<int64_t>(extent / 4, 1);
-  int64_t power = llvm::bit_floor(uint64_t(quarter));
+/// about `lanes` elements a thread (what one 16-byte access of the widest
+/// row operand holds), at least a warp and at most `maxThreads`.
+int64_t chooseBlockSize(int64_t extent, int64_t lanes, int64_t maxThreads) {
+  int64_t share = std::max<int64_t>(extent / lanes, 1);
+  int64_t power = llvm::bit_floor(uint64_t(share));
   return std::clamp<int64_t>(power, 32, maxThreads);
 }
+
+/// Row steps of a thread up to which a row kernel runs them without a loop,
+/// each load made once for the whole group (the members after the first
+/// take the row from registers instead of reading it again).
+constexpr int64_t kMaxUnrolledRowSteps = 4;
 
 /// The operands of `op` that differ along the row (dimension `rowDim`).
 SmallVector<OpOperand *> rowOperands(linalg::LinalgOp op, unsigned rowDim) {
@@ -174,6 +183,18 @@ SmallVector<OpOperand *> rowOperands(linalg::LinalgOp op, unsigned rowDim) {
   return operands;
 }
 
+/// Bytes of the widest element of the operands of `ops` that differ along
+/// the row; 0 when none does.
+int64_t widestRowElementBytes(ArrayRef<linalg::LinalgOp> ops,
+                              unsigned rowDim) {
+  int64_t widest = 0;
+  for (linalg::LinalgOp op : ops)
+    for (OpOperand *operand : rowOperands(op, rowDim))
+      widest = std::max(
+          widest, getElementBytes(getElementTypeOrSelf(operand->get())));
+  return widest;
+}
+
 /// Consecutive elements a thread takes with one load or store of each
 /// operand of `ops` that differs along the row (16 bytes of the widest, at
 /// most the row's share of a thread): the block's accesses must tile the
@@ -181,15 +202,12 @@ SmallVector<OpOperand *> rowOperands(linalg::LinalgOp op, unsigned rowDim) {
 /// them, its row dimension last. 1 when not.
 int64_t chooseLanes(ArrayRef<linalg::LinalgOp> ops, unsigned rowDim,
                     int64_t extent, int64_t threads) {
-  int64_t widest = 0;
   for (linalg::LinalgOp op : ops)
-    for (OpOperand *operand : rowOperands(op, rowDim)) {
-      auto type = cast<MemRefType>(operand->get().getType());
-      if (!isRowMajorFromStart(type) ||
+    for (OpOperand *operand : rowOperands(op, rowDim))
+      if (!isRowMajorFromStart(cast<MemRefType>(operand->get().getType())) ||
           positionsOf(op.getMatchingIndexingMap(operand)).back() != rowDim)
         return 1;
-      widest = std::max(widest, getElementBytes(type.getElementType()));
-    }
+  int64_t widest = widestRowElementBytes(ops, rowDim);
   if (widest == 0)
     return 1;
   int64_t lanes = kGpuAccessBytes / widest;
@@ -211,12 +229,15 @@ int64_t chooseLanes(ArrayRef<linalg::LinalgOp> ops, unsigned rowDim,
 class RowKernelBuilder {
 public:
   RowKernelBuilder(RowGroup &group, int64_t maxThreads)
-      : group(group), loc(group.members.front().getLoc()),
-        threads(chooseBlockSize(group.extent(), maxThreads)) {
+      : group(group), loc(group.members.front().getLoc()) {
     SmallVector<linalg::LinalgOp> rowOps;
     for (auto [member, role] : llvm::zip(group.members, group.roles))
       if (role != RowRole::PerRow)
         rowOps.push_back(member);
+    int64_t widest = widestRowElementBytes(rowOps, group.rowDim());
+    threads = chooseBlockSize(group.extent(),
+                              widest ? kGpuAccessBytes / widest : 4,
+                              maxThreads);
     lanes = chooseLanes(rowOps, group.rowDim(), group.extent(), threads);
   }
 
@@ -246,6 +267,23 @@ public:
       ivs[dim] = arith::RemUIOp::create(kernel, loc, rest, size);
       rest = arith::DivUIOp::create(kernel, loc, rest, size);
     }
+    // Few steps a thread: every member takes them at the kernel's top
+    // level, from these starts, sharing the loads.
+    int64_t extent = group.extent();
+    if (extent % threads == 0 &&
+        extent / (threads * lanes) <= kMaxUnrolledRowSteps)
+      for (int64_t i = 0; i < extent / (threads * lanes); ++i) {
+        Value start = thread;
+        if (i != 0)
+          start = arith::AddIOp::create(
+              kernel, loc, start,
+              arith::ConstantIndexOp::create(kernel, loc, i * threads));
+        if (lanes > 1)
+          start = arith::MulIOp::create(
+              kernel, loc, start,
+              arith::ConstantIndexOp::create(kernel, loc, lanes));
+        unrolledStarts.push_back(start);
+      }
 
     for (auto [member, role] : llvm::zip(group.members, group.roles)) {
       switch (role) {
@@ -332,39 +370,53 @@ private:
                                [&](Value value) { return mapping.lookup(value); });
   }
 
-  /// A loop over the thread's elements of the row carrying `inits`. When
-  /// the block divides the row, it counts them (a constant trip count:
-  /// unrolled, the loads issued together), iteration i taking `lanes`
-  /// consecutive elements from (i B + t) lanes; else it steps through the
-  /// row from element t, one at a time. `step(at, start, count, carried)`
-  /// builds an iteration over elements start .. start + count - 1.
-  scf::ForOp
-  buildRowLoop(OpBuilder &kernel, ValueRange inits,
-               function_ref<SmallVector<Value>(OpBuilder &, Value, int64_t,
-                                               ValueRange)>
-                   step) {
+  /// The thread's steps over the row carrying `inits`; returns what the
+  /// last yields. When the block divides the row, step i takes `lanes`
+  /// consecutive elements from (i B + t) lanes: without a loop when they
+  /// are few (unrolledStarts), else in a counted loop (a constant trip
+  /// count: unrolled, the loads issued together); else a loop steps through
+  /// the row from element t, one at a time. `step(at, start, count,
+  /// carried)` builds a step over elements start .. start + count - 1.
+  SmallVector<Value>
+  buildRowSteps(OpBuilder &kernel, ValueRange inits,
+                function_ref<SmallVector<Value>(OpBuilder &, Value, int64_t,
+                                                ValueRange)>
+                    step) {
     int64_t extent = group.extent();
-    Value blockSize = arith::ConstantIndexOp::create(kernel, loc, threads);
     if (extent % threads != 0)
       return scf::ForOp::create(
-          kernel, loc, thread, arith::ConstantIndexOp::create(kernel, loc, extent),
-          blockSize, inits,
-          [&](OpBuilder &at, Location, Value position, ValueRange carried) {
-            scf::YieldOp::create(at, loc, step(at, position, 1, carried));
-          });
+                 kernel, loc, thread,
+                 arith::ConstantIndexOp::create(kernel, loc, extent),
+                 arith::ConstantIndexOp::create(kernel, loc, threads), inits,
+                 [&](OpBuilder &at, Location, Value position,
+                     ValueRange carried) {
+                   scf::YieldOp::create(at, loc,
+                                        step(at, position, 1, carried));
+                 })
+          .getResults();
+    if (!unrolledStarts.empty()) {
+      SmallVector<Value> carried(inits);
+      for (Value start : unrolledStarts)
+        carried = step(kernel, start, lanes, carried);
+      return carried;
+    }
+    Value blockSize = arith::ConstantIndexOp::create(kernel, loc, threads);
     Value width = arith::ConstantIndexOp::create(kernel, loc, lanes);
     return scf::ForOp::create(
-        kernel, loc, arith::ConstantIndexOp::create(kernel, loc, 0),
-        arith::ConstantIndexOp::create(kernel, loc,
-                                       extent / (threads * lanes)),
-        arith::ConstantIndexOp::create(kernel, loc, 1), inits,
-        [&](OpBuilder &at, Location, Value iv, ValueRange carried) {
-          Value start = arith::AddIOp::create(
-              at, loc, arith::MulIOp::create(at, loc, iv, blockSize), thread);
-          if (lanes > 1)
-            start = arith::MulIOp::create(at, loc, start, width);
-          scf::YieldOp::create(at, loc, step(at, start, lanes, carried));
-        });
+               kernel, loc, arith::ConstantIndexOp::create(kernel, loc, 0),
+               arith::ConstantIndexOp::create(kernel, loc,
+                                              extent / (threads * lanes)),
+               arith::ConstantIndexOp::create(kernel, loc, 1), inits,
+               [&](OpBuilder &at, Location, Value iv, ValueRange carried) {
+                 Value start = arith::AddIOp::create(
+                     at, loc, arith::MulIOp::create(at, loc, iv, blockSize),
+                     thread);
+                 if (lanes > 1)
+                   start = arith::MulIOp::create(at, loc, start, width);
+                 scf::YieldOp::create(at, loc,
+                                      step(at, start, lanes, carried));
+               })
+        .getResults();
   }
 
   /// Loads of `op`'s operands that differ along the row, `count` elements
@@ -378,18 +430,33 @@ private:
       if (argument.use_empty())
         continue;
       Value buffer = operand->get();
-      SmallVector<Value> indices =
-          indicesAt(positionsOf(op.getMatchingIndexingMap(operand)));
-      if (count == 1) {
-        loaded.push_back(
-            {argument, memref::LoadOp::create(at, loc, buffer, indices)});
-        continue;
+      SmallVector<unsigned> positions =
+          positionsOf(op.getMatchingIndexingMap(operand));
+      // Only the group's last op writes rows, after every load: a load at
+      // the top level serves every member that reads the same elements.
+      bool topLevel = !unrolledStarts.empty();
+      Value *shared = nullptr;
+      if (topLevel) {
+        shared = &sharedLoads[{buffer.getAsOpaquePointer(),
+                               start.getAsOpaquePointer(),
+                               std::vector<unsigned>(positions.begin(),
+                                                     positions.end())}];
+        if (*shared) {
+          loaded.push_back({argument, *shared});
+          continue;
+        }
       }
-      loaded.push_back(
-          {argument,
-           vector::LoadOp::create(
-               at, loc, VectorType::get({count}, argument.getType()), buffer,
-               indices, /*nontemporal=*/false, alignmentFor(buffer, count))});
+      SmallVector<Value> indices = indicesAt(positions);
+      Value value;
+      if (count == 1)
+        value = memref::LoadOp::create(at, loc, buffer, indices);
+      else
+        value = vector::LoadOp::create(
+            at, loc, VectorType::get({count}, argument.getType()), buffer,
+            indices, /*nontemporal=*/false, alignmentFor(buffer, count));
+      if (shared)
+        *shared = value;
+      loaded.push_back({argument, value});
     }
     return loaded;
   }
@@ -434,7 +501,7 @@ private:
     }
     Value neutral = arith::ConstantOp::create(
         kernel, loc, *arith::getNeutralElement(combiner));
-    scf::ForOp partial = buildRowLoop(
+    SmallVector<Value> partial = buildRowSteps(
         kernel, neutral,
         [&](OpBuilder &at, Value start, int64_t count, ValueRange carried) {
           auto loaded = loadRow(at, op, start, count);
@@ -450,7 +517,7 @@ private:
 
     Type element = accumulator.getType();
     auto combined = gpu::AllReduceOp::create(kernel, loc, element,
-                                             partial.getResult(0),
+                                             partial.front(),
                                              /*op=*/nullptr,
                                              kernel.getUnitAttr());
     Block *combining = kernel.createBlock(&combined.getBody(), {},
@@ -474,7 +541,7 @@ private:
           !op.getMatchingIndexingMap(&operand).isFunctionOfDim(group.rowDim()))
         invariant.map(argument, read(kernel, op, &operand));
     }
-    buildRowLoop(
+    buildRowSteps(
         kernel, {},
         [&](OpBuilder &at, Value start, int64_t count, ValueRange) {
           auto loaded = loadRow(at, op, start, count);
@@ -512,9 +579,15 @@ private:
 
   RowGroup &group;
   Location loc;
-  int64_t threads;
+  int64_t threads = 0;
   int64_t lanes = 1;
   Value thread;
+  /// Where the thread's steps start when they run without a loop.
+  SmallVector<Value> unrolledStarts;
+  /// Loads at the top level, by buffer, start and indexing positions.
+  std::map<std::tuple<const void *, const void *, std::vector<unsigned>>,
+           Value>
+      sharedLoads;
   /// The indices of the current element: the row's, then along it.
   SmallVector<Value> ivs;
   /// The row values the members have computed, by the buffer they write.

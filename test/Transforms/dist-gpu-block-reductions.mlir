@@ -4,10 +4,10 @@
 // Tests that a row sum becomes a launch with a block per row of 256
 // threads (1024 / 4), each thread summing its elements from the neutral
 // element: 4 consecutive ones (16 bytes) with one vector load, elements
-// 4t to 4t + 3 (a loop of one counted iteration, as the block's loads tile
-// the row), then a uniform block-wide reduction with the op's combiner,
-// every thread adding the output's value, and, once all have read it (a
-// barrier), thread 0 storing the sum.
+// 4t to 4t + 3 (one step, as the block's loads tile the row: no loop),
+// then a uniform block-wide reduction with the op's combiner, every thread
+// adding the output's value, and, once all have read it (a barrier),
+// thread 0 storing the sum.
 // LONG-LABEL: func.func @row_sum
 // LONG-NOT: gpu.launch
 // LONG: linalg.generic
@@ -17,25 +17,19 @@
 // CHECK-DAG: %[[ROWS:.*]] = arith.constant 2048 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
 // CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ROWS]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]]) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]])
-// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-DAG: %[[STEP:.*]] = arith.constant 256 : index
-// CHECK-DAG: %[[LANES:.*]] = arith.constant 4 : index
-// CHECK-DAG: %[[COUNT:.*]] = arith.constant 1 : index
-// CHECK: %[[PARTIAL:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32)
-// CHECK-NEXT: %[[IB:.*]] = arith.muli %[[I]], %[[STEP]] : index
-// CHECK-NEXT: %[[J:.*]] = arith.addi %[[IB]], %[[T]] : index
-// CHECK-NEXT: %[[K:.*]] = arith.muli %[[J]], %[[LANES]] : index
+// CHECK-NEXT: %[[LANES:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[K:.*]] = arith.muli %[[T]], %[[LANES]] : index
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: %[[V:.*]] = vector.load %[[X]][%[[B]], %[[K]]] {alignment = 16 : i64} : memref<2048x1024xf32>, vector<4xf32>
 // CHECK-NEXT: %[[V0:.*]] = vector.extract %[[V]][0]
-// CHECK-NEXT: %[[S0:.*]] = arith.addf %[[V0]], %[[ACC]] : f32
+// CHECK-NEXT: %[[S0:.*]] = arith.addf %[[V0]], %[[ZERO]] : f32
 // CHECK-NEXT: %[[V1:.*]] = vector.extract %[[V]][1]
 // CHECK-NEXT: %[[S1:.*]] = arith.addf %[[V1]], %[[S0]] : f32
 // CHECK-NEXT: vector.extract %[[V]][2]
 // CHECK-NEXT: arith.addf
 // CHECK-NEXT: vector.extract %[[V]][3]
-// CHECK-NEXT: %[[S:.*]] = arith.addf
-// CHECK-NEXT: scf.yield %[[S]]
-// CHECK: %[[ALL:.*]] = gpu.all_reduce %[[PARTIAL]] uniform {
+// CHECK-NEXT: %[[PARTIAL:.*]] = arith.addf
+// CHECK-NEXT: %[[ALL:.*]] = gpu.all_reduce %[[PARTIAL]] uniform {
 // CHECK-NEXT: ^bb0(%[[L:.*]]: f32, %[[R:.*]]: f32):
 // CHECK-NEXT: %[[LR:.*]] = arith.addf %[[L]], %[[R]] : f32
 // CHECK-NEXT: gpu.yield %[[LR]]
@@ -51,6 +45,35 @@ func.func @row_sum(%x: memref<2048x1024xf32>, %sum: memref<2048xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
                   iterator_types = ["parallel", "reduction"]}
       ins(%x : memref<2048x1024xf32>) outs(%sum : memref<2048xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Tests a row of 8192: 256 threads of 4 lanes take 8 steps each, more than
+// run without a loop: a loop of 8 counted iterations, iteration i taking
+// elements 4 (256 i + t) to 4 (256 i + t) + 3.
+// CHECK-LABEL: func.func @long_row
+// CHECK: gpu.launch
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[STEP:.*]] = arith.constant 256 : index
+// CHECK-DAG: %[[LANES:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[COUNT:.*]] = arith.constant 8 : index
+// CHECK: %[[PARTIAL:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32)
+// CHECK-NEXT: %[[IB:.*]] = arith.muli %[[I]], %[[STEP]] : index
+// CHECK-NEXT: %[[J:.*]] = arith.addi %[[IB]], %{{.*}} : index
+// CHECK-NEXT: %[[K:.*]] = arith.muli %[[J]], %[[LANES]] : index
+// CHECK-NEXT: vector.load %{{.*}}[%{{.*}}, %[[K]]] {alignment = 16 : i64} : memref<2048x8192xf32>, vector<4xf32>
+// CHECK: scf.yield
+// CHECK: gpu.all_reduce %[[PARTIAL]] uniform
+func.func @long_row(%x: memref<2048x8192xf32>, %sum: memref<2048xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<2048x8192xf32>) outs(%sum : memref<2048xf32>) {
   ^bb0(%a: f32, %acc: f32):
     %s = arith.addf %a, %acc : f32
     linalg.yield %s : f32
@@ -104,22 +127,39 @@ func.func @causal_max(%x: memref<4x512x300xf32>, %bias: memref<4x512xf32>, %max:
 // -----
 
 // Tests the lanes: bf16 rows of 2048 summed in f32 take 8 lanes (256
-// threads, 8 elements a thread: one 16-byte load of 8 bf16); an
-// input that is a view at a dynamic offset (its start's alignment unknown)
-// is read an element at a time, in a loop counting the thread's 4.
+// threads, 8 elements a thread: one 16-byte load of 8 bf16; rows of 1024
+// would take 128 threads); an input that is a view at a dynamic offset
+// (its start's alignment unknown) is read an element at a time, the
+// thread's 4 steps without a loop.
 // CHECK-LABEL: func.func @bf16_rows
+// CHECK: threads({{.*}}) in (%{{.*}} = %c256,
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<4096x2048xbf16>, vector<8xbf16>
 // CHECK-COUNT-8: arith.extf
 // CHECK: gpu.all_reduce
+// CHECK-LABEL: func.func @bf16_short_rows
+// CHECK: threads({{.*}}) in (%{{.*}} = %c128,
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<4096x1024xbf16>, vector<8xbf16>
 // CHECK-LABEL: func.func @unknown_start
 // CHECK-NOT: vector.load
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c4{{.*}} step
-// CHECK: memref.load %{{.*}} : memref<4096x1024xf32, strided<[1024, 1], offset: ?>>
+// CHECK-NOT: scf.for
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<4096x1024xf32, strided<[1024, 1], offset: ?>>
+// CHECK-NOT: scf.for
 // CHECK: gpu.all_reduce
 func.func @bf16_rows(%x: memref<4096x2048xbf16>, %sum: memref<4096xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
                   iterator_types = ["parallel", "reduction"]}
       ins(%x : memref<4096x2048xbf16>) outs(%sum : memref<4096xf32>) {
+  ^bb0(%a: bf16, %acc: f32):
+    %f = arith.extf %a : bf16 to f32
+    %s = arith.addf %f, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func @bf16_short_rows(%x: memref<4096x1024xbf16>, %sum: memref<4096xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4096x1024xbf16>) outs(%sum : memref<4096xf32>) {
   ^bb0(%a: bf16, %acc: f32):
     %f = arith.extf %a : bf16 to f32
     %s = arith.addf %f, %acc : f32
@@ -144,10 +184,11 @@ func.func @unknown_start(%x: memref<4096x1024xf32, strided<[1024, 1], offset: ?>
 // softmax (the max's fill, the max, its rounding, the sum's fill, the sum of
 // exponentials, the normalization) is one launch. Every thread computes the
 // row values in registers (the fills' values are the reductions' initial
-// values: nothing read from memory, so no barrier); the normalization is
-// a loop over the thread's elements with vector loads and a vector store;
-// thread 0 writes only the row value read after the kernel (the rounded
-// max), not the buffers only freed.
+// values: nothing read from memory, so no barrier); the thread's elements
+// are loaded once (one vector load: rows of 512 take 128 threads of 4) and
+// serve the max, the sum and the normalization, which ends in a vector
+// store; thread 0 writes only the row value read after the kernel (the
+// rounded max), not the buffers only freed.
 // CHECK-LABEL: func.func @softmax
 // CHECK-SAME: (%[[X:.*]]: memref<1024x512xf32>, %[[Y:.*]]: memref<1024x512xf32>, %[[KEPT:.*]]: memref<1024xbf16>)
 // CHECK: %[[NEG:.*]] = arith.constant -3.40282347E+38 : f32
@@ -155,17 +196,19 @@ func.func @unknown_start(%x: memref<4096x1024xf32, strided<[1024, 1], offset: ?>
 // CHECK: %[[ROUNDED_BUFFER:.*]] = memref.alloc() : memref<1024xbf16>
 // CHECK: memref.alloc() : memref<1024xf32>
 // CHECK: gpu.launch
-// CHECK: vector.load %[[X]]
+// CHECK: %[[V:.*]] = vector.load %[[X]]
 // CHECK: %[[MAXES:.*]] = gpu.all_reduce
 // CHECK: arith.maximumf
 // CHECK: %[[MAX:.*]] = arith.maximumf %[[NEG]], %[[MAXES]] : f32
 // CHECK-NEXT: %[[ROUNDED:.*]] = arith.truncf %[[MAX]] : f32 to bf16
-// CHECK: vector.load %[[X]]
+// CHECK-NOT: vector.load
+// CHECK: vector.extract %[[V]][0]
 // CHECK: %[[EXPS:.*]] = gpu.all_reduce
 // CHECK: %[[SUM:.*]] = arith.addf %[[ZERO]], %[[EXPS]] : f32
 // CHECK-NOT: gpu.barrier
-// CHECK: scf.for
-// CHECK: %[[V:.*]] = vector.load %[[X]]
+// CHECK-NOT: scf.for
+// CHECK-NOT: vector.load
+// CHECK: vector.extract %[[V]][0]
 // CHECK: arith.divf %{{.*}}, %[[SUM]] : f32
 // CHECK: vector.from_elements
 // CHECK: vector.store %{{.*}}, %[[Y]][%{{.*}}] {alignment = 16 : i64} : memref<1024x512xf32>, vector<4xf32>
@@ -234,7 +277,7 @@ func.func @softmax(%x: memref<1024x512xf32>, %y: memref<1024x512xf32>, %kept: me
 // CHECK: gpu.launch
 // CHECK-COUNT-2: gpu.all_reduce
 // CHECK: math.rsqrt
-// CHECK: scf.for
+// CHECK-NOT: scf.for
 // CHECK: vector.store %{{.*}}, %arg1[
 // CHECK-NEXT: vector.from_elements
 // CHECK-NEXT: vector.store %{{.*}}, %arg2[

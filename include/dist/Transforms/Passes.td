@@ -1580,10 +1580,12 @@ def DistGpuBlockReductions : Pass<"dist-gpu-block-reductions"> {
     32-bit result and a combiner with a neutral element and no
     `overflow`/`nnan`/`ninf` promise (`arith.addf`, `arith.maxnumf`, ...)
     becomes a `gpu.launch` of a block per output of B threads (a power of
-    two near R / 4, from 32 to `max-threads`): each thread combines its
-    elements of the row (L consecutive ones with one vector load of each
-    input when the block's loads tile the row and the inputs are aligned:
-    16 bytes of the widest; else elements t, t + B, ...), a
+    two near R over the elements 16 bytes of the widest row operand hold,
+    from 32 to `max-threads`): each thread combines its elements of the
+    row (L consecutive ones with one vector load of each input when the
+    block's loads tile the row and the inputs are aligned: 16 bytes of the
+    widest; up to 4 such steps without a loop, sharing each load with the
+    group's later members; else elements t, t + B, ...), a
     `gpu.all_reduce uniform` with the op's combiner combines the block's
     partial results (warp shuffles and shared memory after
     `convert-gpu-to-nvvm`), and every thread combines that with the
