@@ -299,13 +299,20 @@ public:
       }
     }
 
-    // The first thread writes the row values others read after the kernel.
+    // The first thread writes the row values others may read after the
+    // kernel: all but those of an allocation only the members use (and
+    // free); an argument or a view may be read through another name.
+    auto onlyInGroup = [&](Value buffer) {
+      return isa_and_present<memref::AllocOp, memref::AllocaOp>(
+                 buffer.getDefiningOp()) &&
+             llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+               return isa<memref::DeallocOp>(user) ||
+                      llvm::is_contained(group.members, user);
+             });
+    };
     SmallVector<std::pair<Value, Value>> stores;
     for (auto &[buffer, positions] : group.written)
-      if (llvm::any_of(buffer.getUsers(), [&](Operation *user) {
-            return !isa<memref::DeallocOp>(user) &&
-                   !llvm::is_contained(group.members, user);
-          }))
+      if (!onlyInGroup(buffer))
         stores.push_back({buffer, rowValues.lookup(buffer)});
     if (!stores.empty()) {
       // A row value every thread read from memory (a reduction's initial
@@ -366,8 +373,10 @@ private:
       }
       at.clone(bodyOp, mapping);
     }
-    return llvm::map_to_vector(block->getTerminator()->getOperands(),
-                               [&](Value value) { return mapping.lookup(value); });
+    // A value from above (a fill's constant) is yielded as it is.
+    return llvm::map_to_vector(
+        block->getTerminator()->getOperands(),
+        [&](Value value) { return mapping.lookupOrDefault(value); });
   }
 
   /// The thread's steps over the row carrying `inits`; returns what the

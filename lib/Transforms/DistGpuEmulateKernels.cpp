@@ -445,7 +445,8 @@ struct DistGpuEmulateKernelsPass
             mapping.map(combiner.getArgument(1), next);
             for (Operation &op : combiner.without_terminator())
               at.clone(op, mapping);
-            result = mapping.lookup(combiner.getTerminator()->getOperand(0));
+            result = mapping.lookupOrDefault(
+                combiner.getTerminator()->getOperand(0));
           }
           scf::YieldOp::create(at, loc, result);
         });

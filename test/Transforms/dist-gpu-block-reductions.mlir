@@ -270,6 +270,72 @@ func.func @softmax(%x: memref<1024x512xf32>, %y: memref<1024x512xf32>, %kept: me
 
 // -----
 
+// Tests a fill written as a linalg.generic yielding a constant from above
+// (as bufferization leaves a tensor fill): it joins as the product's
+// initial value, the constant itself, not a load of the buffer it no longer
+// writes (a fuzzed program's product read uninitialized memory).
+// CHECK-LABEL: func.func @generic_fill
+// CHECK-SAME: (%[[X:.*]]: memref<1024x512xf32>, %[[PRODUCT:.*]]: memref<1024xf32>)
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: gpu.launch
+// CHECK: %[[ALL:.*]] = gpu.all_reduce
+// CHECK: arith.mulf
+// CHECK: gpu.yield
+// CHECK-NEXT: } : (f32) -> f32
+// CHECK-NEXT: %[[OUT:.*]] = arith.mulf %[[ONE]], %[[ALL]] : f32
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %[[OUT]], %[[PRODUCT]]
+// CHECK-NOT: linalg.
+func.func @generic_fill(%x: memref<1024x512xf32>, %product: memref<1024xf32>) {
+  %one = arith.constant 1.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      outs(%product : memref<1024xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %one : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<1024x512xf32>) outs(%product : memref<1024xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %p = arith.mulf %a, %acc : f32
+    linalg.yield %p : f32
+  }
+  return
+}
+
+// -----
+
+// Tests that row values written to a view are stored: the buffer it views
+// is read after the kernel by another name.
+// CHECK-LABEL: func.func @view_output
+// CHECK: %[[ALL:.*]] = memref.alloc() : memref<2x1024xf32>
+// CHECK: %[[ROW:.*]] = memref.subview %[[ALL]]
+// CHECK: gpu.launch
+// CHECK: %[[SUM:.*]] = gpu.all_reduce
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.*}}, %[[ROW]]
+// CHECK: memref.copy %[[ALL]]
+func.func @view_output(%x: memref<1024x512xf32>, %out: memref<2x1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %all = memref.alloc() : memref<2x1024xf32>
+  linalg.fill ins(%zero : f32) outs(%all : memref<2x1024xf32>)
+  %row = memref.subview %all[1, 0] [1, 1024] [1, 1] : memref<2x1024xf32> to memref<1024xf32, strided<[1], offset: 1024>>
+  linalg.fill ins(%zero : f32) outs(%row : memref<1024xf32, strided<[1], offset: 1024>>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<1024x512xf32>) outs(%row : memref<1024xf32, strided<[1], offset: 1024>>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }
+  memref.copy %all, %out : memref<2x1024xf32> to memref<2x1024xf32>
+  memref.dealloc %all : memref<2x1024xf32>
+  return
+}
+
+// -----
+
 // Tests that an elementwise op with two outputs joins too (a layernorm's
 // normalized value and its affine map, after the mean, the variance and
 // rsqrt per row): one launch, both outputs written with vector stores.
