@@ -108,6 +108,7 @@ def time_dist(args, dtype):
                    LD_LIBRARY_PATH=":".join([os.path.join(out, "lib")] +
                                             (fake if args.emulate else torch_library_path())))
         env.pop("DIST_CUDA_PROFILE", None)
+        env["DIST_CUBLAS_TF32"] = "1" if args.tf32 else "0"
         if profile:
             env["DIST_CUDA_PROFILE"] = "2"
         command = [os.path.join(out, "bin", "dist-step"), "--synthetic-inputs"]
@@ -145,6 +146,8 @@ def time_torch(args, dtype, compiled, device):
     import torch
     from check_against_torch import Compute, gpt_loss
 
+    # f32 products in TF32 on tensor cores only with --tf32, as dist's.
+    torch.set_float32_matmul_precision("high" if args.tf32 else "highest")
     opts = argparse.Namespace(layers=1, hidden=args.hidden, heads=args.heads, seq=args.seq,
                               vocab=args.vocab, batch=args.batch)
     gen = torch.Generator().manual_seed(0)
@@ -197,7 +200,9 @@ def run(args):
           (args.hidden, args.heads, args.seq, args.batch, args.vocab,
            (torch.cuda.get_device_name() if device == "cuda" else device) +
            ("; dist emulated on the CPU (fake driver and cuBLAS): times mean nothing"
-            if args.emulate else "")))
+            if args.emulate else "") +
+           ("; f32 products in TF32 (DIST_CUBLAS_TF32=1, "
+            "torch.set_float32_matmul_precision('high'))" if args.tf32 else "")))
     for dtype in TYPES:
         if not args.dist_only:
             eager = time_torch(args, dtype, False, device)
@@ -239,6 +244,10 @@ def main():
     parser.add_argument("--dist-only", action="store_true",
                         help="run: time dist's step alone (a variant prepared with "
                              "--dist-run-arg, beside a full run of the default)")
+    parser.add_argument("--tf32", action="store_true",
+                        help="run: f32 products may round their inputs to TF32 on tensor "
+                             "cores, in dist (DIST_CUBLAS_TF32=1) and in PyTorch "
+                             "(set_float32_matmul_precision('high')); off: both f32")
     parser.add_argument("--top", type=int, default=12,
                         help="run: list dist's longest kernels and products")
     add_model_arguments(parser)

@@ -17,8 +17,10 @@
 #              weights; the -rows ones with block reductions and row groups),
 #              their serial runs made here
 #   bench/     the GPT block benchmark (bench/gpu_gpt.py prepare), unless
-#              GPU_CHECK_BENCH=0; bench-loops/ the same steps without block
-#              reductions (dist-gpu-block-reductions), timed after it
+#              GPU_CHECK_BENCH=0 (run a second time with --tf32: f32
+#              products in TF32 on both sides); bench-loops/ the same steps
+#              without block reductions (dist-gpu-block-reductions), timed
+#              after it
 # run runs them there (each part time-limited; logs and results into
 # RESULTS_DIR, $OUT on the device machine): gpu-check.log, examples.tgz,
 # torch-NAME.tgz (one a check: the device returns files of up to 16 MB).
@@ -134,6 +136,12 @@ from check_against_torch import torch_library_path; print(':'.join(torch_library
     echo "== benchmark"
     timeout $((deadline - SECONDS)) python3 "$here/bench/gpu_gpt.py" run --out "$out/bench"
     echo "bench exit $?"
+  fi
+  if [ -d "$out/bench" ]; then
+    echo "== benchmark with TF32 f32 products (dist and PyTorch)"
+    timeout $((deadline - SECONDS)) python3 "$here/bench/gpu_gpt.py" run --tf32 \
+      --out "$out/bench"
+    echo "bench-tf32 exit $?"
   fi
   if [ -d "$out/bench-loops" ]; then
     echo "== benchmark without block reductions (dist only)"

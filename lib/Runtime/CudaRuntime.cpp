@@ -24,6 +24,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #define DIST_STRINGIFY(x) #x
@@ -430,6 +431,7 @@ namespace {
 struct Blas {
   decltype(&::cublasCreate) create = nullptr;
   decltype(&::cublasSetStream) setStream = nullptr;
+  decltype(&::cublasSetMathMode) setMathMode = nullptr;
   decltype(&::cublasSgemm) sgemm = nullptr;
   decltype(&::cublasDgemm) dgemm = nullptr;
   // The exported cublasGemmEx (C++ also sees an inline overload).
@@ -448,7 +450,22 @@ struct Blas {
       cudaDataType, int, long long, const void *, void *, cudaDataType, int,
       long long, int, cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
   cublasHandle_t handle = nullptr;
+  /// DIST_CUBLAS_TF32=1: f32 products (cublasSgemm and its batched form)
+  /// may round their inputs to TF32 on tensor cores, as PyTorch's
+  /// torch.backends.cuda.matmul.allow_tf32. Off by default, as in PyTorch:
+  /// f32 programs keep f32 products.
+  bool tf32 = false;
 };
+
+/// DIST_CUBLAS_TF32: unset, 0 or 1.
+bool tf32Requested() {
+  const char *value = std::getenv("DIST_CUBLAS_TF32");
+  if (!value || !*value || !std::strcmp(value, "0"))
+    return false;
+  if (!std::strcmp(value, "1"))
+    return true;
+  fail("DIST_CUBLAS_TF32 must be 0 or 1, not ", value);
+}
 
 Blas &blas() {
   static Blas instance;
@@ -467,6 +484,7 @@ Blas &blas() {
     fail("cuBLAS lacks ", DIST_SYMBOL(name));
     DIST_RESOLVE_BLAS(create, cublasCreate)
     DIST_RESOLVE_BLAS(setStream, cublasSetStream)
+    DIST_RESOLVE_BLAS(setMathMode, cublasSetMathMode)
     DIST_RESOLVE_BLAS(sgemm, cublasSgemm)
     DIST_RESOLVE_BLAS(dgemm, cublasDgemm)
     DIST_RESOLVE_BLAS(gemmEx, cublasGemmEx)
@@ -476,6 +494,13 @@ Blas &blas() {
 #undef DIST_RESOLVE_BLAS
     if (instance.create(&instance.handle) != CUBLAS_STATUS_SUCCESS)
       fail("cublasCreate failed", nullptr);
+    instance.tf32 = tf32Requested();
+    if (instance.tf32 &&
+        instance.setMathMode(instance.handle, CUBLAS_TF32_TENSOR_OP_MATH) !=
+            CUBLAS_STATUS_SUCCESS)
+      fail("cublasSetMathMode(CUBLAS_TF32_TENSOR_OP_MATH) failed "
+           "(DIST_CUBLAS_TF32=1)",
+           nullptr);
   });
   return instance;
 }
@@ -498,7 +523,8 @@ struct BlasShape {
   int transA, transB, m, n, k;
   const void *a, *b, *c;
   int lda, ldb, ldc, batch = 1;
-  /// A mixed product's input and output types ("bf16->f32"), or "".
+  /// A mixed product's input and output types ("bf16->f32"), "tf32" for an
+  /// f32 product allowed TF32 (DIST_CUBLAS_TF32=1), or "".
   const char *types = "";
 };
 
@@ -575,6 +601,13 @@ void runBlas(const char *name, int order, void *stream, const BlasShape &shape,
     synchronize();
 }
 
+/// "tf32" for an f32 product's profile line when DIST_CUBLAS_TF32=1 lets
+/// it round its inputs to TF32, else "".
+template <typename T>
+const char *tf32Label() {
+  return std::is_same_v<T, float> && blas().tf32 ? "tf32" : "";
+}
+
 /// C = alpha op(A) op(B) + beta C, row-major, as cuBLAS's column-major
 /// C^T = alpha op(B)^T op(A)^T + beta C^T (a row-major matrix is its
 /// transpose in column-major, with the same leading dimension).
@@ -582,7 +615,8 @@ template <typename T, typename Gemm>
 void gemm(const char *name, Gemm function, int order, int transA, int transB,
           int m, int n, int k, T alpha, const T *a, int lda, const T *b,
           int ldb, T beta, T *c, int ldc, void *stream) {
-  runBlas(name, order, stream, {transA, transB, m, n, k, a, b, c, lda, ldb, ldc},
+  runBlas(name, order, stream,
+          {transA, transB, m, n, k, a, b, c, lda, ldb, ldc, 1, tf32Label<T>()},
           [&] {
     return function(blas().handle, toCublas(transB), toCublas(transA), n, m, k,
                     &alpha, b, ldb, a, lda, &beta, c, ldc);
@@ -599,7 +633,9 @@ void gemmStridedBatched(const char *name, Gemm function, int order,
                         int ldb, int64_t strideB, T beta, T *c, int ldc,
                         int64_t strideC, int batchCount, void *stream) {
   runBlas(name, order, stream,
-          {transA, transB, m, n, k, a, b, c, lda, ldb, ldc, batchCount}, [&] {
+          {transA, transB, m, n, k, a, b, c, lda, ldb, ldc, batchCount,
+           tf32Label<T>()},
+          [&] {
     return function(blas().handle, toCublas(transB), toCublas(transA), n, m,
                     k, &alpha, b, ldb, strideB, a, lda, strideA, &beta, c,
                     ldc, strideC, batchCount);

@@ -77,7 +77,8 @@ ReferenceResult judgeAgainstReference(const HostArray &reference,
   result.allowed =
       std::max(rule.serialFactor *
                    std::max(result.serialError, result.perturbedError),
-               rule.roundoffFactor * unitRoundoff(serial.dtype()) *
+               rule.roundoffFactor *
+                   std::max(rule.roundoff, unitRoundoff(serial.dtype())) *
                    result.magnitude);
   result.pass = result.specialMismatches == 0 &&
                 result.distributedError <= result.allowed;

@@ -3,7 +3,8 @@
 // A libcublas.so.13 beside the fake driver (FakeCudaDriver.cpp): the
 // products dist's CUDA runtime calls (cublasSgemm, cublasDgemm,
 // cublasGemmEx with f16/bf16 inputs accumulating in f32, and their strided
-// batched forms), column-major as
+// batched forms; cublasSetMathMode's TF32 mode rounds f32 inputs to TF32),
+// column-major as
 // cuBLAS defines them, computed on the host when they are issued. Every
 // matrix must lie in memory of the fake driver (device memory) and every
 // leading dimension must be one cuBLAS accepts, so that a product the real
@@ -25,10 +26,25 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <type_traits>
 
 namespace {
 
 int handleStorage;
+/// cublasSetMathMode's mode: CUBLAS_TF32_TENSOR_OP_MATH rounds the inputs of
+/// f32 products (cublasSgemm and its batched form) to TF32, as tensor cores
+/// read them.
+cublasMath_t mathMode = CUBLAS_DEFAULT_MATH;
+
+/// `value` with its mantissa rounded to TF32's 10 bits, to nearest even.
+float roundToTf32(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if ((bits & 0x7f800000) != 0x7f800000) // NaN and infinities stay
+    bits = (bits + 0xfff + ((bits >> 13) & 1)) & 0xffffe000;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
 
 cublasStatus_t reject(const char *call, const char *reason) {
   std::fprintf(stderr, "fake cuBLAS: %s: %s\n", call, reason);
@@ -144,11 +160,20 @@ cublasStatus_t typedGemm(const char *call, cublasHandle_t handle,
   auto load = [](const void *data, int64_t index) {
     return static_cast<const T *>(data)[index];
   };
+  auto loadInput = [](const void *data, int64_t index) {
+    T value = static_cast<const T *>(data)[index];
+    if constexpr (std::is_same_v<T, float>)
+      if (mathMode == CUBLAS_TF32_TENSOR_OP_MATH)
+        return roundToTf32(value);
+    return value;
+  };
   auto store = [](void *data, int64_t index, T value) {
     static_cast<T *>(data)[index] = value;
   };
-  return gemm<T>(call, handle, transA, transB, m, n, k, *alpha, a, lda, b, ldb,
-                 *beta, c, ldc, sizeof(T), sizeof(T), load, load, load, store);
+  using Load = std::function<T(const void *, int64_t)>;
+  return gemm<T, Load>(call, handle, transA, transB, m, n, k, *alpha, a, lda,
+                       b, ldb, *beta, c, ldc, sizeof(T), sizeof(T),
+                       Load(loadInput), Load(loadInput), Load(load), store);
 }
 
 /// Runs `product(i)` for each of `batchCount` products, stopping at the
@@ -233,6 +258,17 @@ FAKE_EXPORT cublasStatus_t cublasSetStream(cublasHandle_t handle,
   return handle == reinterpret_cast<cublasHandle_t>(&handleStorage)
              ? CUBLAS_STATUS_SUCCESS
              : CUBLAS_STATUS_NOT_INITIALIZED;
+}
+
+FAKE_EXPORT cublasStatus_t cublasSetMathMode(cublasHandle_t handle,
+                                             cublasMath_t mode) {
+  if (handle != reinterpret_cast<cublasHandle_t>(&handleStorage))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (mode != CUBLAS_DEFAULT_MATH && mode != CUBLAS_TF32_TENSOR_OP_MATH)
+    return reject("cublasSetMathMode", "a mode other than CUBLAS_DEFAULT_MATH "
+                                       "or CUBLAS_TF32_TENSOR_OP_MATH");
+  mathMode = mode;
+  return CUBLAS_STATUS_SUCCESS;
 }
 
 FAKE_EXPORT cublasStatus_t cublasSgemm(cublasHandle_t handle,

@@ -51,6 +51,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <random>
@@ -165,6 +166,15 @@ static cl::opt<bool> emulateGpuKernels(
              "on a GPU. For checking the GPU lowering on a machine without a "
              "GPU, with the fake driver and cuBLAS of test/Runtime on "
              "LD_LIBRARY_PATH"),
+    cl::init(false), cl::cat(category));
+static cl::opt<bool> gpuAllowTf32(
+    "gpu-allow-tf32",
+    cl::desc("With --device=gpu: f32 products may round their inputs to TF32 "
+             "on tensor cores (DIST_CUBLAS_TF32=1 for the ranks, as PyTorch's "
+             "torch.backends.cuda.matmul.allow_tf32); f32 results are then "
+             "judged against the f64 reference with TF32's unit roundoff "
+             "(2^-11). With --judge: the exported run ran with "
+             "DIST_CUBLAS_TF32=1"),
     cl::init(false), cl::cat(category));
 static cl::opt<int64_t> gpuVectorizeMinThreads(
     "gpu-vectorize-min-threads",
@@ -874,6 +884,12 @@ static LogicalResult launchRanks(StringRef self, StringRef dir, int ranks) {
     if (!StringRef(*entry).starts_with("TMPDIR="))
       environment.push_back(*entry);
   environment.push_back(("TMPDIR=" + dir).str());
+  if (gpuAllowTf32) {
+    llvm::erase_if(environment, [](StringRef entry) {
+      return entry.starts_with("DIST_CUBLAS_TF32=");
+    });
+    environment.push_back("DIST_CUBLAS_TF32=1");
+  }
   // Device buffers travel through NCCL (the user may choose another backend).
   if (device == "gpu" && ranks > 1 &&
       !llvm::any_of(environment, [](StringRef entry) {
@@ -1088,8 +1104,13 @@ static FailureOr<bool> report(const run::WorkDir &dir,
     llvm::raw_string_ostream os(lines);
     int failures = 0;
     for (auto [i, spec] : llvm::enumerate(specs)) {
-      llvm::Expected<bool> pass =
-          run::judgeResult(dir, i, step, spec, meshShape, tolerance, os);
+      // TF32 products keep 10 of f32's 23 stored significand bits.
+      hostdata::ReferenceRule rule;
+      if (gpuAllowTf32 && spec.global.dtype == hostdata::DType::F32)
+        rule.roundoff = std::ldexp(1.0, -11);
+      llvm::Expected<bool> pass = run::judgeResult(dir, i, step, spec,
+                                                   meshShape, tolerance, rule,
+                                                   os);
       if (!pass) {
         llvm::errs() << "dist-run: " << llvm::toString(pass.takeError())
                      << "\n";
@@ -1471,6 +1492,16 @@ int main(int argc, char **argv) {
   }
   if (emulateGpuKernels && device != "gpu") {
     llvm::errs() << "dist-run: --emulate-gpu-kernels needs --device=gpu\n";
+    return 1;
+  }
+  if (gpuAllowTf32 && device != "gpu") {
+    llvm::errs() << "dist-run: --gpu-allow-tf32 needs --device=gpu\n";
+    return 1;
+  }
+  if (gpuAllowTf32 && !exportRanksDir.empty()) {
+    llvm::errs() << "dist-run: --gpu-allow-tf32 does not travel with "
+                    "--export-ranks: run dist-step with DIST_CUBLAS_TF32=1 "
+                    "and judge with --judge DIR --gpu-allow-tf32\n";
     return 1;
   }
   if (gpuBlockReductionMinExtent < 0 || gpuBlockReductionMinOutputs < 1) {

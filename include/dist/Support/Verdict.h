@@ -49,7 +49,8 @@ ElementwiseResult compareElementwise(const HostArray &expected,
 ///   PASS  iff  E_d <= max(serialFactor * max(E_s, E_p), roundoffFactor * u * M)
 ///
 /// and the distributed run has NaN and infinities exactly where the serial
-/// run has them. u is the unit roundoff of the result's element type. The
+/// run has them. u is the unit roundoff of the result's element type (or
+/// the rule's, when coarser). The
 /// first term accepts a distributed result as accurate as the serial one up
 /// to a small factor: summing in another order changes which rounding errors
 /// are made, not their size. One serial run is one sample of those errors,
@@ -64,6 +65,9 @@ ElementwiseResult compareElementwise(const HostArray &expected,
 struct ReferenceRule {
   double serialFactor = 4;
   double roundoffFactor = 32;
+  /// u when the distributed run computes more coarsely than the result's
+  /// type (f32 products on TF32 tensor cores: 2^-11); 0: the type's own.
+  double roundoff = 0;
 };
 
 struct ReferenceResult {

@@ -45,6 +45,7 @@ llvm::Expected<bool> run::judgeResult(const WorkDir &dir, int64_t index,
                                       int step, const ResultSpec &spec,
                                       const meshmath::Shape &meshShape,
                                       const hostdata::Tolerance &tolerance,
+                                      const hostdata::ReferenceRule &rule,
                                       raw_ostream &os) {
   HostArray serial = spec.global.makeArray();
   if (llvm::Error error = readArray(dir.result(index, step, kSerialRun), serial))
@@ -84,7 +85,8 @@ llvm::Expected<bool> run::judgeResult(const WorkDir &dir, int64_t index,
         return std::move(error);
     }
     hostdata::ReferenceResult verdict = hostdata::judgeAgainstReference(
-        reference, serial, *replicas, perturbed ? &*perturbed : nullptr);
+        reference, serial, *replicas, perturbed ? &*perturbed : nullptr,
+        rule);
     os << llvm::formatv(
         "max abs err {0:e2} vs serial; error vs f64 reference: distributed "
         "{1:e2}, serial {2:e2}",

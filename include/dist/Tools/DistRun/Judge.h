@@ -40,11 +40,12 @@ describeResults(func::FuncOp serial, func::FuncOp partitioned,
 
 /// Judges result `index` at `step` on a mesh of shape `meshShape`, and
 /// prints its report line ("result #I <type> <layout>: ...: PASS") to `os`.
-/// Returns whether it passes.
+/// Returns whether it passes. `rule` judges a result against the reference.
 llvm::Expected<bool> judgeResult(const WorkDir &dir, int64_t index, int step,
                                  const ResultSpec &spec,
                                  const meshmath::Shape &meshShape,
                                  const hostdata::Tolerance &tolerance,
+                                 const hostdata::ReferenceRule &rule,
                                  raw_ostream &os);
 
 } // namespace mlir::dist::run
