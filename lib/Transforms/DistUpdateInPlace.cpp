@@ -14,6 +14,7 @@
 #include "dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/PatternMatch.h"
@@ -56,11 +57,12 @@ static func::ReturnOp getUniqueReturn(func::FuncOp func) {
   return unique;
 }
 
-/// The tensor values of `func` that may share `argument`'s buffer once
-/// bufferized (the argument, views of it, results of ops that may return an
-/// operand's buffer): a destination-passing op's result aliases its init
-/// only; an op with regions may return anything its operands or its regions'
-/// terminators carry; any other op on a tensor it reads may return it.
+/// The tensor (or, bufferized, memref) values of `func` that may share
+/// `argument`'s buffer (the argument, views of it, results of ops that may
+/// return an operand's buffer): a destination-passing op's result aliases
+/// its init only; an op with regions may return anything its operands or
+/// its regions' terminators carry (an scf.if yielding the argument); any
+/// other op on a value it reads may return it.
 static llvm::SmallPtrSet<Value, 16> getMayAliases(func::FuncOp func,
                                                  Value argument) {
   llvm::SmallPtrSet<Value, 16> aliases;
@@ -69,10 +71,12 @@ static llvm::SmallPtrSet<Value, 16> getMayAliases(func::FuncOp func,
   for (bool changed = true; changed;) {
     changed = false;
     auto add = [&](Value value) {
-      if (isa<TensorType>(value.getType()))
+      if (isa<TensorType, BaseMemRefType>(value.getType()))
         changed |= aliases.insert(value).second;
     };
     func.walk([&](Operation *op) {
+      if (op == func) // what it returns does not alias its arguments here
+        return;
       if (auto dps = dyn_cast<DestinationStyleOpInterface>(op)) {
         for (OpOperand &init : dps.getDpsInitsMutable())
           if (isAlias(init.get()))
@@ -102,7 +106,8 @@ static llvm::SmallPtrSet<Value, 16> getMayAliases(func::FuncOp func,
 /// argument of its type): the op's empty init becomes the argument, when
 /// the op is in the function's body and every read of the argument's old
 /// value (or of a value that may share its buffer, `aliases`) comes before
-/// it (the op itself may read it, element by element, as an update does).
+/// it (the op itself may read it element by element, with its output's
+/// indexing map, as an update does).
 /// Otherwise bufferization makes the value in a buffer of its own and
 /// copies it into the argument at the end.
 static void makeInDestination(Value value, BlockArgument destination,
@@ -119,11 +124,22 @@ static void makeInDestination(Value value, BlockArgument destination,
                     : tensor::EmptyOp();
   if (!empty || !empty->hasOneUse() || empty.getType() != destination.getType())
     return;
+  // The producer itself may read the old value only element by element:
+  // each element before it writes that element (a transposed read would
+  // see elements it has overwritten).
+  auto linalgProducer = dyn_cast<linalg::LinalgOp>(producer.getOperation());
+  auto readsElementwise = [&](OpOperand &use) {
+    return use.getOwner() == producer && linalgProducer &&
+           linalgProducer.getMatchingIndexingMap(&use) ==
+               linalgProducer.getMatchingIndexingMap(init);
+  };
   for (Value alias : aliases)
-    for (Operation *user : alias.getUsers()) {
-      Operation *inBody = body->findAncestorOpInBlock(*user);
-      if (!inBody ||
-          (inBody != producer && !inBody->isBeforeInBlock(producer)))
+    for (OpOperand &use : alias.getUses()) {
+      Operation *inBody = body->findAncestorOpInBlock(*use.getOwner());
+      if (!inBody)
+        return;
+      if (inBody == producer ? !readsElementwise(use)
+                             : !inBody->isBeforeInBlock(producer))
         return;
     }
   init->set(destination);
@@ -173,21 +189,21 @@ static Value stripCasts(Value value) {
   return value;
 }
 
-/// Whether `op` (or an op nested in it) uses `buffer` or a view of it.
-static bool usesBuffer(Operation *op, Value buffer) {
+/// Whether `op` (or an op nested in it) uses one of `buffers`.
+static bool usesAny(Operation *op, const llvm::SmallPtrSet<Value, 16> &buffers) {
   WalkResult walk = op->walk([&](Operation *nested) {
-    for (Value operand : nested->getOperands())
-      if (getRootBuffer(operand) == buffer)
-        return WalkResult::interrupt();
-    return WalkResult::advance();
+    return llvm::any_of(nested->getOperands(),
+                        [&](Value operand) { return buffers.contains(operand); })
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
   });
   return walk.wasInterrupted();
 }
 
 /// Replaces each allocation in `func`'s body whose last use is a copy into
 /// an argument's buffer by that buffer, when nothing touches the argument
-/// from the allocation to the copy (so writing it earlier changes nothing
-/// that is read).
+/// (or a value that may share its buffer) from the allocation to the copy
+/// (so writing it earlier changes nothing that is read).
 static void forwardCopiesIntoArguments(func::FuncOp func) {
   Block &body = func.getBody().front();
   SmallVector<memref::CopyOp> copies;
@@ -221,10 +237,14 @@ static void forwardCopiesIntoArguments(func::FuncOp func) {
     }
     if (usedAfter)
       continue;
+    // Nor anything that may share the argument's buffer (a view of it, an
+    // scf.if yielding it).
+    llvm::SmallPtrSet<Value, 16> argumentAliases =
+        getMayAliases(func, argument);
     bool touched = false;
     for (Operation *op = alloc->getNextNode(); op != copy && !touched;
          op = op->getNextNode())
-      touched = usesBuffer(op, argument);
+      touched = usesAny(op, argumentAliases);
     if (touched)
       continue;
     copy.erase();

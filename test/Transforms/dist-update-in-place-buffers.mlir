@@ -49,3 +49,23 @@ func.func @gathered(%w: memref<8xf32>, %v: memref<8xf32>, %block: memref<4xf32>)
 // CHECK-NEXT: linalg.add ins(%arg1, %arg1 : memref<8xf32>, memref<8xf32>) outs(%[[OTHER]] : memref<8xf32>)
 // CHECK-NEXT: memref.copy %[[OTHER]], %arg1
 // CHECK-NEXT: return
+
+// A buffer copied into %w stays its own when an op between the allocation
+// and the copy reads %w through a value that may share its buffer (an
+// scf.if yielding it): writing %w earlier would change what that op reads.
+func.func @read_through_if(%w: memref<4xf32>, %c: i1)
+    -> (memref<4xf32> {dist.updates = 0 : i64}) {
+  %same = scf.if %c -> (memref<4xf32>) {
+    scf.yield %w : memref<4xf32>
+  } else {
+    scf.yield %w : memref<4xf32>
+  }
+  %next = memref.alloc() : memref<4xf32>
+  "test.reverse"(%same, %next) : (memref<4xf32>, memref<4xf32>) -> ()
+  memref.copy %next, %w : memref<4xf32> to memref<4xf32>
+  return %w : memref<4xf32>
+}
+// CHECK-LABEL: func.func @read_through_if(%arg0: memref<4xf32>, %arg1: i1) {
+// CHECK: %[[NEXT:.*]] = memref.alloc
+// CHECK-NEXT: "test.reverse"(%{{.*}}, %[[NEXT]])
+// CHECK-NEXT: memref.copy %[[NEXT]], %arg0

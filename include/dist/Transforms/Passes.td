@@ -1214,7 +1214,8 @@ def DistUpdateInPlace : Pass<"dist-update-in-place", "::mlir::ModuleOp"> {
     into its argument, when the two have one tensor type; empty-tensor
     elimination then lets the op that makes the value (an Adam update, say)
     write it straight into the argument's buffer, element by element, where
-    one-shot bufferization finds no later reader of the old value.
+    one-shot bufferization finds no later reader of the old value (the op
+    itself may read the old value only with its output's indexing map).
     `dist-update-in-place-buffers` then drops these results from the
     bufferized function (and lets a buffer that is only copied into its
     argument be the argument): the caller finds the next value in the
@@ -1258,7 +1259,8 @@ def DistUpdateInPlaceBuffers
     * A fresh buffer (`memref.alloc` in the function's body) whose only
       remaining use is a `memref.copy` into an argument's buffer becomes the
       argument's buffer, when nothing reads or writes the argument (or a
-      view of it) between the allocation and the copy: the op that fills
+      value that may share its buffer: a view, an scf.if yielding it)
+      between the allocation and the copy: the op that fills
       the buffer (a collective gathering the next parameter, an update that
       one-shot bufferization kept out of place) then writes the argument,
       and the copy and the allocation go.
