@@ -315,8 +315,8 @@ TEST(VerdictTest, ReferenceRule) {
   EXPECT_TRUE(judgeAgainstReference(ref1, exact, {ulp}).pass);
   EXPECT_FALSE(judgeAgainstReference(ref1, exact, {far}).pass);
   // A run with TF32 products (u = 2^-11) may be 100 f32 ulps off, not 2^-4.
-  ReferenceRule tf32;
-  tf32.roundoff = std::ldexp(1.0, -11);
+  ReferenceRule tf32 = tf32ProductsRule(DType::F32);
+  EXPECT_EQ(tf32ProductsRule(DType::F64).roundoff, 0);
   EXPECT_TRUE(judgeAgainstReference(ref1, exact, {far}, nullptr, tf32).pass);
   HostArray tooFar(DType::F32, {1});
   tooFar.set(0, 1.0 + std::ldexp(1.0, -4));

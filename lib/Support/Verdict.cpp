@@ -46,6 +46,13 @@ static bool sameSpecial(double a, double b) {
   return a == b;
 }
 
+ReferenceRule tf32ProductsRule(DType dtype) {
+  ReferenceRule rule;
+  if (dtype == DType::F32)
+    rule.roundoff = kTf32UnitRoundoff;
+  return rule;
+}
+
 ReferenceResult judgeAgainstReference(const HostArray &reference,
                                       const HostArray &serial,
                                       const std::vector<HostArray> &distributed,

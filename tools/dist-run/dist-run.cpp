@@ -51,7 +51,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <random>
@@ -1104,10 +1103,9 @@ static FailureOr<bool> report(const run::WorkDir &dir,
     llvm::raw_string_ostream os(lines);
     int failures = 0;
     for (auto [i, spec] : llvm::enumerate(specs)) {
-      // TF32 products keep 10 of f32's 23 stored significand bits.
-      hostdata::ReferenceRule rule;
-      if (gpuAllowTf32 && spec.global.dtype == hostdata::DType::F32)
-        rule.roundoff = std::ldexp(1.0, -11);
+      hostdata::ReferenceRule rule =
+          gpuAllowTf32 ? hostdata::tf32ProductsRule(spec.global.dtype)
+                       : hostdata::ReferenceRule();
       llvm::Expected<bool> pass = run::judgeResult(dir, i, step, spec,
                                                    meshShape, tolerance, rule,
                                                    os);

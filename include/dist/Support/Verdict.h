@@ -70,6 +70,14 @@ struct ReferenceRule {
   double roundoff = 0;
 };
 
+/// TF32's unit roundoff (10 stored significand bits): what f32 products on
+/// tensor cores keep of their inputs.
+constexpr double kTf32UnitRoundoff = 1.0 / 2048;
+
+/// The rule for a result of type `dtype` of a run whose f32 products may
+/// round their inputs to TF32 (the f32 results take TF32's roundoff).
+ReferenceRule tf32ProductsRule(DType dtype);
+
 struct ReferenceResult {
   double distributedError = 0;
   double serialError = 0;
